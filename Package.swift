@@ -1,0 +1,59 @@
+// swift-tools-version:6.1
+// Soundstage: a headless audio engine for Linux (JACK + OSC), GPL-3.0-or-later.
+import PackageDescription
+
+let package = Package(
+    name: "Soundstage",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "soundstage", targets: ["soundstage"]),
+        .library(name: "AudioGraph", targets: ["AudioGraph"]),
+        .library(name: "SoundstageKit", targets: ["SoundstageKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries (Debian -dev packages; scripts/setup.sh installs them).
+        .systemLibrary(name: "CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // Tiny C helpers.
+        .target(name: "CRealtime"),
+        .target(name: "CAllocationCounter"),
+        // Pure DSP kernels: no Foundation, no I/O.
+        .target(name: "AudioDSP", dependencies: ["CRealtime"]),
+        // Graph model, compiler and render engine.
+        .target(name: "AudioGraph", dependencies: ["AudioDSP", "CRealtime"]),
+        // Decoding, encoding and sample-rate conversion.
+        .target(name: "AudioFiles", dependencies: ["CSndFile", "CSoxr"]),
+        // Patch files: YAML <-> located document model.
+        .target(name: "Patches", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // Glue: applies patches to an engine, loads files into buffers, offline rendering.
+        .target(name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches"]),
+        // JACK host adapter.
+        .target(name: "JackHost", dependencies: ["AudioGraph", "CJack", "CRealtime"]),
+        .executableTarget(
+            name: "soundstage",
+            dependencies: [
+                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Test helpers: Goertzel probe, click detector, seeded noise, JACK server fixture.
+        .target(name: "DSPTestSupport", dependencies: ["AudioDSP", "CAllocationCounter"]),
+        .testTarget(name: "AudioDSPTests", dependencies: ["AudioDSP", "DSPTestSupport"]),
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "DSPTestSupport", "CAllocationCounter"]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "DSPTestSupport"]),
+        .testTarget(name: "PatchesTests", dependencies: ["Patches"]),
+        .testTarget(
+            name: "SoundstageKitTests",
+            dependencies: ["SoundstageKit", "AudioGraph", "AudioFiles", "Patches", "DSPTestSupport", "CAllocationCounter"]
+        ),
+        .testTarget(
+            name: "JackHostTests",
+            dependencies: ["JackHost", "AudioGraph", "CJack", "DSPTestSupport", "SoundstageKit", "AudioFiles", "CAllocationCounter"]
+        ),
+    ]
+)

@@ -1,0 +1,319 @@
+// Control side (or a recorder's disk thread). Encodes audio to a file through libsndfile, either in
+// one call or streamed block by block. Blocking file I/O: never call it from the render thread.
+
+import CSndFile
+import Foundation
+import Synchronization
+
+/// Writes WAV, AIFF, CAF, FLAC, Ogg Vorbis, Opus and MP3 files.
+///
+/// Streaming use (recorder, offline renderer):
+/// ```swift
+/// let writer = try AudioFileWriter(path: "out.wav", sampleRate: 48_000, channelCount: 2)
+/// try writer.write(interleaved: buffer, frames: 512)   // repeatedly
+/// try writer.close()                                   // finalises the header
+/// ```
+/// One-shot use: `try AudioFileWriter.write(data, to: "out.flac")`.
+///
+/// Thread contract: every method takes an internal lock, so a writer may be created on one thread
+/// and fed from another, but calls from several threads at once are serialised, not parallel.
+/// Integer encodings clip samples to [-1, 1] instead of wrapping (`SFC_SET_CLIPPING`). If a writer
+/// is dropped without `close()`, `deinit` closes it and ignores any error; call `close()` to learn
+/// whether the file was finalised.
+public final class AudioFileWriter: Sendable {
+    /// Quality used when the caller gives none: 0.75 on libsndfile's 0 (smallest) … 1 (best) scale
+    /// (`SFC_SET_VBR_ENCODING_QUALITY`); ≈ Vorbis q7, LAME V2–V3, Opus ≈ 100 kbit/s stereo.
+    public static let defaultQuality = 0.75
+
+    /// Frames interleaved per `sf_writef_float` call by `write(channels:)`.
+    private static let interleaveChunkFrames = 4096
+
+    /// Destination path, as given.
+    public let path: String
+    /// Container and codec.
+    public let format: AudioFileFormat
+    /// Stored sample encoding for PCM containers; nil for the lossy formats.
+    public let encoding: AudioSampleEncoding?
+    /// Frames per second, in Hz (a whole number).
+    public let sampleRate: Double
+    /// Channels per frame (≥ 1).
+    public let channelCount: Int
+
+    private struct State {
+        var handle: OpaquePointer?
+        var fd: Int32
+        var framesWritten: Int
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates (or truncates) `path` and prepares an encoder.
+    ///
+    /// - Parameters:
+    ///   - path: destination; its directory must exist.
+    ///   - format: container and codec; nil chooses it from the extension (`.wav`, `.aif`/`.aiff`,
+    ///     `.caf`, `.flac`, `.ogg`, `.opus`, `.mp3`).
+    ///   - sampleRate: frames per second, in Hz: a positive whole number. Opus accepts only 8000,
+    ///     12000, 16000, 24000 and 48000; MP3 only the MPEG rates (8000 … 48000).
+    ///   - channelCount: 1 … 1024 (MP3 ≤ 2, FLAC and Opus ≤ 8).
+    ///   - encoding: sample encoding for PCM containers; nil = `format.defaultEncoding` (float32 for
+    ///     WAV/AIFF/CAF, int24 for FLAC). FLAC does not store floats. Ignored by lossy formats.
+    ///   - quality: 0 (smallest file) … 1 (best sound) for Ogg Vorbis, Opus and MP3; ignored by
+    ///     the other formats.
+    /// - Throws: `.invalidArgument` for bad parameters (nothing is created), `.unsupportedFormat`
+    ///   for an unknown extension or a combination libsndfile cannot write, `.permissionDenied`,
+    ///   `.notARegularFile` or `.writeFailed` when the file cannot be created.
+    public init(
+        path: String,
+        format: AudioFileFormat? = nil,
+        sampleRate: Double,
+        channelCount: Int,
+        encoding: AudioSampleEncoding? = nil,
+        quality: Double = AudioFileWriter.defaultQuality
+    ) throws(AudioFileError) {
+        guard let resolvedFormat = format ?? AudioFileFormat(path: path) else {
+            throw .unsupportedFormat(
+                path: path,
+                reason: "cannot choose a format from the file name; use .wav, .aif, .aiff, .caf, .flac, "
+                    + ".ogg, .opus or .mp3, or pass a format")
+        }
+        let resolvedEncoding = resolvedFormat.isLossless ? (encoding ?? resolvedFormat.defaultEncoding) : nil
+        let rate = try Self.validatedRate(sampleRate, format: resolvedFormat, path: path)
+        try Self.validate(
+            channelCount: channelCount, format: resolvedFormat, encoding: resolvedEncoding, quality: quality,
+            path: path)
+
+        var info = SF_INFO()
+        info.samplerate = Int32(rate)
+        info.channels = Int32(channelCount)
+        info.format = resolvedFormat.sndfileCode(encoding: resolvedEncoding)
+        guard sf_format_check(&info) == SF_TRUE else {
+            throw .unsupportedFormat(
+                path: path,
+                reason: "libsndfile cannot write \(resolvedFormat.displayName)"
+                    + (resolvedEncoding.map { " \($0.rawValue)" } ?? "") + " at \(rate) Hz with \(channelCount) channels")
+        }
+
+        // Open the descriptor ourselves so that permission and path errors are reported precisely.
+        let fd = Foundation.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Self.createError(path: path, errno: errno) }
+        let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
+        guard let handle = opened.handle else {
+            Foundation.close(fd)
+            throw .writeFailed(path: path, reason: "libsndfile: \(opened.errorText)")
+        }
+        if resolvedEncoding?.isInteger == true {
+            // Out-of-range floats saturate instead of wrapping around to the opposite sign.
+            sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        }
+        if !resolvedFormat.isLossless {
+            // Best effort: libsndfile returns SF_FALSE where the codec has no such setting.
+            var vbrQuality = quality
+            sf_command(
+                handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &vbrQuality, Int32(MemoryLayout<Double>.size))
+        }
+
+        self.path = path
+        self.format = resolvedFormat
+        self.encoding = resolvedEncoding
+        self.sampleRate = Double(rate)
+        self.channelCount = channelCount
+        self.state = Mutex(State(handle: handle, fd: fd, framesWritten: 0))
+    }
+
+    deinit {
+        state.withLock { state in
+            if let handle = state.handle {
+                sf_close(handle)
+                Foundation.close(state.fd)
+                state.handle = nil
+            }
+        }
+    }
+
+    /// Frames written so far.
+    public var framesWritten: Int {
+        state.withLock { $0.framesWritten }
+    }
+
+    /// True until `close()` has run.
+    public var isOpen: Bool {
+        state.withLock { $0.handle != nil }
+    }
+
+    /// Appends `frames` interleaved frames (`frames × channelCount` samples, channel-minor).
+    ///
+    /// - Parameters:
+    ///   - interleaved: at least `frames × channelCount` samples; extra samples are ignored.
+    ///   - frames: number of frames to write (≥ 0).
+    /// - Throws: `.invalidArgument` when the buffer is too short, `.writeFailed` when the writer is
+    ///   closed or the encoder / disk fails (for example, no space left).
+    public func write(interleaved: UnsafeBufferPointer<Float>, frames: Int) throws(AudioFileError) {
+        let channelCount = channelCount
+        let path = path
+        guard frames >= 0, interleaved.count / channelCount >= frames else {
+            throw .invalidArgument(
+                path: path,
+                reason: "\(frames) frames of \(channelCount) channels need \(frames * channelCount) samples, "
+                    + "the buffer has \(interleaved.count)")
+        }
+        try state.withLock { (state: inout State) throws(AudioFileError) in
+            try Self.writeLocked(&state, interleaved, frames: frames, path: path)
+        }
+    }
+
+    /// Appends deinterleaved samples: one array per channel, all of the same length.
+    ///
+    /// - Throws: `.invalidArgument` for a wrong channel count or unequal lengths, `.writeFailed`
+    ///   as for `write(interleaved:frames:)`.
+    public func write(channels: [[Float]]) throws(AudioFileError) {
+        let channelCount = channelCount
+        let path = path
+        guard channels.count == channelCount else {
+            throw .invalidArgument(
+                path: path, reason: "expected \(channelCount) channels of samples, got \(channels.count)")
+        }
+        let frames = channels.first?.count ?? 0
+        guard channels.allSatisfy({ $0.count == frames }) else {
+            throw .invalidArgument(path: path, reason: "channels have different lengths")
+        }
+        let chunk = Self.interleaveChunkFrames
+        var interleaved = [Float](repeating: 0, count: min(chunk, max(frames, 1)) * channelCount)
+        try state.withLock { (state: inout State) throws(AudioFileError) in
+            var start = 0
+            while start < frames {
+                let count = min(chunk, frames - start)
+                for (channelIndex, channel) in channels.enumerated() {
+                    var target = channelIndex
+                    for frame in start..<(start + count) {
+                        interleaved[target] = channel[frame]
+                        target += channelCount
+                    }
+                }
+                try interleaved.withUnsafeBufferPointer { (buffer) throws(AudioFileError) in
+                    try Self.writeLocked(&state, buffer, frames: count, path: path)
+                }
+                start += count
+            }
+            // A zero-frame write still reports a closed writer.
+            if frames == 0, state.handle == nil {
+                throw .writeFailed(path: path, reason: "the writer has already been closed")
+            }
+        }
+    }
+
+    /// Flushes the encoder, finalises the header and closes the file. Further writes throw;
+    /// closing again does nothing.
+    ///
+    /// - Throws: `.writeFailed` when libsndfile reports an error while finalising.
+    public func close() throws(AudioFileError) {
+        let path = path
+        try state.withLock { (state: inout State) throws(AudioFileError) in
+            guard let handle = state.handle else { return }
+            state.handle = nil
+            let status = sf_close(handle)
+            let closeFailed = Foundation.close(state.fd) != 0
+            if status != 0 {
+                let text = sf_error_number(status).map { String(cString: $0) } ?? "error \(status)"
+                throw .writeFailed(path: path, reason: "libsndfile could not finalise the file: \(text)")
+            }
+            if closeFailed {
+                throw .writeFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    /// Writes `data` to `path` in one call and closes the file. On failure the partial file is
+    /// removed.
+    ///
+    /// - Parameters:
+    ///   - data: audio with a positive whole `sampleRate` and equal-length channels.
+    ///   - path: destination, as for `init`.
+    ///   - format: nil chooses it from the extension.
+    ///   - encoding: PCM encoding; nil = the format's default.
+    ///   - quality: 0 … 1 for the lossy formats.
+    /// - Throws: as `init`, `write(channels:)` and `close()`.
+    public static func write(
+        _ data: AudioData,
+        to path: String,
+        format: AudioFileFormat? = nil,
+        encoding: AudioSampleEncoding? = nil,
+        quality: Double = defaultQuality
+    ) throws(AudioFileError) {
+        let writer = try AudioFileWriter(
+            path: path, format: format, sampleRate: data.sampleRate, channelCount: data.channelCount,
+            encoding: encoding, quality: quality)
+        do {
+            try writer.write(channels: data.channels)
+            try writer.close()
+        } catch {
+            try? writer.close()
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// One `sf_writef_float` call; the caller holds the lock.
+    private static func writeLocked(
+        _ state: inout State, _ samples: UnsafeBufferPointer<Float>, frames: Int, path: String
+    ) throws(AudioFileError) {
+        guard let handle = state.handle else {
+            throw .writeFailed(path: path, reason: "the writer has already been closed")
+        }
+        guard frames > 0 else { return }
+        let written = Int(sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)))
+        state.framesWritten += max(0, written)
+        if written != frames {
+            throw .writeFailed(
+                path: path,
+                reason: "wrote \(max(0, written)) of \(frames) frames: \(SndFileLibrary.errorText(handle))")
+        }
+    }
+
+    /// Checks the rate and returns it as a whole number of Hz.
+    private static func validatedRate(_ rate: Double, format: AudioFileFormat, path: String) throws(AudioFileError)
+        -> Int
+    {
+        guard rate.isFinite, rate >= 1, rate <= Double(Int32.max), rate == rate.rounded() else {
+            throw .invalidArgument(
+                path: path, reason: "sample rate must be a positive whole number of Hz, not \(rate)")
+        }
+        let whole = Int(rate)
+        if let allowed = format.supportedSampleRates, !allowed.contains(whole) {
+            let list = allowed.map(String.init).joined(separator: ", ")
+            throw .invalidArgument(
+                path: path,
+                reason: "\(format.displayName) supports only \(list) Hz, not \(whole) Hz; "
+                    + "convert first with SampleRateConverter")
+        }
+        return whole
+    }
+
+    /// Checks channel count, encoding and quality against the format.
+    private static func validate(
+        channelCount: Int, format: AudioFileFormat, encoding: AudioSampleEncoding?, quality: Double, path: String
+    ) throws(AudioFileError) {
+        let maximum = min(format.maximumChannelCount ?? 1024, 1024)
+        guard channelCount >= 1, channelCount <= maximum else {
+            throw .invalidArgument(
+                path: path,
+                reason: "\(format.displayName) takes 1 to \(maximum) channels, not \(channelCount)")
+        }
+        if format == .flac, encoding == .float32 {
+            throw .invalidArgument(path: path, reason: "FLAC stores integers only; use int16 or int24")
+        }
+        guard quality.isFinite, (0...1).contains(quality) else {
+            throw .invalidArgument(path: path, reason: "quality must lie in 0…1, not \(quality)")
+        }
+    }
+
+    /// Maps `open(2)` failures when creating the output.
+    private static func createError(path: String, errno code: Int32) -> AudioFileError {
+        switch code {
+        case EACCES, EPERM, EROFS: .permissionDenied(path: path)
+        case EISDIR: .notARegularFile(path: path, kind: "a directory")
+        case ENOENT, ENOTDIR: .writeFailed(path: path, reason: "its directory does not exist")
+        default: .writeFailed(path: path, reason: String(cString: strerror(code)))
+        }
+    }
+}

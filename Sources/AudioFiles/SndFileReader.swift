@@ -1,0 +1,239 @@
+// Control side. One open libsndfile decoding session: checks the path, opens it, describes it and
+// reads frames. Used by AudioFileReader; never shared between threads.
+
+import CSndFile
+import Foundation
+
+/// An open file being decoded by libsndfile. Closes the handle and descriptor on deinit.
+///
+/// The descriptor is opened here (not by libsndfile) so that "not found", "permission denied",
+/// "is a directory" and "empty" are told apart from format errors, and so that the checks and
+/// the decoding see the same file.
+final class SndFileReader {
+    let path: String
+    private let fd: Int32
+    private let handle: OpaquePointer
+    private let format: Int32
+    let sampleRate: Double
+    let channelCount: Int
+    let isSeekable: Bool
+    /// Frames libsndfile reports; nil when it does not know (an unbounded stream).
+    private let reportedFrameCount: Int?
+    /// For MPEG files: whether the first frame states the length (Xing/Info/VBRI tag).
+    private let hasMPEGLengthTag: Bool
+
+    /// Opens `path` for decoding.
+    ///
+    /// - Throws: `.fileNotFound`, `.permissionDenied`, `.notARegularFile`, `.emptyFile`,
+    ///   `.readFailed`, `.unsupportedFormat`, `.corruptData` or `.truncated` (header declares more
+    ///   frames than the file holds; WAV, AIFF and CAF only).
+    init(path: String) throws(AudioFileError) {
+        self.path = path
+        // O_NONBLOCK so that opening a FIFO cannot hang; it has no effect on regular files.
+        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw Self.openError(path: path, errno: errno) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let error = AudioFileError.readFailed(path: path, reason: String(cString: strerror(errno)))
+            close(fd)
+            throw error
+        }
+        if let kind = Self.nonRegularKind(mode: status.st_mode) {
+            close(fd)
+            throw .notARegularFile(path: path, kind: kind)
+        }
+        let fileSize = Int(status.st_size)
+        guard fileSize > 0 else {
+            close(fd)
+            throw .emptyFile(path: path)
+        }
+
+        var info = SF_INFO()
+        let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) }
+        guard let handle = opened.handle else {
+            close(fd)
+            throw Self.formatError(path: path, code: opened.errorCode, text: opened.errorText)
+        }
+        self.fd = fd
+        self.handle = handle
+        self.format = info.format
+        self.sampleRate = Double(info.samplerate)
+        self.channelCount = Int(info.channels)
+        self.isSeekable = info.seekable != 0
+        self.reportedFrameCount = (info.frames >= 0 && info.frames < Int64.max) ? Int(info.frames) : nil
+
+        self.hasMPEGLengthTag =
+            SndFileLibrary.major(info.format) == Int(SF_FORMAT_MPEG)
+            && DeclaredFrameCount.hasMPEGLengthTag(fd: fd, fileSize: fileSize)
+
+        guard info.samplerate > 0, info.channels > 0 else {
+            throw .corruptData(
+                path: path,
+                reason: "header gives \(info.samplerate) Hz and \(info.channels) channels")
+        }
+        // Integer samples are delivered as floats scaled by 1/2^(bits-1), i.e. into [-1, 1).
+        // (This is libsndfile's default; set explicitly because the reader relies on it.
+        // SFC_SET_SCALE_FLOAT_INT_READ only affects sf_read_short/int on float files, which
+        // this module never calls.)
+        sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+
+        if let reported = reportedFrameCount,
+            let declared = DeclaredFrameCount.read(
+                fd: fd, fileSize: fileSize, format: info.format, channelCount: channelCount),
+            declared > reported
+        {
+            throw .truncated(path: path, expectedFrames: declared, availableFrames: reported)
+        }
+    }
+
+    deinit {
+        sf_close(handle)
+        close(fd)
+    }
+
+    /// Frame count, from the header when libsndfile knows it, otherwise by decoding the whole file
+    /// once (an Ogg stream without its final page, an MPEG stream mpg123 cannot size).
+    ///
+    /// - Throws: `.corruptData` when the length is unknown and no audio at all decodes.
+    func frameCount() throws(AudioFileError) -> Int {
+        if let reportedFrameCount { return reportedFrameCount }
+        let frames = try decode(startFrame: 0, limit: nil, into: nil)
+        guard frames > 0 else {
+            throw .corruptData(
+                path: path,
+                reason: "no audio could be decoded and the stream has no end marker; the file is probably truncated")
+        }
+        if isSeekable { sf_seek(handle, 0, SEEK_SET) }
+        return frames
+    }
+
+    /// How many frames the decoded length may fall short of `frameCount()` before the file counts
+    /// as truncated, or nil when the count is only an estimate and any length is accepted.
+    ///
+    /// 0 for PCM, FLAC, Vorbis and Opus (exact counts). For MP3 with a Xing/Info/VBRI tag, one
+    /// MPEG-1 Layer III frame plus the decoder delay (1152 + 529 frames), since tags without LAME's
+    /// gapless fields count whole frames. MP3 without such a tag: nil (mpg123 estimates).
+    var truncationTolerance: Int? {
+        guard reportedFrameCount != nil else { return nil }
+        guard SndFileLibrary.major(format) == Int(SF_FORMAT_MPEG) else { return 0 }
+        return hasMPEGLengthTag ? 1152 + 529 : nil
+    }
+
+    /// Header description (frame count as in `frameCount()`).
+    func describe() throws(AudioFileError) -> AudioFileInfo {
+        AudioFileInfo(
+            path: path,
+            formatName: SndFileLibrary.formatName(of: format),
+            codecName: SndFileLibrary.libraryName(ofFormatCode: SndFileLibrary.subtype(format)) ?? "unknown",
+            format: SndFileLibrary.writerFormat(of: format),
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            frameCount: try frameCount(),
+            bitDepth: SndFileLibrary.bitDepth(of: format)
+        )
+    }
+
+    /// Decodes frames from `startFrame`, at most `limit` of them (nil = to the end of the stream),
+    /// deinterleaving into one array per channel.
+    ///
+    /// - Returns: the channels; fewer than `limit` frames when the stream ends early (the caller
+    ///   decides whether that is truncation).
+    /// - Throws: `.corruptData` when libsndfile reports a decoding error or cannot seek.
+    func read(startFrame: Int, limit: Int?) throws(AudioFileError) -> [[Float]] {
+        var channels = [[Float]](repeating: [], count: channelCount)
+        // Reserve what the caller expects, but never trust a header for more than ~4 M frames up
+        // front: a damaged header must not turn into a huge allocation.
+        let expected = limit ?? max(0, (reportedFrameCount ?? 0) - startFrame)
+        for index in channels.indices { channels[index].reserveCapacity(min(expected, 1 << 22)) }
+        _ = try decode(startFrame: startFrame, limit: limit, into: &channels)
+        return channels
+    }
+
+    /// Shared decode loop; appends to `channels` when given, otherwise only counts frames.
+    private func decode(startFrame: Int, limit: Int?, into channels: UnsafeMutablePointer<[[Float]]>?)
+        throws(AudioFileError) -> Int
+    {
+        let channelCount = channelCount
+        if startFrame > 0 { try seek(to: startFrame) }
+        let chunkFrames = max(256, 65_536 / channelCount)
+        var interleaved = [Float](repeating: 0, count: chunkFrames * channelCount)
+        var decoded = 0
+        while true {
+            let wanted = limit.map { min(chunkFrames, $0 - decoded) } ?? chunkFrames
+            if wanted <= 0 { break }
+            let got = interleaved.withUnsafeMutableBufferPointer { buffer in
+                Int(sf_readf_float(handle, buffer.baseAddress, sf_count_t(wanted)))
+            }
+            if sf_error(handle) != 0 {
+                let total = reportedFrameCount.map { " of \($0)" } ?? ""
+                throw .corruptData(
+                    path: path,
+                    reason: "decoding failed after frame \(startFrame + decoded)\(total): "
+                        + SndFileLibrary.errorText(handle))
+            }
+            if got <= 0 { break }
+            if let channels {
+                interleaved.withUnsafeBufferPointer { source in
+                    for channel in 0..<channelCount {
+                        var index = channel
+                        for _ in 0..<got {
+                            channels.pointee[channel].append(source[index])
+                            index += channelCount
+                        }
+                    }
+                }
+            }
+            decoded += got
+        }
+        return decoded
+    }
+
+    /// Positions the decoder at `frame`, by seeking when possible and by decoding otherwise.
+    private func seek(to frame: Int) throws(AudioFileError) {
+        if isSeekable {
+            if sf_seek(handle, sf_count_t(frame), SEEK_SET) == sf_count_t(frame) { return }
+            throw .corruptData(
+                path: path, reason: "cannot seek to frame \(frame): \(SndFileLibrary.errorText(handle))")
+        }
+        let skipped = try decode(startFrame: 0, limit: frame, into: nil)
+        if skipped < frame {
+            throw .regionOutOfRange(
+                path: path, startFrame: frame, frameCount: nil, fileFrameCount: skipped)
+        }
+    }
+
+    /// Maps `open(2)` failures to the error the user should see.
+    private static func openError(path: String, errno code: Int32) -> AudioFileError {
+        switch code {
+        case ENOENT, ENOTDIR: .fileNotFound(path: path)
+        case EACCES, EPERM: .permissionDenied(path: path)
+        default: .readFailed(path: path, reason: String(cString: strerror(code)))
+        }
+    }
+
+    /// Describes a non-regular file type, or nil for a regular file.
+    private static func nonRegularKind(mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    /// Maps a failed `sf_open_fd` to an error: unrecognised data and unsupported encodings are
+    /// `.unsupportedFormat`, an OS error is `.readFailed`, everything else (libsndfile found a
+    /// header it could not parse) is `.corruptData`.
+    private static func formatError(path: String, code: Int32, text: String) -> AudioFileError {
+        switch Int(code) {
+        case SF_ERR_UNRECOGNISED_FORMAT, SF_ERR_UNSUPPORTED_ENCODING:
+            .unsupportedFormat(path: path, reason: "libsndfile: \(text)")
+        case SF_ERR_SYSTEM:
+            .readFailed(path: path, reason: "libsndfile: \(text)")
+        default:
+            .corruptData(path: path, reason: "libsndfile: \(text)")
+        }
+    }
+}

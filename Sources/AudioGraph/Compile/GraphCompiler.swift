@@ -1,0 +1,109 @@
+// Control side. Turns the node/connection model into a flat RenderProgram: active chains only,
+// in dependency order, with every bus preallocated.
+import AudioDSP
+
+/// Compiles a graph snapshot into a `RenderProgram`.
+///
+/// Active chains follow AVAudioEngine: a node renders only if a path leads from it to the output node
+/// or to a tapped node. The order is a depth-first post-order from those sinks over input edges, so
+/// every node runs after all of its sources; fan-out sources run once and are read by each consumer.
+enum GraphCompiler {
+    struct Input {
+        var nodes: [String: NodeRecord]
+        var connections: [Connection]
+        var taps: [TapRecord]
+        var maxBlockFrames: Int
+        var generation: Int
+    }
+
+    /// Names of the nodes that reach a sink (the output node or a tapped node).
+    static func activeNodes(nodes: [String: NodeRecord], connections: [Connection], tappedNodes: Set<String>)
+        -> Set<String>
+    {
+        var active: Set<String> = []
+        var stack = Array(tappedNodes) + nodes.values.filter { $0.kind == .output }.map(\.name)
+        while let name = stack.popLast() {
+            guard nodes[name] != nil, active.insert(name).inserted else { continue }
+            for c in connections where c.destination == name { stack.append(c.source) }
+        }
+        return active
+    }
+
+    /// Active nodes in execution order (sources before consumers), ties broken by name for determinism.
+    static func executionOrder(nodes: [String: NodeRecord], connections: [Connection], active: Set<String>)
+        -> [String]
+    {
+        var order: [String] = []
+        var visited: Set<String> = []
+        func visit(_ name: String) {
+            guard visited.insert(name).inserted else { return }
+            let sources = connections.filter { $0.destination == name }
+                .sorted { $0.destinationBus < $1.destinationBus }.map(\.source)
+            for s in sources where active.contains(s) { visit(s) }
+            order.append(name)
+        }
+        for name in active.sorted() { visit(name) }
+        return order
+    }
+
+    static func compile(_ input: Input) -> RenderProgram {
+        let tapped = Set(input.taps.map(\.node))
+        let active = activeNodes(nodes: input.nodes, connections: input.connections, tappedNodes: tapped)
+        let order = executionOrder(nodes: input.nodes, connections: input.connections, active: active)
+        let stride = input.maxBlockFrames
+
+        // One bus per active node with an output.
+        var busOffset: [String: Int] = [:]
+        var total = 0
+        for name in order {
+            guard let node = input.nodes[name], node.kind.outputBusCount > 0 else { continue }
+            busOffset[name] = total
+            total += node.outputChannelCount * stride
+        }
+        let slab = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, total))
+        slab.initialize(repeating: 0)
+        func bus(_ name: String) -> BusRef? {
+            guard let offset = busOffset[name], let node = input.nodes[name] else { return nil }
+            return BusRef(data: slab.baseAddress! + offset, channelCount: node.outputChannelCount, stride: stride)
+        }
+
+        // Mixer input tables, all in one allocation.
+        var mixerInputCount = 0
+        for name in order where input.nodes[name]?.kind == .mixer {
+            mixerInputCount += input.connections.filter { $0.destination == name && active.contains($0.source) }.count
+        }
+        let tables = UnsafeMutableBufferPointer<MixerInput>.allocate(capacity: max(1, mixerInputCount))
+        var tableUsed = 0
+
+        var steps: [RenderStep] = []
+        for name in order {
+            guard let node = input.nodes[name] else { continue }
+            switch node.kind {
+            case .player:
+                if let b = bus(name), let player = node.player { steps.append(.player(player, node.mixing, b)) }
+            case .input:
+                if let b = bus(name) { steps.append(.input(node.mixing, b)) }
+            case .mixer:
+                guard let b = bus(name), let mixer = node.mixer else { continue }
+                let edges = input.connections.filter { $0.destination == name && active.contains($0.source) }
+                    .sorted { $0.destinationBus < $1.destinationBus }
+                let start = tableUsed
+                for edge in edges {
+                    guard let source = bus(edge.source), let sourceNode = input.nodes[edge.source] else { continue }
+                    (tables.baseAddress! + tableUsed).initialize(to: MixerInput(source: source, mixing: sourceNode.mixing))
+                    tableUsed += 1
+                }
+                let view = UnsafeBufferPointer(start: tables.baseAddress! + start, count: tableUsed - start)
+                steps.append(.mixer(mixer, node.mixing, view, b))
+            case .output:
+                let source = input.connections.first { $0.destination == name }.flatMap { bus($0.source) }
+                steps.append(.output(source))
+            }
+            for tap in input.taps where tap.node == name {
+                if let b = bus(name) { steps.append(.tap(tap.state, b)) }
+            }
+        }
+        return RenderProgram(
+            generation: input.generation, steps: steps, busSlab: slab, mixerInputs: tables, activeNodeNames: order)
+    }
+}

@@ -1,0 +1,206 @@
+// Control side. Attaching, detaching and connecting nodes.
+
+/// A node as listed by `Engine.nodes()`.
+public struct NodeInfo: Sendable, Equatable {
+    public var name: String
+    public var kind: NodeKind
+    public var outputChannelCount: Int
+    /// True when the node is part of an active chain (reaches the output or a tap).
+    public var isActive: Bool
+    public var parameters: [String: ParameterValue]
+}
+
+extension Engine {
+    /// Node names that appear in OSC addresses: letters, digits, `_`, `-`, `.`; 1–64 characters.
+    public static func isValidNodeName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0)
+                || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == "." }
+    }
+
+    /// Adds a node. `parameters` are validated first; on any error nothing is added.
+    public func attach(_ kind: NodeKind, name: String, parameters: [String: ParameterValue] = [:])
+        throws(EngineError)
+    {
+        try lock.withLock { _ throws(EngineError) in
+            guard Self.isValidNodeName(name) else {
+                throw EngineError(.invalidName,
+                    "'\(name)' is not a valid node name (letters, digits, '_', '-', '.'; at most 64 characters)")
+            }
+            guard state.nodes[name] == nil else {
+                throw EngineError(.duplicateName, "a node named '\(name)' already exists")
+            }
+            guard kind != .output else {
+                throw EngineError(.notAllowed, "the engine has exactly one output node, named 'output'")
+            }
+            var validated: [(String, ParameterValue)] = []
+            for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
+                validated.append((key, try validate(kind: kind, node: name, key, value)))
+            }
+            let record = state.makeRecord(name: name, kind: kind)
+            state.nodes[name] = record
+            do throws(EngineError) {
+                // Initial values are applied before any program or command can reach the new state.
+                try applyInitial(record, validated)
+            } catch {
+                state.nodes[name] = nil
+                state.nodesByID[record.id] = nil
+                throw error
+            }
+        }
+    }
+
+    /// Removes a node, its connections and its taps. `main` and `output` cannot be removed.
+    public func detach(_ name: String) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let node = try record(name)
+            guard name != "main", name != "output" else {
+                throw EngineError(.notAllowed, "'\(name)' is built in and cannot be removed")
+            }
+            var purges = [TimedCommand(.purge(UnsafeMutableRawPointer(node.mixing)))]
+            if let p = node.player { purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(p)))) }
+            if let m = node.mixer { purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(m)))) }
+            try send(purges)
+            state.connections.removeAll { $0.source == name || $0.destination == name }
+            let taps = state.taps.values.filter { $0.node == name }
+            for tap in taps { state.taps[tap.id] = nil }
+            state.nodes[name] = nil
+            state.nodesByID[node.id] = nil
+            republish()
+            bury(node)
+            for tap in taps { bury(tap) }
+            if let buffer = node.scheduledBuffer { bury(buffer) }
+        }
+    }
+
+    /// Connects `source` ("node" or "node:bus") to `destination`. Without a bus, a mixer destination
+    /// takes its next free input bus and other nodes bus 0. An existing connection into that input bus
+    /// is replaced; one output bus may feed any number of inputs (fan-out). Cycles are refused.
+    public func connect(_ source: String, to destination: String) throws(EngineError) {
+        let from = try BusPoint(parsing: source)
+        let to = try BusPoint(parsing: destination)
+        try lock.withLock { _ throws(EngineError) in
+            let src = try record(from.node)
+            let dst = try record(to.node)
+            let sourceBus = from.bus ?? 0
+            guard sourceBus < src.kind.outputBusCount else {
+                throw EngineError(.invalidBus, src.kind.outputBusCount == 0
+                    ? "'\(src.name)' (\(src.kind.rawValue)) has no output bus"
+                    : "'\(src.name)' has no output bus \(sourceBus) (it has bus 0)")
+            }
+            let destinationBus: Int
+            if let bus = to.bus {
+                if let count = dst.kind.inputBusCount, bus >= count {
+                    throw EngineError(.invalidBus, count == 0
+                        ? "'\(dst.name)' (\(dst.kind.rawValue)) has no input bus"
+                        : "'\(dst.name)' has no input bus \(bus) (it has bus 0)")
+                }
+                guard bus < 1024 else { throw EngineError(.invalidBus, "input bus \(bus) is above the limit 1023") }
+                destinationBus = bus
+            } else if dst.kind == .mixer {
+                destinationBus = nextAvailableInputBus(of: dst.name)
+            } else {
+                guard dst.kind.inputBusCount ?? 1 > 0 else {
+                    throw EngineError(.invalidBus, "'\(dst.name)' (\(dst.kind.rawValue)) has no input bus")
+                }
+                destinationBus = 0
+            }
+            if let path = pathBetween(from: dst.name, to: src.name) {
+                let cycle = (path + [dst.name]).joined(separator: " → ")
+                throw EngineError(.cycle, "connecting \(src.name) → \(dst.name) would make a cycle: \(cycle)")
+            }
+            let edge = Connection(source: src.name, sourceBus: sourceBus, destination: dst.name,
+                                  destinationBus: destinationBus)
+            state.connections.removeAll { $0.destination == dst.name && $0.destinationBus == destinationBus }
+            state.connections.append(edge)
+            republish()
+        }
+    }
+
+    /// Removes connections from `source` to `destination` (a bus on either side narrows the match).
+    /// Throws `.notConnected` when nothing matched.
+    public func disconnect(_ source: String, from destination: String) throws(EngineError) {
+        let from = try BusPoint(parsing: source)
+        let to = try BusPoint(parsing: destination)
+        try lock.withLock { _ throws(EngineError) in
+            _ = try record(from.node)
+            _ = try record(to.node)
+            let before = state.connections.count
+            state.connections.removeAll {
+                $0.source == from.node && $0.destination == to.node
+                    && (from.bus == nil || $0.sourceBus == from.bus) && (to.bus == nil || $0.destinationBus == to.bus)
+            }
+            guard state.connections.count != before else {
+                throw EngineError(.notConnected, "\(source) is not connected to \(destination)")
+            }
+            republish()
+        }
+    }
+
+    /// Removes every connection into (`input: true`) or out of a node.
+    public func disconnectAll(_ name: String, inputs: Bool) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            _ = try record(name)
+            state.connections.removeAll { inputs ? $0.destination == name : $0.source == name }
+            republish()
+        }
+    }
+
+    /// Every node, sorted by name.
+    public func nodes() -> [NodeInfo] {
+        lock.withLock { _ in
+            let active = GraphCompiler.activeNodes(
+                nodes: state.nodes, connections: state.connections, tappedNodes: Set(state.taps.values.map(\.node)))
+            return state.nodes.values.sorted { $0.name < $1.name }.map {
+                NodeInfo(name: $0.name, kind: $0.kind, outputChannelCount: $0.outputChannelCount,
+                         isActive: active.contains($0.name), parameters: $0.values)
+            }
+        }
+    }
+
+    /// Every connection, in the order they were made.
+    public func connections() -> [Connection] { lock.withLock { _ in state.connections } }
+
+    /// Names of the nodes the current program renders, in execution order.
+    public func renderOrder() -> [String] { lock.withLock { _ in state.lastPublished?.activeNodeNames ?? [] } }
+
+    // MARK: Helpers (lock held)
+
+    func record(_ name: String) throws(EngineError) -> NodeRecord {
+        guard let node = state.nodes[name] else {
+            throw EngineError(.unknownNode, "no node named '\(name)'")
+        }
+        return node
+    }
+
+    /// AVAudioMixerNode.nextAvailableInputBus: the lowest input bus with no connection.
+    func nextAvailableInputBus(of mixer: String) -> Int {
+        let used = Set(state.connections.filter { $0.destination == mixer }.map(\.destinationBus))
+        var bus = 0
+        while used.contains(bus) { bus += 1 }
+        return bus
+    }
+
+    /// A path of node names from `start` to `goal` following connections downstream, or nil.
+    func pathBetween(from start: String, to goal: String) -> [String]? {
+        if start == goal { return [start] }
+        var previous: [String: String] = [:]
+        var queue = [start]
+        var seen: Set<String> = [start]
+        while !queue.isEmpty {
+            let current = queue.removeFirst()
+            for c in state.connections where c.source == current && !seen.contains(c.destination) {
+                seen.insert(c.destination)
+                previous[c.destination] = current
+                if c.destination == goal {
+                    var path = [goal]
+                    var node = goal
+                    while let p = previous[node] { path.append(p); node = p }
+                    return path.reversed()
+                }
+                queue.append(c.destination)
+            }
+        }
+        return nil
+    }
+}

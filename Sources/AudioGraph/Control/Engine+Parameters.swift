@@ -1,0 +1,212 @@
+// Control side. Setting and getting node parameters; turning them into render commands.
+import AudioDSP
+
+extension Engine {
+    /// Sets `parameter` of `node`. Values are type-checked and range-checked against the node kind's
+    /// `ParameterSpec`; an out-of-range value is refused (never clamped). Smoothed parameters glide over
+    /// `configuration.rampDuration`.
+    public func set(_ node: String, _ parameter: String, to value: ParameterValue) throws(EngineError) {
+        // A file is decoded before taking the lock, so a slow disk never stalls other control calls.
+        var loaded: SampleBuffer?
+        if parameter == "file", let path = value.stringValue, !path.isEmpty {
+            let kind = try lock.withLock { _ throws(EngineError) in try record(node).kind }
+            guard kind == .player else { throw unknownParameter(parameter, kind: kind, node: node) }
+            loaded = try loadFile(path)
+        }
+        try lock.withLock { _ throws(EngineError) in
+            let record = try record(node)
+            let coerced = try validate(kind: record.kind, node: node, parameter, value)
+            try apply(record, parameter, coerced, loadedFile: loaded)
+        }
+    }
+
+    /// The current value of `parameter` of `node`.
+    public func get(_ node: String, _ parameter: String) throws(EngineError) -> ParameterValue {
+        try lock.withLock { _ throws(EngineError) in
+            let record = try record(node)
+            guard let value = record.values[parameter] else {
+                throw unknownParameter(parameter, kind: record.kind, node: node)
+            }
+            return value
+        }
+    }
+
+    // MARK: Helpers (lock held unless noted)
+
+    func unknownParameter(_ name: String, kind: NodeKind, node: String) -> EngineError {
+        EngineError(.unknownParameter,
+            "\(kind.rawValue) '\(node)' has no parameter '\(name)' (it has: \(kind.parameters.map(\.name).joined(separator: ", ")))")
+    }
+
+    func validate(kind: NodeKind, node: String, _ name: String, _ value: ParameterValue) throws(EngineError)
+        -> ParameterValue
+    {
+        guard let spec = kind.parameter(named: name) else { throw unknownParameter(name, kind: kind, node: node) }
+        if spec.isReadOnly {
+            throw EngineError(.readOnly, "\(node).\(name) is read-only (\(spec.summary))")
+        }
+        return try spec.coerce(value, node: node)
+    }
+
+    /// Not under the lock: decodes a file through the embedding layer's loader.
+    func loadFile(_ path: String) throws(EngineError) -> SampleBuffer {
+        guard let loader = fileLoader else {
+            throw EngineError(.fileError, "file playback is not available in this engine")
+        }
+        let rate = configuration.sampleRate
+        do {
+            return try loader(path, rate)
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw EngineError(.fileError, "\(error)")
+        }
+    }
+
+    /// Applies validated initial parameters to a node no program or command has seen yet.
+    func applyInitial(_ node: NodeRecord, _ parameters: [(String, ParameterValue)]) throws(EngineError) {
+        var loaded: SampleBuffer?
+        for (key, value) in parameters where key == "file" {
+            if let path = value.stringValue, !path.isEmpty { loaded = try loadFileLocked(path) }
+        }
+        for (key, value) in parameters { node.values[key] = value }
+        if node.kind == .mixer {
+            node.outputChannelCount = node.int("channels")
+            node.mixer?.pointee.outputVolume.jump(to: Float(node.double("outputVolume")))
+        }
+        if let player = node.player {
+            var buffer = loaded
+            if buffer == nil { buffer = try bufferNamed(node.string("buffer")) }
+            if let buffer {
+                let material = try makeMaterial(node, buffer)
+                node.scheduledBuffer = buffer
+                node.outputChannelCount = buffer.channelCount
+                node.values["channels"] = .int(buffer.channelCount)
+                player.pointee.material = material
+            }
+            player.pointee.isPlaying = node.bool("playing")
+        }
+        let t = node.mixingTargets
+        node.mixing.initialize(to: MixingState(left: t.left, right: t.right, mono: t.mono))
+    }
+
+    /// Loading while holding the lock is acceptable only at attach time (the node is not visible yet).
+    private func loadFileLocked(_ path: String) throws(EngineError) -> SampleBuffer {
+        guard let loader = fileLoader else {
+            throw EngineError(.fileError, "file playback is not available in this engine")
+        }
+        do {
+            return try loader(path, state.configuration.sampleRate)
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw EngineError(.fileError, "\(error)")
+        }
+    }
+
+    func bufferNamed(_ name: String) throws(EngineError) -> SampleBuffer? {
+        if name.isEmpty { return nil }
+        guard let buffer = state.buffers[name] else {
+            let known = state.buffers.keys.sorted()
+            throw EngineError(.unknownBuffer, "no buffer named '\(name)'"
+                + (known.isEmpty ? " (no buffers are loaded)" : " (loaded: \(known.joined(separator: ", ")))"))
+        }
+        return buffer
+    }
+
+    /// The region of `buffer` selected by the node's start/frames/loop parameters.
+    func makeMaterial(_ node: NodeRecord, _ buffer: SampleBuffer) throws(EngineError) -> PlayerMaterial {
+        let start = node.int("start")
+        let frames = node.int("frames")
+        guard buffer.frameCount > 0 else {
+            throw EngineError(.bufferMismatch, "buffer '\(buffer.name)' is empty")
+        }
+        guard start < buffer.frameCount else {
+            throw EngineError(.outOfRange,
+                "\(node.name).start = \(start) is past the end of buffer '\(buffer.name)' (\(buffer.frameCount) frames)")
+        }
+        let length = frames == 0 ? buffer.frameCount - start : frames
+        guard start + length <= buffer.frameCount else {
+            throw EngineError(.outOfRange,
+                "\(node.name): region \(start)..<\(start + length) exceeds buffer '\(buffer.name)' (\(buffer.frameCount) frames)")
+        }
+        return PlayerMaterial(channels: UnsafePointer(buffer.channelPointers), channelCount: buffer.channelCount,
+                              regionStart: start, regionLength: length, isLooping: node.bool("loop"))
+    }
+
+    /// Applies one validated parameter to a live node.
+    func apply(_ node: NodeRecord, _ key: String, _ value: ParameterValue, loadedFile: SampleBuffer?)
+        throws(EngineError)
+    {
+        let ramp = state.configuration.rampFrames
+        switch key {
+        case "volume", "pan":
+            node.values[key] = value
+            let t = node.mixingTargets
+            try send([TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp))])
+        case "outputVolume":
+            guard let mixer = node.mixer else { break }
+            try send([TimedCommand(.setOutputVolume(mixer, target: Float(value.doubleValue ?? 1), rampFrames: ramp))])
+            node.values[key] = value
+        case "channels":
+            // Only mixers have a settable channel count.
+            node.values[key] = value
+            node.outputChannelCount = value.intValue ?? 2
+            let t = node.mixingTargets
+            try send([TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp))])
+            republish()
+        case "buffer", "file", "start", "frames":
+            var candidate = node.values
+            candidate[key] = value
+            if key == "file" { candidate["buffer"] = .string("") }
+            if key == "buffer" { candidate["file"] = .string("") }
+            let buffer: SampleBuffer?
+            if key == "file" {
+                buffer = loadedFile
+            } else if key == "buffer" {
+                buffer = try bufferNamed(value.stringValue ?? "")
+            } else {
+                buffer = node.scheduledBuffer
+            }
+            let saved = node.values
+            node.values = candidate
+            do throws(EngineError) {
+                try schedule(node, buffer)
+            } catch {
+                node.values = saved
+                throw error
+            }
+        case "loop":
+            guard let player = node.player else { break }
+            try send([TimedCommand(.playerSetLooping(player, value.boolValue ?? false))])
+            node.values[key] = value
+        case "playing":
+            guard let player = node.player else { break }
+            let play = value.boolValue ?? false
+            try send([TimedCommand(play ? .playerPlay(player) : .playerPause(player))])
+            node.values[key] = value
+        default:
+            throw unknownParameter(key, kind: node.kind, node: node.name)
+        }
+    }
+
+    /// Replaces a live player's material (nil: none). Rewinds; keeps the playing state.
+    func schedule(_ node: NodeRecord, _ buffer: SampleBuffer?) throws(EngineError) {
+        guard let player = node.player else { return }
+        let material = try buffer.map { b throws(EngineError) in try makeMaterial(node, b) } ?? .none
+        let channels = buffer?.channelCount ?? node.outputChannelCount
+        var commands = [TimedCommand(.playerSchedule(player, material))]
+        let reshape = channels != node.outputChannelCount
+        if reshape {
+            node.outputChannelCount = channels
+            node.values["channels"] = .int(channels)
+            let t = node.mixingTargets
+            commands.append(TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
+                                                    rampFrames: state.configuration.rampFrames)))
+        }
+        try send(commands)
+        if reshape { republish() }
+        if let old = node.scheduledBuffer, old !== buffer { bury(old) }
+        node.scheduledBuffer = buffer
+    }
+}

@@ -1,0 +1,82 @@
+// Control side. Player transport and the buffer library.
+import AudioDSP
+
+extension Engine {
+    /// Starts (or resumes) a player, now or at an engine sample time (sample-accurate).
+    public func play(_ node: String, atSampleTime time: Int64? = nil) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let player = try playerState(node)
+            try send([TimedCommand(time: time ?? -1, .playerPlay(player.1))])
+            player.0.values["playing"] = .bool(true)
+        }
+    }
+
+    /// Pauses a player, keeping its position.
+    public func pause(_ node: String) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let player = try playerState(node)
+            try send([TimedCommand(.playerPause(player.1))])
+            player.0.values["playing"] = .bool(false)
+        }
+    }
+
+    /// Stops a player and rewinds it to the start of its region.
+    public func stop(_ node: String) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let player = try playerState(node)
+            try send([TimedCommand(.playerStop(player.1))])
+            player.0.values["playing"] = .bool(false)
+        }
+    }
+
+    /// Adds `buffer` to the library. Its rate must equal the engine rate (convert at load). A buffer with
+    /// the same name is replaced; players using it switch to the new one and rewind.
+    public func addBuffer(_ buffer: SampleBuffer) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            guard Self.isValidNodeName(buffer.name) else {
+                throw EngineError(.invalidName, "'\(buffer.name)' is not a valid buffer name")
+            }
+            guard abs(buffer.sampleRate - state.configuration.sampleRate) < 1e-6 else {
+                throw EngineError(.bufferMismatch,
+                    "buffer '\(buffer.name)' is at \(buffer.sampleRate) Hz but the engine runs at \(state.configuration.sampleRate) Hz")
+            }
+            let old = state.buffers[buffer.name]
+            state.buffers[buffer.name] = buffer
+            if let old {
+                for node in state.nodes.values where node.scheduledBuffer === old {
+                    try schedule(node, buffer)
+                }
+            }
+        }
+    }
+
+    /// Removes a buffer; players using it stop and lose their material.
+    public func removeBuffer(_ name: String) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            guard let buffer = state.buffers[name] else {
+                throw EngineError(.unknownBuffer, "no buffer named '\(name)'")
+            }
+            for node in state.nodes.values where node.scheduledBuffer === buffer {
+                if let player = node.player { try send([TimedCommand(.playerStop(player))]) }
+                try schedule(node, nil)
+                node.values["buffer"] = .string("")
+                node.values["playing"] = .bool(false)
+            }
+            state.buffers[name] = nil
+            bury(buffer)
+        }
+    }
+
+    /// The loaded buffers, sorted by name.
+    public func buffers() -> [SampleBuffer] {
+        lock.withLock { _ in state.buffers.values.sorted { $0.name < $1.name } }
+    }
+
+    private func playerState(_ name: String) throws(EngineError) -> (NodeRecord, UnsafeMutablePointer<PlayerState>) {
+        let node = try record(name)
+        guard let player = node.player else {
+            throw EngineError(.notAllowed, "'\(name)' is a \(node.kind.rawValue), not a player")
+        }
+        return (node, player)
+    }
+}

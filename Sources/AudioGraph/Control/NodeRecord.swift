@@ -1,0 +1,66 @@
+// Control side. Everything the engine knows about one node, including the render state it owns.
+import AudioDSP
+
+/// A node as the control side sees it. Owns the node's render-state memory; freed through the
+/// graveyard so the render thread never sees a dangling pointer.
+final class NodeRecord {
+    let name: String
+    let kind: NodeKind
+    /// Stable number used in render events.
+    let id: Int32
+    /// Current parameter values, every spec present.
+    var values: [String: ParameterValue]
+    /// Channels of the output bus (0 for the output node).
+    var outputChannelCount: Int
+    let mixing: UnsafeMutablePointer<MixingState>
+    let player: UnsafeMutablePointer<PlayerState>?
+    let mixer: UnsafeMutablePointer<MixerState>?
+    /// The buffer a player's material points into (kept alive while scheduled).
+    var scheduledBuffer: SampleBuffer?
+
+    init(name: String, kind: NodeKind, id: Int32, outputChannelCount: Int) {
+        self.name = name
+        self.kind = kind
+        self.id = id
+        self.outputChannelCount = outputChannelCount
+        var values: [String: ParameterValue] = [:]
+        for spec in kind.parameters { values[spec.name] = spec.defaultValue }
+        self.values = values
+        mixing = .allocate(capacity: 1)
+        mixing.initialize(to: MixingState(left: 1, right: 1, mono: 1))
+        if kind == .player {
+            let p = UnsafeMutablePointer<PlayerState>.allocate(capacity: 1)
+            p.initialize(to: PlayerState(nodeID: id))
+            player = p
+        } else {
+            player = nil
+        }
+        if kind == .mixer {
+            let m = UnsafeMutablePointer<MixerState>.allocate(capacity: 1)
+            m.initialize(to: MixerState(outputVolume: 1))
+            mixer = m
+        } else {
+            mixer = nil
+        }
+    }
+
+    deinit {
+        mixing.deallocate()
+        player?.deallocate()
+        mixer?.deallocate()
+    }
+
+    func double(_ key: String) -> Double { values[key]?.doubleValue ?? 0 }
+    func int(_ key: String) -> Int { values[key]?.intValue ?? 0 }
+    func bool(_ key: String) -> Bool { values[key]?.boolValue ?? false }
+    func string(_ key: String) -> String { values[key]?.stringValue ?? "" }
+
+    /// Gain targets (left, right, mono) for this node's volume and pan, given its channel count.
+    var mixingTargets: (left: Float, right: Float, mono: Float) {
+        let volume = Float(double("volume"))
+        let pan = Float(double("pan"))
+        let (l, r) = outputChannelCount == 1
+            ? EqualPowerPanner.monoGains(pan: pan) : EqualPowerPanner.balanceGains(pan: pan)
+        return (l * volume, r * volume, volume)
+    }
+}

@@ -1,0 +1,55 @@
+// Control side. Parameter tables per node kind (the documentation tables are generated from these).
+
+extension NodeKind {
+    /// Every parameter a node of this kind has, in display order.
+    public var parameters: [ParameterSpec] {
+        switch self {
+        case .output:
+            return [
+                ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
+                              "Output channels (JACK ports out_1..N); set by the engine configuration."),
+            ]
+        case .mixer:
+            return Self.mixingParameters + [
+                ParameterSpec("outputVolume", .float, unit: "linear", range: 0...1, default: .float(1), smoothed: true,
+                              "Gain applied to the mix (AVAudioMixerNode.outputVolume)."),
+                ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2),
+                              "Channels of the mixer's output bus; inputs are up/down-mixed to it."),
+            ]
+        case .player:
+            return Self.mixingParameters + [
+                ParameterSpec("buffer", .string, default: .string(""),
+                              "Name of a loaded buffer to play (\"\" for none). Setting it rewinds the player."),
+                ParameterSpec("file", .string, default: .string(""),
+                              "Path of an audio file to load and play instead of a named buffer."),
+                ParameterSpec("start", .int, unit: "frames", range: 0...Double(Int32.max), default: .int(0),
+                              "First frame of the region to play."),
+                ParameterSpec("frames", .int, unit: "frames", range: 0...Double(Int32.max), default: .int(0),
+                              "Frames in the region; 0 plays to the end of the buffer."),
+                ParameterSpec("loop", .bool, default: .bool(false), "Loop the region until paused or stopped."),
+                ParameterSpec("playing", .bool, default: .bool(false),
+                              "True plays, false pauses; becomes false when a non-looping region ends."),
+                ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
+                              "Channels of the output bus: the scheduled buffer's channel count."),
+            ]
+        case .input:
+            return Self.mixingParameters + [
+                ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
+                              "Capture channels (JACK ports in_1..N); set by the engine configuration."),
+            ]
+        }
+    }
+
+    /// AVAudioMixing settings shared by every source kind; they apply where the node feeds a mixer.
+    static let mixingParameters: [ParameterSpec] = [
+        ParameterSpec("volume", .float, unit: "linear", range: 0...1, default: .float(1), smoothed: true,
+                      "Gain on the mixer input this node feeds (travels with the node)."),
+        ParameterSpec("pan", .float, unit: "", range: -1...1, default: .float(0), smoothed: true,
+                      "Equal-power pan (mono sources) or balance (stereo) on a stereo mixer input."),
+    ]
+
+    /// The spec named `name`, or nil.
+    public func parameter(named name: String) -> ParameterSpec? {
+        parameters.first { $0.name == name }
+    }
+}

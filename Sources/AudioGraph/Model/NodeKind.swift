@@ -1,0 +1,31 @@
+// Control side. The node kinds a graph can hold, with their bus shapes.
+
+/// The user-facing role of a node. Kind names are what patches and OSC use.
+public enum NodeKind: String, Sendable, CaseIterable, Codable {
+    /// The engine's single output (JACK playback ports `out_1..N`). Implicit, named `output`.
+    case output
+    /// A 2D mixer: any number of input buses, one output bus. The implicit main mixer is named `main`.
+    case mixer
+    /// A buffer player: plays a preloaded buffer or file region once or looping.
+    case player
+    /// The live input (JACK capture ports `in_1..N`).
+    case input
+
+    /// Number of input buses, or nil for "any number" (mixers).
+    public var inputBusCount: Int? {
+        switch self {
+        case .output: return 1
+        case .mixer: return nil
+        case .player, .input: return 0
+        }
+    }
+
+    /// Number of output buses.
+    public var outputBusCount: Int { self == .output ? 0 : 1 }
+
+    /// True for kinds whose volume/pan (AVAudioMixing settings) apply where they feed a mixer.
+    public var hasMixingSettings: Bool { self != .output }
+
+    /// Names of all kinds, for error messages.
+    public static var allNames: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}

@@ -1,0 +1,91 @@
+// Control side. The single source of truth for every node parameter: type, unit, range, default.
+// docs/PATCH_FORMAT.md and docs/OSC.md are checked against these tables by a test.
+
+/// Describes one parameter of a node kind.
+public struct ParameterSpec: Sendable, Equatable {
+    public enum ValueType: String, Sendable {
+        case float, int, bool, string
+    }
+
+    public var name: String
+    public var type: ValueType
+    /// Unit shown to users ("linear", "frames", "" for none).
+    public var unit: String
+    public var minimum: Double?
+    public var maximum: Double?
+    public var defaultValue: ParameterValue
+    /// True when changes glide (de-zippered) instead of jumping.
+    public var isSmoothed: Bool
+    /// True when the value is derived and cannot be set.
+    public var isReadOnly: Bool
+    public var summary: String
+
+    public init(
+        _ name: String, _ type: ValueType, unit: String = "", range: ClosedRange<Double>? = nil,
+        default defaultValue: ParameterValue, smoothed: Bool = false, readOnly: Bool = false, _ summary: String
+    ) {
+        self.name = name
+        self.type = type
+        self.unit = unit
+        minimum = range?.lowerBound
+        maximum = range?.upperBound
+        self.defaultValue = defaultValue
+        isSmoothed = smoothed
+        isReadOnly = readOnly
+        self.summary = summary
+    }
+
+    /// Converts `value` to this parameter's type, or explains why it cannot.
+    ///
+    /// Numbers convert between int and float (a float must be whole for an int parameter); booleans
+    /// accept true/false and the numbers 0/1. NaN and infinities are refused. Out-of-range values are
+    /// refused (never clamped) with the valid range in the message.
+    public func coerce(_ value: ParameterValue, node: String) throws(EngineError) -> ParameterValue {
+        let what = "\(node).\(name)"
+        switch type {
+        case .string:
+            guard let s = value.stringValue else {
+                throw EngineError(.wrongType, "\(what) takes a string, not \(value)")
+            }
+            return .string(s)
+        case .bool:
+            guard let b = value.boolValue else {
+                throw EngineError(.wrongType, "\(what) takes a boolean (true/false or 1/0), not \(value)")
+            }
+            return .bool(b)
+        case .int:
+            guard let i = value.intValue else {
+                throw EngineError(.wrongType, "\(what) takes a whole number, not \(value)")
+            }
+            try check(Double(i), what: what)
+            return .int(i)
+        case .float:
+            guard let d = value.doubleValue, value.stringValue == nil else {
+                throw EngineError(.wrongType, "\(what) takes a number, not \(value)")
+            }
+            guard d.isFinite else { throw EngineError(.outOfRange, "\(what) must be finite, not \(d)") }
+            try check(d, what: what)
+            return .float(d)
+        }
+    }
+
+    private func check(_ v: Double, what: String) throws(EngineError) {
+        if let lo = minimum, v < lo {
+            throw EngineError(.outOfRange, "\(what) = \(v) is out of range \(rangeText)")
+        }
+        if let hi = maximum, v > hi {
+            throw EngineError(.outOfRange, "\(what) = \(v) is out of range \(rangeText)")
+        }
+    }
+
+    /// "0…1", "≥ 0" or "any".
+    public var rangeText: String {
+        func fmt(_ d: Double) -> String { d.rounded() == d && abs(d) < 1e15 ? String(Int(d)) : String(d) }
+        switch (minimum, maximum) {
+        case let (lo?, hi?): return "\(fmt(lo))…\(fmt(hi))"
+        case let (lo?, nil): return "≥ \(fmt(lo))"
+        case let (nil, hi?): return "≤ \(fmt(hi))"
+        default: return "any"
+        }
+    }
+}

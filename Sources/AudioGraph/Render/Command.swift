@@ -1,0 +1,41 @@
+// Control → render. Commands are small bit-copyable values applied by the render thread in order.
+import AudioDSP
+
+/// A change the render thread applies to node state. Pointers target state owned by control-side node
+/// records, which are freed only after the render thread has consumed every command enqueued before the
+/// node was removed (see `Graveyard`).
+public enum Command: BitwiseCopyable {
+    /// Glide a source's mixing gains to new targets.
+    case setMixing(UnsafeMutablePointer<MixingState>, left: Float, right: Float, mono: Float, rampFrames: Int32)
+    /// Glide a mixer's output volume to a target.
+    case setOutputVolume(UnsafeMutablePointer<MixerState>, target: Float, rampFrames: Int32)
+    /// Replace a player's material and rewind it.
+    case playerSchedule(UnsafeMutablePointer<PlayerState>, PlayerMaterial)
+    /// Change whether a player's region loops, keeping its position.
+    case playerSetLooping(UnsafeMutablePointer<PlayerState>, Bool)
+    case playerPlay(UnsafeMutablePointer<PlayerState>)
+    case playerPause(UnsafeMutablePointer<PlayerState>)
+    /// Stop and rewind to the region start.
+    case playerStop(UnsafeMutablePointer<PlayerState>)
+    /// Drop every pending timed command that targets this state (sent before a node is freed).
+    case purge(UnsafeMutableRawPointer)
+}
+
+/// A command with the engine sample time at which it must take effect (negative: as soon as possible).
+public struct TimedCommand: BitwiseCopyable {
+    public var time: Int64
+    public var command: Command
+
+    public init(time: Int64 = -1, _ command: Command) {
+        self.time = time
+        self.command = command
+    }
+}
+
+/// Render → control notifications.
+public enum RenderEvent: BitwiseCopyable, Equatable {
+    /// A non-looping player reached the end of its region at `sampleTime`.
+    case playerFinished(nodeID: Int32, sampleTime: Int64)
+    /// A timed command arrived while the pending list was full; it was applied at once instead.
+    case timedCommandOverflow(sampleTime: Int64)
+}

@@ -1,0 +1,330 @@
+// Render side entry point, plus the few control-side calls that feed it.
+// Thread contract: `process` is called by exactly one host thread at a time (JACK's process thread or
+// the offline renderer); `publish` and `commands.push` only by the control side (Engine, under its lock);
+// `events.pop` only by the control side. Nothing here blocks, allocates or retains on the render path.
+import AudioDSP
+import CRealtime
+import Synchronization
+
+/// Executes compiled programs in fixed sub-blocks inside whatever period the host uses.
+public final class RenderEngine: @unchecked Sendable {
+    /// Control → render commands (applied in order; timed ones at their exact frame).
+    public let commands: SPSCQueue<TimedCommand>
+    /// Render → control notifications.
+    public let events: SPSCQueue<RenderEvent>
+    /// The largest sub-block rendered at once; buses are this long.
+    public let maxBlockFrames: Int
+    /// The newest program not yet taken by the render thread (a `RenderProgramData` pointer).
+    let programSlot = Atomic<UnsafeMutableRawPointer?>(nil)
+    /// Generation of the program the render thread is executing.
+    let installedGenerationCounter = Atomic<Int>(0)
+    /// Frames rendered since the engine was created (statistics and engine time for the control side).
+    let renderedFrameCounter = Atomic<Int>(0)
+    /// Render-thread-private state.
+    @usableFromInline let core: UnsafeMutablePointer<RenderCore>
+
+    /// Creates an engine whose commands and timed events fit the given capacities.
+    public init(maxBlockFrames: Int, commandCapacity: Int = 16_384, eventCapacity: Int = 4_096,
+                pendingCapacity: Int = 4_096) {
+        self.maxBlockFrames = max(1, maxBlockFrames)
+        commands = SPSCQueue(minimumCapacity: commandCapacity)
+        events = SPSCQueue(minimumCapacity: eventCapacity)
+        core = .allocate(capacity: 1)
+        core.initialize(to: RenderCore(maxBlockFrames: self.maxBlockFrames, pendingCapacity: pendingCapacity))
+    }
+
+    deinit {
+        commands.deallocate()
+        events.deallocate()
+        core.pointee.pending.deallocate()
+        core.deinitialize(count: 1)
+        core.deallocate()
+    }
+
+    // MARK: Control side
+
+    /// Control side. Offers `program` to the render thread. Returns the previously offered program if the
+    /// render thread never took it (the caller frees it; it was never seen by the render thread).
+    func publish(_ program: RenderProgram) -> UnsafeMutableRawPointer? {
+        // Release: the program's memory is fully written before the render thread can acquire it.
+        // Acquire: a returned, untaken pointer is ours again.
+        programSlot.exchange(UnsafeMutableRawPointer(program.data), ordering: .acquiringAndReleasing)
+    }
+
+    /// Any thread. Generation of the program being executed. Acquire: once this reads g, the render thread
+    /// has stopped touching every program older than g.
+    public var installedGeneration: Int { installedGenerationCounter.load(ordering: .acquiring) }
+
+    /// Any thread. Frames rendered so far (relaxed: a statistic).
+    public var renderedFrames: Int { renderedFrameCounter.load(ordering: .relaxed) }
+
+    // MARK: Render side
+
+    /// Render side; the host's entry point. Sets flush-to-zero for the calling thread (denormals cost
+    /// 100× on x86), then renders. See `process` for the contract.
+    public func render(
+        frameCount: Int, inputs: UnsafePointer<UnsafePointer<Float>?>?, inputCount: Int,
+        outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int
+    ) {
+        ss_enable_flush_to_zero()
+        process(frameCount: frameCount, inputs: inputs, inputCount: inputCount, outputs: outputs, outputCount: outputCount)
+    }
+
+    /// Render side. Renders `frameCount` frames: takes a newer program if one was published, applies
+    /// queued commands, then renders sub-blocks of at most `maxBlockFrames`, split further at the exact
+    /// frames of timed commands. `outputs` must hold `outputCount` host channel pointers of at least
+    /// `frameCount` samples; `inputs` may be nil (silence).
+    @_noLocks
+    public func process(
+        frameCount: Int, inputs: UnsafePointer<UnsafePointer<Float>?>?, inputCount: Int,
+        outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int
+    ) {
+        let core = self.core
+        // Acquire pairs with `publish`'s release: the program's contents are visible.
+        if let raw = programSlot.exchange(nil, ordering: .acquiringAndReleasing) {
+            let program = raw.assumingMemoryBound(to: RenderProgramData.self)
+            core.pointee.program = program
+            // Release: the old program is no longer touched once the control side reads this.
+            installedGenerationCounter.store(program.pointee.generation, ordering: .releasing)
+        }
+        drainCommands(core)
+        core.pointee.hostInputs = inputs
+        core.pointee.hostInputCount = inputs == nil ? 0 : inputCount
+        core.pointee.hostOutputs = outputs
+        core.pointee.hostOutputCount = outputCount
+        var done = 0
+        while done < frameCount {
+            applyDueCommands(core)
+            var n = min(frameCount &- done, maxBlockFrames)
+            let now = core.pointee.sampleTime
+            if core.pointee.pendingCount > 0 {
+                let next = core.pointee.pending[0].time
+                if next > now { n = min(n, Int(next &- now)) }
+            }
+            core.pointee.hostOffset = done
+            renderChunk(core, frames: n)
+            core.pointee.sampleTime &+= Int64(n)
+            done &+= n
+        }
+        // Relaxed: a statistic read by the control side.
+        renderedFrameCounter.wrappingAdd(frameCount, ordering: .relaxed)
+    }
+
+    /// Pops every queued command: immediate ones apply now, future ones go to the time-sorted list.
+    @inline(__always)
+    func drainCommands(_ core: UnsafeMutablePointer<RenderCore>) {
+        while true {
+            let next = commands.pop()
+            guard let timed = next else { break }
+            if timed.time < 0 || timed.time <= core.pointee.sampleTime {
+                apply(timed.command, core)
+            } else if !core.pointee.insertPending(timed) {
+                apply(timed.command, core)
+                emit(.timedCommandOverflow(sampleTime: core.pointee.sampleTime))
+            }
+        }
+    }
+
+    /// Sends an event to the control side; drops it when the queue is full (never blocks).
+    @inline(__always)
+    func emit(_ event: RenderEvent) {
+        _ = events.push(event)
+    }
+
+    /// Applies every pending command whose time has come.
+    @inline(__always)
+    func applyDueCommands(_ core: UnsafeMutablePointer<RenderCore>) {
+        while core.pointee.pendingCount > 0 && core.pointee.pending[0].time <= core.pointee.sampleTime {
+            let command = core.pointee.removeFirstPending()
+            apply(command, core)
+        }
+    }
+
+    @inline(__always)
+    func apply(_ command: Command, _ core: UnsafeMutablePointer<RenderCore>) {
+        switch command {
+        case .setMixing(let mixing, let left, let right, let mono, let frames):
+            mixing.pointee.left.ramp(to: left, frames: Int(frames))
+            mixing.pointee.right.ramp(to: right, frames: Int(frames))
+            mixing.pointee.mono.ramp(to: mono, frames: Int(frames))
+        case .setOutputVolume(let mixer, let target, let frames):
+            mixer.pointee.outputVolume.ramp(to: target, frames: Int(frames))
+        case .playerSchedule(let player, let material):
+            player.pointee.material = material
+            player.pointee.position = 0
+        case .playerSetLooping(let player, let isLooping):
+            player.pointee.material.isLooping = isLooping
+        case .playerPlay(let player):
+            player.pointee.isPlaying = true
+        case .playerPause(let player):
+            player.pointee.isPlaying = false
+        case .playerStop(let player):
+            player.pointee.isPlaying = false
+            player.pointee.position = 0
+        case .purge(let target):
+            core.pointee.removePending(target: target)
+        }
+    }
+
+    /// Renders one sub-block of `frames` frames through the current program.
+    @inline(__always)
+    func renderChunk(_ core: UnsafeMutablePointer<RenderCore>, frames: Int) {
+        let offset = core.pointee.hostOffset
+        guard let program = core.pointee.program else {
+            for c in 0..<core.pointee.hostOutputCount {
+                if let out = core.pointee.hostOutputs?[c] { MixKernel.clear(out + offset, count: frames) }
+            }
+            return
+        }
+        let steps = program.pointee.steps
+        for i in 0..<program.pointee.stepCount {
+            switch steps[i] {
+            case .player(let player, let mixing, let bus):
+                mixing.pointee.beginChunk(frames: frames)
+                let end = player.pointee.render(into: bus, frames: frames)
+                if end >= 0 {
+                    let time = core.pointee.sampleTime &+ Int64(end)
+                    emit(.playerFinished(nodeID: player.pointee.nodeID, sampleTime: time))
+                }
+            case .input(let mixing, let bus):
+                mixing.pointee.beginChunk(frames: frames)
+                RenderKernels.copyHostInputs(core, into: bus, frames: frames)
+            case .mixer(let mixer, let mixing, let inputs, let bus):
+                mixing.pointee.beginChunk(frames: frames)
+                MixerKernel.mix(inputs, into: bus, outputVolume: &mixer.pointee.outputVolume, frames: frames)
+            case .output(let source):
+                RenderKernels.writeHostOutputs(core, from: source, frames: frames)
+            case .tap(let tap, let bus):
+                RenderKernels.pushTap(tap, from: bus, frames: frames)
+            }
+        }
+    }
+}
+
+// MARK: - Render-thread state and host I/O kernels
+// They live in this file because the @_noLocks check must see every callee body, and without
+// whole-module compilation only this file's bodies (and other modules' @inlinable ones) are visible.
+
+/// Mutable state owned by the render thread. Allocated once by `RenderEngine`; never resized.
+@usableFromInline
+struct RenderCore {
+    var program: UnsafeMutablePointer<RenderProgramData>?
+    /// Engine sample time of the next frame to render.
+    var sampleTime: Int64 = 0
+    /// Timed commands sorted by time (stable for equal times).
+    var pending: UnsafeMutablePointer<TimedCommand>
+    var pendingCount = 0
+    let pendingCapacity: Int
+    let maxBlockFrames: Int
+    var hostInputs: UnsafePointer<UnsafePointer<Float>?>?
+    var hostInputCount = 0
+    var hostOutputs: UnsafePointer<UnsafeMutablePointer<Float>?>?
+    var hostOutputCount = 0
+    /// Offset of the current sub-block inside the host period.
+    var hostOffset = 0
+
+    init(maxBlockFrames: Int, pendingCapacity: Int) {
+        self.maxBlockFrames = maxBlockFrames
+        self.pendingCapacity = max(1, pendingCapacity)
+        pending = .allocate(capacity: self.pendingCapacity)
+    }
+
+    /// Inserts keeping time order (after equal times, so commands at one frame keep their order).
+    /// Returns false when full.
+    mutating func insertPending(_ command: TimedCommand) -> Bool {
+        if pendingCount == pendingCapacity { return false }
+        var index = pendingCount
+        while index > 0 && pending[index &- 1].time > command.time {
+            pending[index] = pending[index &- 1]
+            index &-= 1
+        }
+        pending[index] = command
+        pendingCount &+= 1
+        return true
+    }
+
+    /// Removes and returns the earliest pending command. Requires `pendingCount > 0`.
+    mutating func removeFirstPending() -> Command {
+        let first = pending[0].command
+        pendingCount &-= 1
+        for i in 0..<pendingCount { pending[i] = pending[i &+ 1] }
+        return first
+    }
+
+    /// Drops every pending command aimed at `target`.
+    mutating func removePending(target: UnsafeMutableRawPointer) {
+        var kept = 0
+        for i in 0..<pendingCount where pending[i].command.target != target {
+            pending[kept] = pending[i]
+            kept &+= 1
+        }
+        pendingCount = kept
+    }
+}
+
+/// Per-step kernels, kept apart from the dispatch loop so each is small and testable.
+@usableFromInline
+enum RenderKernels {
+    /// Input step: host capture channel c → bus channel c; missing host channels give silence.
+    @inline(__always)
+    static func copyHostInputs(_ core: UnsafeMutablePointer<RenderCore>, into bus: BusRef, frames: Int) {
+        let offset = core.pointee.hostOffset
+        for c in 0..<bus.channelCount {
+            if c < core.pointee.hostInputCount, let input = core.pointee.hostInputs?[c] {
+                MixKernel.copy(input + offset, to: bus.channel(c), count: frames)
+            } else {
+                MixKernel.clear(bus.channel(c), count: frames)
+            }
+        }
+    }
+
+    /// Output step: source bus → host playback channels. A mono source feeds every channel; otherwise
+    /// channel i → i, and host channels beyond the source get silence.
+    @inline(__always)
+    static func writeHostOutputs(_ core: UnsafeMutablePointer<RenderCore>, from source: BusRef?, frames: Int) {
+        let offset = core.pointee.hostOffset
+        for c in 0..<core.pointee.hostOutputCount {
+            guard let out = core.pointee.hostOutputs?[c] else { continue }
+            if let source, source.channelCount == 1 || c < source.channelCount {
+                let from = source.channelCount == 1 ? source.channel(0) : source.channel(c)
+                MixKernel.copy(from, to: out + offset, count: frames)
+            } else {
+                MixKernel.clear(out + offset, count: frames)
+            }
+        }
+    }
+
+    /// Tap step: interleaves the bus into the tap's ring, or counts the frames as dropped when full.
+    @inline(__always)
+    static func pushTap(_ tap: UnsafeMutablePointer<TapState>, from bus: BusRef, frames: Int) {
+        let channels = tap.pointee.channelCount
+        let scratch = tap.pointee.scratch
+        for f in 0..<frames {
+            for c in 0..<channels {
+                scratch[f &* channels &+ c] = c < bus.channelCount ? bus.channel(c)[f] : 0
+            }
+        }
+        tap.pointee.ring._withUnsafeGuaranteedRef { ring in
+            let total = frames &* channels
+            if ring.samples.capacity &- ring.samples.count < total {
+                // Relaxed: a statistic.
+                ring.droppedFrames.wrappingAdd(frames, ordering: .relaxed)
+            } else {
+                _ = ring.samples.push(contentsOf: UnsafeBufferPointer(start: scratch, count: total))
+            }
+        }
+    }
+}
+
+extension Command {
+    /// The state this command writes, for purging.
+    var target: UnsafeMutableRawPointer? {
+        switch self {
+        case .setMixing(let p, _, _, _, _): return UnsafeMutableRawPointer(p)
+        case .setOutputVolume(let p, _, _): return UnsafeMutableRawPointer(p)
+        case .playerSchedule(let p, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
+        case .playerPlay(let p), .playerPause(let p), .playerStop(let p): return UnsafeMutableRawPointer(p)
+        case .purge: return nil
+        }
+    }
+}

@@ -1,0 +1,17 @@
+// Render side. The closed set of operations a compiled program executes, once per sub-block each.
+import AudioDSP
+
+/// One step of a `RenderProgram`. Payloads are typed pointers into state owned by the control side
+/// (node states) or by the program (buses, input tables); dispatch is a `switch` per step per sub-block.
+public enum RenderStep: BitwiseCopyable {
+    /// A player renders its region into its bus.
+    case player(UnsafeMutablePointer<PlayerState>, UnsafeMutablePointer<MixingState>, BusRef)
+    /// The live input copies the host's capture channels into its bus.
+    case input(UnsafeMutablePointer<MixingState>, BusRef)
+    /// A mixer sums its inputs with their sources' gains, then applies its output volume.
+    case mixer(UnsafeMutablePointer<MixerState>, UnsafeMutablePointer<MixingState>, UnsafeBufferPointer<MixerInput>, BusRef)
+    /// The output node copies its source bus (or silence) to the host's playback channels.
+    case output(BusRef?)
+    /// A tap copies a bus into its ring for the control side.
+    case tap(UnsafeMutablePointer<TapState>, BusRef)
+}

@@ -1,0 +1,85 @@
+// Test-only malloc/pthread interposer. Forwards to glibc's __libc_* entry points and counts calls made
+// by threads that opted in with ss_track_current_thread(1). Any thread may call anything here.
+#define _GNU_SOURCE
+#include "CAllocationCounter.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <string.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static _Thread_local int tracked;
+static _Atomic int64_t allocations;
+static _Atomic int64_t frees;
+static _Atomic int64_t locks;
+
+static inline void count_alloc(void) {
+    if (tracked) atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+}
+
+void *malloc(size_t size) { count_alloc(); return __libc_malloc(size); }
+void *calloc(size_t n, size_t size) { count_alloc(); return __libc_calloc(n, size); }
+void *realloc(void *p, size_t size) { count_alloc(); return __libc_realloc(p, size); }
+void *memalign(size_t alignment, size_t size) { count_alloc(); return __libc_memalign(alignment, size); }
+void *aligned_alloc(size_t alignment, size_t size) { count_alloc(); return __libc_memalign(alignment, size); }
+void *valloc(size_t size) { count_alloc(); return __libc_memalign(4096, size); }
+int posix_memalign(void **out, size_t alignment, size_t size) {
+    count_alloc();
+    if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0) return EINVAL;
+    void *p = __libc_memalign(alignment, size);
+    if (!p && size) return ENOMEM;
+    *out = p;
+    return 0;
+}
+void free(void *p) {
+    if (p && tracked) atomic_fetch_add_explicit(&frees, 1, memory_order_relaxed);
+    __libc_free(p);
+}
+
+typedef int (*mutex_fn)(pthread_mutex_t *);
+static mutex_fn real_lock;
+static mutex_fn real_trylock;
+
+__attribute__((constructor)) static void resolve_pthread(void) {
+    real_lock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_lock");
+    real_trylock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+}
+
+int pthread_mutex_lock(pthread_mutex_t *m) {
+    if (tracked) atomic_fetch_add_explicit(&locks, 1, memory_order_relaxed);
+    if (!real_lock) resolve_pthread();
+    return real_lock ? real_lock(m) : 0;
+}
+int pthread_mutex_trylock(pthread_mutex_t *m) {
+    if (tracked) atomic_fetch_add_explicit(&locks, 1, memory_order_relaxed);
+    if (!real_trylock) resolve_pthread();
+    return real_trylock ? real_trylock(m) : 0;
+}
+
+void ss_track_current_thread(int enabled) { tracked = enabled; }
+int64_t ss_tracked_allocation_count(void) { return atomic_load(&allocations); }
+int64_t ss_tracked_free_count(void) { return atomic_load(&frees); }
+int64_t ss_tracked_lock_count(void) { return atomic_load(&locks); }
+void ss_reset_tracked_counts(void) {
+    atomic_store(&allocations, 0);
+    atomic_store(&frees, 0);
+    atomic_store(&locks, 0);
+}
+int ss_allocation_counter_is_active(void) {
+    int was = tracked;
+    tracked = 1;
+    int64_t before = atomic_load(&allocations);
+    void *volatile p = malloc(16);
+    free(p);
+    int64_t after = atomic_load(&allocations);
+    tracked = was;
+    atomic_fetch_sub(&allocations, after - before);
+    return after > before;
+}

@@ -1,0 +1,83 @@
+// Test support. Single-bin DFT (Goertzel) for measuring a sine's amplitude and phase.
+import Foundation
+
+/// Measures amplitude and phase of `frequency` in a signal over an integer number of cycles.
+public enum Goertzel {
+    /// Amplitude (peak) and phase (radians, cosine reference) of `frequency` in `samples`.
+    public static func measure(_ samples: ArraySlice<Float>, frequency: Double, sampleRate: Double)
+        -> (amplitude: Double, phase: Double)
+    {
+        let n = samples.count
+        guard n > 0 else { return (0, 0) }
+        var re = 0.0
+        var im = 0.0
+        let w = 2 * Double.pi * frequency / sampleRate
+        for (i, s) in samples.enumerated() {
+            re += Double(s) * cos(w * Double(i))
+            im -= Double(s) * sin(w * Double(i))
+        }
+        return (2 * (re * re + im * im).squareRoot() / Double(n), atan2(im, re))
+    }
+
+    public static func amplitude(_ samples: [Float], frequency: Double, sampleRate: Double) -> Double {
+        measure(samples[...], frequency: frequency, sampleRate: sampleRate).amplitude
+    }
+}
+
+/// Decibel helpers with named tolerances.
+public enum Decibels {
+    public static func fromAmplitude(_ a: Double) -> Double { 20 * log10(max(a, 1e-30)) }
+    public static func toAmplitude(_ db: Double) -> Double { pow(10, db / 20) }
+}
+
+/// Small signal statistics.
+public enum SignalStats {
+    public static func rms(_ x: ArraySlice<Float>) -> Double {
+        guard !x.isEmpty else { return 0 }
+        return (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(x.count)).squareRoot()
+    }
+
+    public static func peak(_ x: ArraySlice<Float>) -> Float { x.reduce(0) { max($0, abs($1)) } }
+
+    /// Largest |x[i] - x[i-1]|: a click shows up as a step far above what the signal's slope allows.
+    public static func maxStep(_ x: ArraySlice<Float>) -> Float {
+        var m: Float = 0
+        var prev = x.first ?? 0
+        for v in x.dropFirst() {
+            m = max(m, abs(v - prev))
+            prev = v
+        }
+        return m
+    }
+
+    /// Index of the first sample with |x| > threshold, or nil.
+    public static func onset(_ x: [Float], threshold: Float) -> Int? { x.firstIndex { abs($0) > threshold } }
+}
+
+/// Deterministic xorshift noise for reproducible tests.
+public struct SeededRandom {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
+    public mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+    /// Uniform in [-1, 1).
+    public mutating func nextFloat() -> Float { Float(Double(next() >> 11) / Double(1 << 53) * 2 - 1) }
+    public mutating func nextInt(_ range: Range<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+}
+
+/// Synthetic test signals.
+public enum TestSignal {
+    public static func sine(frequency: Double, sampleRate: Double, frames: Int, amplitude: Float = 1,
+                            phase: Double = 0) -> [Float] {
+        (0..<frames).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / sampleRate + phase)) }
+    }
+
+    /// A ramp 0, 1, 2, … scaled: every sample distinct, so a seam or skipped frame is visible.
+    public static func ramp(frames: Int, scale: Float = 1e-4, offset: Float = 0) -> [Float] {
+        (0..<frames).map { Float($0) * scale + offset }
+    }
+}

@@ -1,0 +1,351 @@
+// Control side. The JACK client that drives a RenderEngine: opens, registers ports and callbacks,
+// activates, connects, and closes. The process callback itself lives in JackRenderContext.swift.
+// Threads: public methods from any thread (serialized by a lock); events on the host's event thread.
+import AudioGraph
+import CJack
+import Glibc
+import Synchronization
+
+/// Runs a `RenderEngine` as a JACK client with ports `out_1…out_N` and `in_1…in_M`.
+///
+/// Threads:
+/// - JACK's process thread calls `RenderEngine.render` once per period (nothing else: no allocation,
+///   locks, ARC or IPC);
+/// - libjack's notification thread records xruns, period and rate changes and server shutdown, and
+///   wakes the host's event thread through a pipe;
+/// - the host's event thread delivers `JackHostEvent`s to `onEvent` and, when the
+///   server dies, closes the client (which must not happen inside the shutdown callback).
+///
+/// The host never starts a server: it opens with `JackNoStartServer` (use `JackServerLauncher` for
+/// that). `stop()` is idempotent and runs on deinit.
+public final class JackHost: Sendable {
+    public let configuration: JackHostConfiguration
+    /// The engine rendered by the process callback. Its control side (`Engine.poll()`) is the embedding
+    /// layer's job.
+    public let renderEngine: RenderEngine
+    let core = JackHostCore()
+
+    /// Control side. Nothing is opened until `start()`.
+    public init(configuration: JackHostConfiguration = JackHostConfiguration(), renderEngine: RenderEngine,
+                onEvent: (@Sendable (JackHostEvent) -> Void)? = nil) {
+        self.configuration = configuration
+        self.renderEngine = renderEngine
+        core.handler.withLock { $0 = onEvent }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Receives events on the host's event thread (never a JACK thread). The handler may call `stop()`
+    /// or `start()`; it must not block for long (events queue behind it).
+    public var onEvent: (@Sendable (JackHostEvent) -> Void)? {
+        get { core.handler.withLock { $0 } }
+        set { core.handler.withLock { $0 = newValue } }
+    }
+
+    /// Test hook: `hook` runs once, on JACK's process thread, at the start of the first cycle after the
+    /// next `start()` (for example `{ ss_track_current_thread(1) }`). It must be RT-safe itself.
+    public func setRenderThreadStartHook(_ hook: (@convention(c) () -> Void)?) {
+        core.state.withLock { $0.startHook = hook }
+    }
+
+    // MARK: Start and stop
+
+    /// Control side; blocks for the IPC with jackd (typically a few ms, up to seconds on a loaded
+    /// server). Opens the client (never starting a server), registers ports and callbacks, activates,
+    /// then makes the configured connections; a failed connection is reported, not thrown.
+    public func start() throws(JackHostError) -> JackHostStartReport {
+        reapFinishedSession()
+        let startHook = core.state.withLock { $0.startHook }
+        let result: Result<(JackHostStartReport, JackSession), JackHostError> = core.state.withLock { state in
+            if state.session != nil { return .failure(.alreadyRunning) }
+            switch open(startHook: startHook) {
+            case .failure(let error):
+                return .failure(error)
+            case .success(let (report, session)):
+                state.session = session
+                return .success((report, session))
+            }
+        }
+        switch result {
+        case .failure(let error): throw error
+        case .success(let (report, _)): return report
+        }
+    }
+
+    /// Control side. Deactivates and closes the client, then waits for the event thread to finish.
+    /// Idempotent; safe after the server died and from inside `onEvent`.
+    public func stop() {
+        let thread: pthread_t? = core.state.withLock { state in
+            guard var session = state.session else { return nil }
+            if let client = session.client {
+                _ = jack_deactivate(client)
+                _ = jack_client_close(client)
+                session.client = nil
+            }
+            close(session.wakeFD)
+            state.session = nil
+            return session.eventThread
+        }
+        if let thread { Self.finish(thread) }
+    }
+
+    /// After a server loss the session stays (names stay readable) until `stop()` or the next `start()`.
+    private func reapFinishedSession() {
+        let isLost = core.state.withLock { $0.session?.isServerLost ?? false }
+        if isLost { stop() }
+    }
+
+    /// Joins `thread`, or detaches it when called on that thread (a handler calling `stop()`).
+    private static func finish(_ thread: pthread_t) {
+        if pthread_equal(thread, pthread_self()) != 0 {
+            _ = pthread_detach(thread)
+        } else {
+            _ = pthread_join(thread, nil)
+        }
+    }
+
+    /// Opens and activates a client. Called with the state lock held; on failure nothing stays open.
+    private func open(startHook: (@convention(c) () -> Void)?) -> Result<(JackHostStartReport, JackSession), JackHostError> {
+        let config = configuration
+        if let problem = Self.validate(config) { return .failure(.invalidConfiguration(problem)) }
+        let serverName = config.resolvedServerName
+
+        var status = jack_status_t(rawValue: 0)
+        let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
+        guard let client = jackshim_client_open(config.clientName, options, &status, serverName) else {
+            let bits = status.rawValue
+            if bits & JackServerFailed.rawValue != 0 || bits & JackServerError.rawValue != 0 {
+                return .failure(.serverNotRunning(server: serverName, status: bits))
+            }
+            return .failure(.openFailed(server: serverName, status: bits))
+        }
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) != 0 {
+            let code = errno
+            _ = jack_client_close(client)
+            return .failure(.systemResourceFailed(what: "event pipe", errno: code))
+        }
+        // Writers (callbacks) never block; the event thread's reads do. Neither end leaks into children.
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        let context = JackRenderContext.make(
+            engine: renderEngine, core: core, client: client, outputCount: config.outputChannelCount,
+            inputCount: config.inputChannelCount, wakeFD: fds[1], startHook: startHook)
+        // Until the event thread owns the context, failures undo everything here.
+        func fail(_ error: JackHostError) -> Result<(JackHostStartReport, JackSession), JackHostError> {
+            _ = jack_client_close(client)
+            JackRenderContext.destroy(context)
+            close(fds[0])
+            close(fds[1])
+            return .failure(error)
+        }
+
+        let actualName = String(cString: jack_get_client_name(client))
+        // Known before the callbacks are set, so their first (synchronous) calls announce nothing.
+        // Relaxed: the event thread starts later (pthread_create orders it).
+        core.sampleRateValue.store(Int(jack_get_sample_rate(client)), ordering: .relaxed)
+        core.bufferSizeValue.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
+        core.serverLostFlag.store(false, ordering: .relaxed)
+
+        let arg = UnsafeMutableRawPointer(context)
+        if jack_set_process_callback(client, jackProcessCallback, arg) != 0 {
+            return fail(.callbackRegistrationFailed(callback: "process"))
+        }
+        if jack_set_buffer_size_callback(client, jackBufferSizeCallback, arg) != 0 {
+            return fail(.callbackRegistrationFailed(callback: "buffer-size"))
+        }
+        if jack_set_sample_rate_callback(client, jackSampleRateCallback, arg) != 0 {
+            return fail(.callbackRegistrationFailed(callback: "sample-rate"))
+        }
+        if jack_set_xrun_callback(client, jackXRunCallback, arg) != 0 {
+            return fail(.callbackRegistrationFailed(callback: "xrun"))
+        }
+        jack_on_info_shutdown(client, jackInfoShutdownCallback, arg)
+
+        var outputNames: [String] = []
+        var inputNames: [String] = []
+        let portFlags = [UInt(JackPortIsOutput.rawValue), UInt(JackPortIsInput.rawValue)]
+        for (direction, count) in [config.outputChannelCount, config.inputChannelCount].enumerated() {
+            for i in 0..<count {
+                let shortName = (direction == 0 ? "out_" : "in_") + String(i + 1)
+                guard let port = jack_port_register(client, shortName, JACK_DEFAULT_AUDIO_TYPE, portFlags[direction], 0)
+                else { return fail(.portRegistrationFailed(port: shortName)) }
+                let fullName = String(cString: jack_port_name(port))
+                if direction == 0 {
+                    context.pointee.outputPorts[i] = port
+                    outputNames.append(fullName)
+                } else {
+                    context.pointee.inputPorts[i] = port
+                    inputNames.append(fullName)
+                }
+            }
+        }
+
+        let thread: pthread_t
+        switch JackHostCore.startEventThread(core: core, readFD: fds[0], context: context) {
+        case .failure(let error): return fail(error)
+        case .success(let t): thread = t
+        }
+        // From here the event thread owns the context and the read end; closing the write end stops it.
+        // Relaxed: jack_activate's IPC orders it before the first cycle.
+        core.startHookPending.store(startHook != nil, ordering: .relaxed)
+        let code = jack_activate(client)
+        if code != 0 {
+            _ = jack_client_close(client)
+            close(fds[1])
+            Self.finish(thread)
+            return .failure(.activationFailed(code: code))
+        }
+
+        var session = JackSession(
+            client: client, context: context, wakeFD: fds[1], eventThread: thread, actualClientName: actualName,
+            serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames)
+        let connections = makeConnections(client: client, session: session)
+        session.isServerLost = false
+        let report = JackHostStartReport(
+            requestedClientName: config.clientName, actualClientName: actualName, serverName: serverName,
+            sampleRate: core.sampleRateValue.load(ordering: .relaxed),
+            bufferSize: core.bufferSizeValue.load(ordering: .relaxed),
+            outputPorts: outputNames, inputPorts: inputNames, connections: connections)
+        return .success((report, session))
+    }
+
+    /// Physical outputs first (when configured), then the configured pairs.
+    private func makeConnections(client: OpaquePointer, session: JackSession) -> [JackConnectionResult] {
+        var results: [JackConnectionResult] = []
+        if configuration.connectPhysicalOutputs {
+            let physical = JackPorts.physicalPorts(client: client, direction: .playback)
+            if physical.isEmpty && !session.outputPortNames.isEmpty {
+                results.append(JackConnectionResult(
+                    source: session.outputPortNames[0], destination: "(physical playback)",
+                    outcome: .failed("the server has no physical playback ports")))
+            }
+            let outputs = session.outputPortNames
+            let pairs: [(String, String)] = outputs.count == 1
+                ? physical.prefix(2).map { (outputs[0], $0) }
+                : zip(outputs, physical).map { ($0, $1) }
+            for (source, destination) in pairs {
+                results.append(JackPorts.connect(client: client, source, destination))
+            }
+        }
+        for pair in configuration.connections {
+            let source = resolve(pair.from, clientName: session.actualClientName)
+            let destination = resolve(pair.to, clientName: session.actualClientName)
+            results.append(JackPorts.connect(client: client, source, destination))
+        }
+        return results
+    }
+
+    /// A name without ':' is one of our own ports.
+    private func resolve(_ port: String, clientName: String) -> String {
+        port.contains(":") ? port : clientName + ":" + port
+    }
+
+    private static func validate(_ config: JackHostConfiguration) -> String? {
+        let maxName = Int(jack_client_name_size()) - 1
+        if config.clientName.isEmpty { return "the client name is empty" }
+        if config.clientName.utf8.count > maxName {
+            return "the client name '\(config.clientName)' is longer than \(maxName) bytes"
+        }
+        if config.clientName.contains(":") { return "the client name must not contain ':'" }
+        let range = 0...JackHostConfiguration.maximumChannelCount
+        if !range.contains(config.outputChannelCount) {
+            return "outputChannelCount \(config.outputChannelCount) is outside \(range)"
+        }
+        if !range.contains(config.inputChannelCount) {
+            return "inputChannelCount \(config.inputChannelCount) is outside \(range)"
+        }
+        return nil
+    }
+
+    // MARK: State (any thread)
+
+    /// True while the client is open and active (false after `stop()` and after the server died).
+    public var isRunning: Bool { core.state.withLock { $0.session?.client != nil } }
+
+    /// True after the server died, until `stop()` or the next `start()`.
+    public var isServerLost: Bool { core.state.withLock { $0.session?.isServerLost ?? false } }
+
+    /// The server's sample rate in Hz, as last reported (0 before the first start).
+    public var sampleRate: Int { core.sampleRateValue.load(ordering: .relaxed) }
+
+    /// The server's period in frames, as last reported (0 before the first start).
+    public var bufferSize: Int { core.bufferSizeValue.load(ordering: .relaxed) }
+
+    /// Xruns reported since the host was created. Expect some without realtime scheduling.
+    public var xrunCount: Int { core.xrunCounter.load(ordering: .relaxed) }
+
+    /// Process cycles run since the host was created (goes up while audio flows).
+    public var processCycleCount: Int { core.cycleCounter.load(ordering: .relaxed) }
+
+    /// `jack_cpu_load`: the server's DSP load in percent (all clients), 0 when not running.
+    public var cpuLoad: Double {
+        core.state.withLock { state in
+            guard let client = state.session?.client else { return 0 }
+            return Double(jack_cpu_load(client))
+        }
+    }
+
+    /// The client's name as JACK knows it (nil when no session exists). Kept after a server loss until
+    /// `stop()`.
+    public var actualClientName: String? { core.state.withLock { $0.session?.actualClientName } }
+
+    /// The server this host uses (or would use): the session's, else the configuration's resolved name.
+    public var serverName: String {
+        core.state.withLock { $0.session?.serverName } ?? configuration.resolvedServerName
+    }
+
+    /// Full names of our playback ports (empty when no session exists).
+    public var outputPortNames: [String] { core.state.withLock { $0.session?.outputPortNames ?? [] } }
+
+    /// Full names of our capture ports (empty when no session exists).
+    public var inputPortNames: [String] { core.state.withLock { $0.session?.inputPortNames ?? [] } }
+
+    // MARK: Ports (control side; wrap JackPorts on our client)
+
+    /// Physical playback ports of the server (empty when not running).
+    public func physicalPlaybackPorts() -> [String] {
+        withClient { JackPorts.physicalPorts(client: $0, direction: .playback) } ?? []
+    }
+
+    /// Physical capture ports of the server (empty when not running).
+    public func physicalCapturePorts() -> [String] {
+        withClient { JackPorts.physicalPorts(client: $0, direction: .capture) } ?? []
+    }
+
+    /// Connects two ports, in either order; names without ':' are our own ports (`out_1`).
+    public func connect(_ source: String, to destination: String) -> JackConnectionResult {
+        withClientAndName { client, name in
+            JackPorts.connect(client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
+        } ?? JackConnectionResult(source: source, destination: destination, outcome: .failed("the JACK host is not running"))
+    }
+
+    /// Disconnects two ports, in either order; names without ':' are our own ports.
+    public func disconnect(_ source: String, from destination: String) -> JackConnectionResult {
+        withClientAndName { client, name in
+            JackPorts.disconnect(client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
+        } ?? JackConnectionResult(source: source, destination: destination, outcome: .failed("the JACK host is not running"))
+    }
+
+    /// Full names of the ports connected to `port` (ours when it has no ':').
+    public func connections(of port: String) -> [String] {
+        withClientAndName { client, name in
+            JackPorts.connections(client: client, port: resolve(port, clientName: name))
+        } ?? []
+    }
+
+    private func withClient<T>(_ body: (OpaquePointer) -> T) -> T? {
+        withClientAndName { client, _ in body(client) }
+    }
+
+    /// Runs `body` under the state lock, so the client cannot be closed meanwhile.
+    private func withClientAndName<T>(_ body: (OpaquePointer, String) -> T) -> T? {
+        core.state.withLock { state in
+            guard let session = state.session, let client = session.client else { return nil }
+            return body(client, session.actualClientName)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+// Control side plus the host's event thread. State shared by `JackHost`, the libjack callbacks (through
+// `JackRenderContext.core`) and the event thread, which outlives neither the client nor this object.
+import CJack
+import Glibc
+import Synchronization
+
+/// One open client and what belongs to it. Lives in `JackHostCore.state`; touched only under its lock,
+/// which is what makes the raw pointers safe to share (hence `nonisolated(unsafe)`).
+struct JackSession: Sendable {
+    /// nil once closed (by `stop()`, or by the event thread after the server died).
+    nonisolated(unsafe) var client: OpaquePointer?
+    /// Owned by the session's event thread, which frees it when it exits (after the client is closed).
+    nonisolated(unsafe) var context: UnsafeMutablePointer<JackRenderContext>?
+    /// Write end of the event pipe; closing it (after the client) makes the event thread exit.
+    var wakeFD: Int32
+    var eventThread: pthread_t?
+    var actualClientName: String
+    var serverName: String
+    var outputPortNames: [String]
+    var inputPortNames: [String]
+    var isServerLost = false
+}
+
+/// Mutable host state guarded by `JackHostCore.state`.
+struct JackHostState: Sendable {
+    var session: JackSession?
+    nonisolated(unsafe) var startHook: (@convention(c) () -> Void)?
+}
+
+/// Shared by the host object, the callbacks and the event thread. Callbacks only touch the atomics.
+final class JackHostCore: Sendable {
+    /// Last sample rate / period reported by the server (0 before the first start).
+    let sampleRateValue = Atomic<Int>(0)
+    let bufferSizeValue = Atomic<Int>(0)
+    /// Xruns since the host was created; delay of the latest one (Float bits, µs).
+    let xrunCounter = Atomic<Int>(0)
+    let xrunDelayBits = Atomic<UInt32>(0)
+    /// Process cycles run since the host was created.
+    let cycleCounter = Atomic<Int>(0)
+    /// Set before activation when a start hook is installed; cleared by the first process cycle.
+    let startHookPending = Atomic<Bool>(false)
+    /// Set by the info-shutdown callback; cleared by `start()`.
+    let serverLostFlag = Atomic<Bool>(false)
+    let shutdownStatus = Atomic<UInt32>(0)
+    let handler = Mutex<(@Sendable (JackHostEvent) -> Void)?>(nil)
+    let state = Mutex<JackHostState>(JackHostState())
+
+    /// Event thread. Passes `event` to the handler, outside every lock.
+    func deliver(_ event: JackHostEvent) {
+        if let handler = handler.withLock({ $0 }) { handler(event) }
+    }
+
+    // MARK: Event thread
+
+    /// Starts the session's event thread. Returns its id, or the errno of pthread_create.
+    static func startEventThread(core: JackHostCore, readFD: Int32,
+                                 context: UnsafeMutablePointer<JackRenderContext>) -> Result<pthread_t, JackHostError> {
+        let arguments = Unmanaged.passRetained(EventThreadArguments(core: core, readFD: readFD, context: context))
+        var thread = pthread_t()
+        let code = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            let arguments = Unmanaged<EventThreadArguments>.fromOpaque(raw).takeRetainedValue()
+            arguments.core.runEventThread(readFD: arguments.readFD, context: arguments.context)
+            return nil
+        }, arguments.toOpaque())
+        if code != 0 {
+            arguments.release()
+            return .failure(.systemResourceFailed(what: "event thread", errno: code))
+        }
+        return .success(thread)
+    }
+
+    /// Event thread body: turns pipe bytes into events until the pipe's write end is closed (the host
+    /// stopped) or the server is lost; then frees the session's context.
+    private func runEventThread(readFD: Int32, context: UnsafeMutablePointer<JackRenderContext>) {
+        var bytes = [UInt8](repeating: 0, count: 256)
+        loop: while true {
+            let count = bytes.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            var xrun = false, bufferSize = false, sampleRate = false
+            for byte in bytes[0..<count] {
+                switch JackWakeByte(rawValue: byte) {
+                case .xrun: xrun = true
+                case .bufferSize: bufferSize = true
+                case .sampleRate: sampleRate = true
+                case .shutdown, nil: break
+                }
+            }
+            // Acquire: pairs with the shutdown callback's release (reason bytes, status).
+            let lost = serverLostFlag.load(ordering: .acquiring)
+            if sampleRate { deliver(.sampleRateChanged(rate: sampleRateValue.load(ordering: .relaxed))) }
+            if bufferSize { deliver(.bufferSizeChanged(frames: bufferSizeValue.load(ordering: .relaxed))) }
+            if xrun {
+                // Relaxed: statistics.
+                let delay = Float(bitPattern: xrunDelayBits.load(ordering: .relaxed))
+                deliver(.xrun(count: xrunCounter.load(ordering: .relaxed), delayedMicroseconds: Double(delay)))
+            }
+            if lost {
+                closeLostClient(context: context)
+                deliver(.serverLost(reason: String(cString: context.pointee.reason)))
+                break loop
+            }
+        }
+        close(readFD)
+        // The client is closed on every path out of the loop: the host closes it before closing the
+        // pipe; `closeLostClient` closes it on loss; a failed read (never seen) falls back below.
+        state.withLock { state in
+            if state.session?.context == context {
+                if let client = state.session?.client {
+                    _ = jack_deactivate(client)
+                    _ = jack_client_close(client)
+                    state.session?.client = nil
+                }
+                state.session?.context = nil
+            }
+        }
+        JackRenderContext.destroy(context)
+    }
+
+    /// Event thread, after the server died: closes the client (jack.h: never inside the shutdown
+    /// callback, but the handle must still be closed) and marks the session lost.
+    private func closeLostClient(context: UnsafeMutablePointer<JackRenderContext>) {
+        state.withLock { state in
+            guard state.session?.context == context else { return }
+            if let client = state.session?.client {
+                _ = jack_client_close(client)
+                state.session?.client = nil
+            }
+            state.session?.isServerLost = true
+        }
+    }
+}
+
+/// Handed to the event thread through `pthread_create`'s argument.
+private final class EventThreadArguments {
+    let core: JackHostCore
+    let readFD: Int32
+    let context: UnsafeMutablePointer<JackRenderContext>
+
+    init(core: JackHostCore, readFD: Int32, context: UnsafeMutablePointer<JackRenderContext>) {
+        self.core = core
+        self.readFD = readFD
+        self.context = context
+    }
+}

@@ -1,0 +1,17 @@
+// Control side. Notifications from the JACK host, delivered on the host's event thread (never the
+// process thread, never a libjack thread).
+
+/// Something the JACK server did to the host.
+public enum JackHostEvent: Sendable, Equatable {
+    /// The server reported an xrun. `count` is the host's total so far; `delayedMicroseconds` is
+    /// `jack_get_xrun_delayed_usecs()` for the latest one. Several xruns may arrive as one event.
+    case xrun(count: Int, delayedMicroseconds: Double)
+    /// The period changed (for example `jack_bufsize 128`). Nothing is reallocated: the render engine
+    /// sub-blocks any period.
+    case bufferSizeChanged(frames: Int)
+    /// The server's sample rate changed; the embedding layer should call `Engine.setSampleRate`.
+    case sampleRateChanged(rate: Int)
+    /// The server went away (jackd exited or was killed). The client is already closed when this
+    /// arrives; the host is stopped and may be started again once a server is back.
+    case serverLost(reason: String)
+}

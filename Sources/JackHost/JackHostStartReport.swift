@@ -1,0 +1,67 @@
+// Control side. What `JackHost.start()` achieved: the names in force and each requested connection.
+
+/// The outcome of one requested connection.
+public struct JackConnectionResult: Sendable, Equatable, CustomStringConvertible {
+    /// How a connection request ended.
+    public enum Outcome: Sendable, Equatable {
+        case connected
+        /// The ports were already connected (JACK's EEXIST); counts as success.
+        case alreadyConnected
+        /// Why it failed, in words (unknown port, wrong direction, refused by the server…).
+        case failed(String)
+    }
+
+    /// Full name of the output (source) port, after resolving our own short names.
+    public var source: String
+    /// Full name of the input (destination) port.
+    public var destination: String
+    public var outcome: Outcome
+
+    public init(source: String, destination: String, outcome: Outcome) {
+        self.source = source
+        self.destination = destination
+        self.outcome = outcome
+    }
+
+    /// True when the two ports end up connected.
+    public var isConnected: Bool {
+        switch outcome {
+        case .connected, .alreadyConnected: return true
+        case .failed: return false
+        }
+    }
+
+    public var description: String {
+        switch outcome {
+        case .connected: return "\(source) -> \(destination)"
+        case .alreadyConnected: return "\(source) -> \(destination) (already connected)"
+        case .failed(let why): return "\(source) -> \(destination) FAILED: \(why)"
+        }
+    }
+}
+
+/// What a successful `JackHost.start()` opened.
+public struct JackHostStartReport: Sendable, Equatable {
+    /// The name asked for in the configuration.
+    public var requestedClientName: String
+    /// The name JACK gave the client (differs when the requested one was taken).
+    public var actualClientName: String
+    /// The server the client is on.
+    public var serverName: String
+    /// Server sample rate in Hz.
+    public var sampleRate: Int
+    /// Server period in frames.
+    public var bufferSize: Int
+    /// Full names of our playback ports (`actualClientName:out_1`, …).
+    public var outputPorts: [String]
+    /// Full names of our capture ports (`actualClientName:in_1`, …).
+    public var inputPorts: [String]
+    /// Every connection attempted (physical ones first, then the configured ones), in order.
+    public var connections: [JackConnectionResult]
+
+    /// True when JACK renamed the client because the requested name was taken.
+    public var wasRenamed: Bool { actualClientName != requestedClientName }
+
+    /// The attempts that failed.
+    public var failedConnections: [JackConnectionResult] { connections.filter { !$0.isConnected } }
+}

@@ -1,0 +1,128 @@
+// Control side only (jack_get_ports allocates, jack_connect talks to jackd): listing, connecting and
+// disconnecting ports by full name on an open client. Never call these from the process callback.
+import CJack
+import Glibc
+
+/// Port queries and connections on an open JACK client (`jack_client_t *`).
+///
+/// `JackHost` wraps these for its own client (resolving `out_1`-style short names); the functions are
+/// public so other control-side code holding a client can use them too.
+public enum JackPorts {
+    /// Which physical ports to list.
+    public enum Direction: Sendable {
+        /// Physical sinks (`system:playback_N`): our outputs connect to them.
+        case playback
+        /// Physical sources (`system:capture_N`): they connect to our inputs.
+        case capture
+    }
+
+    /// Full names of the physical audio ports in `direction`, in the server's order.
+    public static func physicalPorts(client: OpaquePointer, direction: Direction) -> [String] {
+        // A physical playback port is an input of the graph (audio flows into it), and vice versa.
+        let flag = direction == .playback ? JackPortIsInput.rawValue : JackPortIsOutput.rawValue
+        return ports(client: client, pattern: nil, type: JACK_DEFAULT_AUDIO_TYPE,
+                     flags: UInt(flag | JackPortIsPhysical.rawValue))
+    }
+
+    /// Full names of ports matching `pattern` (a regular expression, nil for all), `type` (nil for all)
+    /// and every bit of `flags` (JackPortFlags; 0 for any).
+    public static func ports(client: OpaquePointer, pattern: String?, type: String?, flags: UInt) -> [String] {
+        guard let list = jack_get_ports(client, pattern, type, flags) else { return [] }
+        defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
+        var names: [String] = []
+        var index = 0
+        while let name = list[index] {
+            names.append(String(cString: name))
+            index += 1
+        }
+        return names
+    }
+
+    /// Full names of the ports connected to `port`; empty when there are none or `port` is unknown.
+    public static func connections(client: OpaquePointer, port: String) -> [String] {
+        guard let handle = jack_port_by_name(client, port),
+              let list = jack_port_get_all_connections(client, handle) else { return [] }
+        defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
+        var names: [String] = []
+        var index = 0
+        while let name = list[index] {
+            names.append(String(cString: name))
+            index += 1
+        }
+        return names
+    }
+
+    /// Connects two ports given by full name. The pair may be given in either order: the output port
+    /// becomes the source. Already connected counts as success. The result is checked with
+    /// `jack_port_connected_to`, because a server started with `-a a` returns 0 while ignoring
+    /// self-connect requests.
+    public static func connect(client: OpaquePointer, _ first: String, _ second: String) -> JackConnectionResult {
+        switch orient(client: client, first, second) {
+        case .failure(let failed):
+            return failed.result
+        case .success(let (source, destination, sourcePort)):
+            if jack_port_connected_to(sourcePort, destination) != 0 {
+                return JackConnectionResult(source: source, destination: destination, outcome: .alreadyConnected)
+            }
+            let code = jack_connect(client, source, destination)
+            if code != 0 && code != EEXIST {
+                return JackConnectionResult(source: source, destination: destination,
+                                            outcome: .failed("jack_connect returned \(code) (incompatible port types"
+                                                + " or refused by the server's self-connect policy)"))
+            }
+            if jack_port_connected_to(sourcePort, destination) == 0 {
+                return JackConnectionResult(source: source, destination: destination,
+                                            outcome: .failed("the server ignored the request (self-connect policy `jackd -a`?)"))
+            }
+            return JackConnectionResult(source: source, destination: destination,
+                                        outcome: code == EEXIST ? .alreadyConnected : .connected)
+        }
+    }
+
+    /// Disconnects two ports given by full name, in either order. Returns `.connected` as the outcome
+    /// when a connection was removed, `.failed` otherwise (including "were not connected").
+    public static func disconnect(client: OpaquePointer, _ first: String, _ second: String) -> JackConnectionResult {
+        switch orient(client: client, first, second) {
+        case .failure(let failed):
+            return failed.result
+        case .success(let (source, destination, sourcePort)):
+            if jack_port_connected_to(sourcePort, destination) == 0 {
+                return JackConnectionResult(source: source, destination: destination, outcome: .failed("not connected"))
+            }
+            let code = jack_disconnect(client, source, destination)
+            if code != 0 {
+                return JackConnectionResult(source: source, destination: destination,
+                                            outcome: .failed("jack_disconnect returned \(code)"))
+            }
+            return JackConnectionResult(source: source, destination: destination, outcome: .connected)
+        }
+    }
+
+    /// Looks both ports up and orders them output → input.
+    private static func orient(client: OpaquePointer, _ first: String, _ second: String)
+        -> Result<(String, String, OpaquePointer), FailedConnection> {
+        guard let a = jack_port_by_name(client, first) else {
+            return .failure(FailedConnection(first, second, "no port named '\(first)' (jack_lsp lists the ports)"))
+        }
+        guard let b = jack_port_by_name(client, second) else {
+            return .failure(FailedConnection(first, second, "no port named '\(second)' (jack_lsp lists the ports)"))
+        }
+        let output = UInt32(JackPortIsOutput.rawValue)
+        let input = UInt32(JackPortIsInput.rawValue)
+        let flagsA = UInt32(bitPattern: jack_port_flags(a))
+        let flagsB = UInt32(bitPattern: jack_port_flags(b))
+        if flagsA & output != 0 && flagsB & input != 0 { return .success((first, second, a)) }
+        if flagsA & input != 0 && flagsB & output != 0 { return .success((second, first, b)) }
+        let kind = flagsA & output != 0 ? "outputs" : "inputs"
+        return .failure(FailedConnection(first, second, "both ports are \(kind); connect an output to an input"))
+    }
+}
+
+/// A connection result that is an error (so it can travel in `Result`).
+struct FailedConnection: Error {
+    let result: JackConnectionResult
+    init(_ source: String, _ destination: String, _ why: String) {
+        result = JackConnectionResult(source: source, destination: destination, outcome: .failed(why))
+    }
+}
+

@@ -1,0 +1,185 @@
+// Render side and libjack threads. The raw context handed to libjack as the callbacks' `void *arg`, and
+// the C callbacks themselves. The process callback runs on JACK's RT thread: it touches only
+// preallocated memory, atomics and jack_port_get_buffer. The notification callbacks run on libjack's
+// notification thread and behave like signal handlers: they store atomics and write one byte to a
+// non-blocking pipe; the host's event thread does the rest.
+import AudioGraph
+import CJack
+import Glibc
+import Synchronization
+
+/// Everything the callbacks need, in one allocation whose address never changes while the client is
+/// open. Every field is trivial (no ARC): class instances are held as `Unmanaged` and used through
+/// `_withUnsafeGuaranteedRef`. Created and destroyed on the control side (`make` / `destroy`).
+struct JackRenderContext {
+    /// Retained by `make`, released by `destroy`.
+    let engine: Unmanaged<RenderEngine>
+    /// Retained by `make`, released by `destroy`.
+    let core: Unmanaged<JackHostCore>
+    let client: OpaquePointer
+    let outputPorts: UnsafeMutablePointer<OpaquePointer?>
+    let outputBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    let outputCount: Int
+    let inputPorts: UnsafeMutablePointer<OpaquePointer?>
+    let inputBuffers: UnsafeMutablePointer<UnsafePointer<Float>?>
+    let inputCount: Int
+    /// Write end of the event pipe (non-blocking).
+    let wakeFD: Int32
+    /// Copy of the shutdown reason, NUL-terminated; written only by the info-shutdown callback.
+    let reason: UnsafeMutablePointer<CChar>
+    /// Test hook run once on the process thread (see `JackHost.setRenderThreadStartHook`).
+    let startHook: (@convention(c) () -> Void)?
+
+    static let reasonCapacity = 256
+
+    /// Control side. Allocates a context for `outputCount` / `inputCount` ports (filled in later).
+    static func make(engine: RenderEngine, core: JackHostCore, client: OpaquePointer, outputCount: Int,
+                     inputCount: Int, wakeFD: Int32, startHook: (@convention(c) () -> Void)?)
+        -> UnsafeMutablePointer<JackRenderContext> {
+        let outputPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: max(1, outputCount))
+        outputPorts.initialize(repeating: nil, count: max(1, outputCount))
+        let outputBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: max(1, outputCount))
+        outputBuffers.initialize(repeating: nil, count: max(1, outputCount))
+        let inputPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: max(1, inputCount))
+        inputPorts.initialize(repeating: nil, count: max(1, inputCount))
+        let inputBuffers = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: max(1, inputCount))
+        inputBuffers.initialize(repeating: nil, count: max(1, inputCount))
+        let reason = UnsafeMutablePointer<CChar>.allocate(capacity: reasonCapacity)
+        reason.initialize(repeating: 0, count: reasonCapacity)
+        let context = UnsafeMutablePointer<JackRenderContext>.allocate(capacity: 1)
+        context.initialize(to: JackRenderContext(
+            engine: .passRetained(engine), core: .passRetained(core), client: client,
+            outputPorts: outputPorts, outputBuffers: outputBuffers, outputCount: outputCount,
+            inputPorts: inputPorts, inputBuffers: inputBuffers, inputCount: inputCount,
+            wakeFD: wakeFD, reason: reason, startHook: startHook))
+        return context
+    }
+
+    /// Control side. Frees a context. The client it was given to must be closed (no callback may run).
+    static func destroy(_ context: UnsafeMutablePointer<JackRenderContext>) {
+        let c = context.pointee
+        c.outputPorts.deallocate()
+        c.outputBuffers.deallocate()
+        c.inputPorts.deallocate()
+        c.inputBuffers.deallocate()
+        c.reason.deallocate()
+        c.engine.release()
+        c.core.release()
+        context.deinitialize(count: 1)
+        context.deallocate()
+    }
+
+    /// Any thread except the RT thread in a hot loop. Writes one byte to the event pipe; drops it if
+    /// the pipe is full (the state it announces is in atomics anyway). Async-signal-safe.
+    static func wake(_ context: UnsafeMutablePointer<JackRenderContext>, _ byte: JackWakeByte) {
+        var value = byte.rawValue
+        _ = write(context.pointee.wakeFD, &value, 1)
+    }
+}
+
+/// What a byte on the event pipe announces.
+enum JackWakeByte: UInt8 {
+    case xrun = 1
+    case bufferSize = 2
+    case sampleRate = 3
+    case shutdown = 4
+}
+
+// MARK: - Callbacks (non-capturing closures, so they convert to C function pointers)
+
+/// RT thread, every period. Exactly: port buffers → render → return 0 (STYLE C3). Flush-to-zero is set
+/// by `RenderEngine.render`. Not annotated `@_noLocks`: the checker rejects every call into C
+/// (jack_port_get_buffer) and into non-inlinable code of other modules; the allocation-counter test
+/// checks this path at runtime instead.
+let jackProcessCallback: JackProcessCallback = { frames, arg in
+    guard let arg else { return 0 }
+    let context = arg.assumingMemoryBound(to: JackRenderContext.self)
+    let outputCount = context.pointee.outputCount
+    let inputCount = context.pointee.inputCount
+    let outputs = context.pointee.outputBuffers
+    let inputs = context.pointee.inputBuffers
+    for i in 0..<outputCount {
+        outputs[i] = jack_port_get_buffer(context.pointee.outputPorts[i], frames)?
+            .assumingMemoryBound(to: Float.self)
+    }
+    for i in 0..<inputCount {
+        inputs[i] = UnsafePointer(jack_port_get_buffer(context.pointee.inputPorts[i], frames)?
+            .assumingMemoryBound(to: Float.self))
+    }
+    context.pointee.core._withUnsafeGuaranteedRef { core in
+        // Relaxed: the flag only gates a one-shot test hook; the exchange makes it run once.
+        if core.startHookPending.load(ordering: .relaxed),
+           core.startHookPending.exchange(false, ordering: .relaxed) {
+            context.pointee.startHook?()
+        }
+        // Relaxed: a statistic (liveness of the process thread).
+        core.cycleCounter.wrappingAdd(1, ordering: .relaxed)
+    }
+    context.pointee.engine._withUnsafeGuaranteedRef { engine in
+        engine.render(frameCount: Int(frames), inputs: inputCount > 0 ? UnsafePointer(inputs) : nil,
+                      inputCount: inputCount, outputs: UnsafePointer(outputs), outputCount: outputCount)
+    }
+    return 0
+}
+
+/// Once at `jack_activate` on the RT thread (cycle suspended), later on the notification thread. Only
+/// records the size: nothing depends on it, because the render engine sub-blocks any period.
+let jackBufferSizeCallback: JackBufferSizeCallback = { frames, arg in
+    guard let arg else { return 0 }
+    let context = arg.assumingMemoryBound(to: JackRenderContext.self)
+    let changed = context.pointee.core._withUnsafeGuaranteedRef { core in
+        // Relaxed: a value the control side reads; the pipe byte (a syscall) orders the announcement.
+        core.bufferSizeValue.exchange(Int(frames), ordering: .relaxed) != Int(frames)
+    }
+    if changed { JackRenderContext.wake(context, .bufferSize) }
+    return 0
+}
+
+/// Synchronously inside `jack_set_sample_rate_callback`, later on the notification thread.
+let jackSampleRateCallback: JackSampleRateCallback = { rate, arg in
+    guard let arg else { return 0 }
+    let context = arg.assumingMemoryBound(to: JackRenderContext.self)
+    let changed = context.pointee.core._withUnsafeGuaranteedRef { core in
+        // Relaxed: as for the buffer size.
+        core.sampleRateValue.exchange(Int(rate), ordering: .relaxed) != Int(rate)
+    }
+    if changed { JackRenderContext.wake(context, .sampleRate) }
+    return 0
+}
+
+/// Notification thread.
+let jackXRunCallback: JackXRunCallback = { arg in
+    guard let arg else { return 0 }
+    let context = arg.assumingMemoryBound(to: JackRenderContext.self)
+    let delay = jack_get_xrun_delayed_usecs(context.pointee.client)
+    context.pointee.core._withUnsafeGuaranteedRef { core in
+        // Relaxed: statistics.
+        core.xrunDelayBits.store(delay.bitPattern, ordering: .relaxed)
+        core.xrunCounter.wrappingAdd(1, ordering: .relaxed)
+    }
+    JackRenderContext.wake(context, .xrun)
+    return 0
+}
+
+/// Notification thread, when the server goes away. Like a signal handler (jack.h): copies the reason
+/// into preallocated memory, sets a flag and writes a byte. The event thread closes the client.
+let jackInfoShutdownCallback: JackInfoShutdownCallback = { code, reason, arg in
+    guard let arg else { return }
+    let context = arg.assumingMemoryBound(to: JackRenderContext.self)
+    let buffer = context.pointee.reason
+    var length = 0
+    if let reason {
+        while length < JackRenderContext.reasonCapacity - 1 && reason[length] != 0 {
+            buffer[length] = reason[length]
+            length += 1
+        }
+    }
+    buffer[length] = 0
+    context.pointee.core._withUnsafeGuaranteedRef { core in
+        // Relaxed: published together with the flag below.
+        core.shutdownStatus.store(code.rawValue, ordering: .relaxed)
+        // Release: the reason bytes and status are visible to whoever acquires the flag.
+        core.serverLostFlag.store(true, ordering: .releasing)
+    }
+    JackRenderContext.wake(context, .shutdown)
+}

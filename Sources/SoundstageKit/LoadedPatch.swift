@@ -1,0 +1,48 @@
+// Control side. An engine built from a patch, with what the host needs to know to run it.
+import AudioGraph
+import Patches
+
+/// The result of loading a patch: a ready engine (nothing rendering yet) plus host settings.
+public final class LoadedPatch: Sendable {
+    public let engine: Engine
+    public let document: PatchDocument
+    /// JACK connections to make at start; short names are our own ports.
+    public let jackConnections: [(from: String, to: String)]
+    /// Connect our outputs to the physical playback ports.
+    public let connectPhysical: Bool
+
+    init(engine: Engine, document: PatchDocument, jackConnections: [(from: String, to: String)], connectPhysical: Bool) {
+        self.engine = engine
+        self.document = document
+        self.jackConnections = jackConnections
+        self.connectPhysical = connectPhysical
+    }
+
+    /// A few lines telling a person what the patch plays.
+    public func summary() -> String {
+        var lines: [String] = []
+        let config = engine.configuration
+        lines.append("engine: \(Int(config.sampleRate)) Hz, \(config.outputChannelCount) out, \(config.inputChannelCount) in, "
+            + "\(config.blockFrames)-frame sub-blocks")
+        for buffer in engine.buffers() {
+            let seconds = Double(buffer.frameCount) / buffer.sampleRate
+            lines.append("buffer \(buffer.name): \(buffer.channelCount) ch, \(buffer.frameCount) frames (\(String(format: "%.2f", seconds)) s)")
+        }
+        let order = engine.renderOrder()
+        for node in engine.nodes() where node.name != "output" {
+            var text = "node \(node.name) (\(node.kind.rawValue))"
+            if node.kind == .player {
+                let source = node.parameters["buffer"]?.stringValue ?? ""
+                let file = node.parameters["file"]?.stringValue ?? ""
+                let what = !source.isEmpty ? "buffer \(source)" : !file.isEmpty ? "file \(file)" : "nothing"
+                let looping = node.parameters["loop"]?.boolValue == true ? ", looping" : ""
+                let playing = node.parameters["playing"]?.boolValue == true ? "playing" : "stopped"
+                text += ": \(playing) \(what)\(looping)"
+            }
+            text += order.contains(node.name) ? "" : " [inactive: not connected to the output]"
+            lines.append(text)
+        }
+        lines.append("signal flow: " + engine.connections().map(\.description).joined(separator: ", "))
+        return lines.joined(separator: "\n")
+    }
+}

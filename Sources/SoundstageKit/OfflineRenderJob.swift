@@ -1,0 +1,34 @@
+// Control side. `soundstage render`: a patch rendered to a file faster than real time, no JACK.
+import AudioFiles
+import AudioGraph
+
+/// Renders a loaded patch to an audio file.
+public enum OfflineRenderJob {
+    /// Renders `duration` seconds of `patch` in host blocks of `blockFrames` and writes them to `path`
+    /// (format from the extension; WAV/CAF/AIFF as 32-bit float). Returns the frames written.
+    @discardableResult
+    public static func run(_ patch: LoadedPatch, to path: String, duration: Double, blockFrames: Int) throws(AudioFileError)
+        -> Int
+    {
+        let engine = patch.engine
+        let config = engine.configuration
+        let frames = Int((duration * config.sampleRate).rounded())
+        let writer = try AudioFileWriter(path: path, sampleRate: config.sampleRate, channelCount: config.outputChannelCount)
+        var interleaved = [Float](repeating: 0, count: max(1, blockFrames) * config.outputChannelCount)
+        var failure: AudioFileError?
+        OfflineRenderer(engine: engine).render(frameCount: frames, hostBlockFrames: blockFrames) { channels in
+            guard failure == nil else { return }
+            let n = channels.first?.count ?? 0
+            let count = channels.count
+            for f in 0..<n { for c in 0..<count { interleaved[f * count + c] = channels[c][f] } }
+            do {
+                try interleaved.withUnsafeBufferPointer { try writer.write(interleaved: $0, frames: n) }
+            } catch {
+                failure = error as? AudioFileError
+            }
+        }
+        if let failure { throw failure }
+        try writer.close()
+        return frames
+    }
+}

@@ -1,0 +1,191 @@
+// Control side. Builds an engine from a patch file: parse, configure, load buffers, attach, connect.
+// Everything is validated before any host starts, and every error carries its line and column.
+import AudioFiles
+import AudioGraph
+import Foundation
+import Patches
+
+/// Loads and checks patch files.
+public enum PatchLoader {
+    /// Options that override the patch's `engine:` section.
+    public struct Overrides: Sendable {
+        public var sampleRate: Double?
+        public var blockFrames: Int?
+        public init(sampleRate: Double? = nil, blockFrames: Int? = nil) {
+            self.sampleRate = sampleRate
+            self.blockFrames = blockFrames
+        }
+    }
+
+    /// Parses and builds the patch at `path`. On any error nothing is returned and every problem found
+    /// is reported.
+    public static func load(path: String, overrides: Overrides = Overrides()) throws(PatchLoadError) -> LoadedPatch {
+        let document: PatchDocument
+        do {
+            document = try PatchParser.parse(contentsOf: path)
+        } catch {
+            throw PatchLoadError(diagnostics: error.diagnostics)
+        }
+        return try build(document, overrides: overrides)
+    }
+
+    /// Every problem in the patch at `path` (empty when it is valid). Loads its files to check them.
+    public static func check(path: String) -> [PatchDiagnostic] {
+        do {
+            _ = try load(path: path)
+            return []
+        } catch {
+            return error.diagnostics
+        }
+    }
+
+    /// Builds an engine from a parsed document.
+    public static func build(_ document: PatchDocument, overrides: Overrides = Overrides()) throws(PatchLoadError)
+        -> LoadedPatch
+    {
+        var diagnostics: [PatchDiagnostic] = []
+        func report(_ location: SourceLocation?, _ message: String) {
+            diagnostics.append(PatchDiagnostic(path: document.path, location: location, message: message))
+        }
+
+        let hasInput = document.nodes.contains { $0.kind == NodeKind.input.rawValue }
+        let configuration = EngineConfiguration(
+            sampleRate: overrides.sampleRate ?? document.engine.sampleRate.map(Double.init) ?? 48_000,
+            blockFrames: overrides.blockFrames ?? document.engine.blockFrames ?? 64,
+            outputChannelCount: document.engine.outputChannelCount ?? 2,
+            inputChannelCount: document.engine.inputChannelCount ?? (hasInput ? 2 : 0))
+        let engine = Engine(configuration: configuration, fileLoader: fileLoader(relativeTo: document))
+
+        // Buffers.
+        for buffer in document.buffers {
+            do {
+                let samples: [[Float]]
+                switch buffer.source {
+                case .file(let file):
+                    let data = try AudioFileReader.load(
+                        path: document.resolvedPath(forFile: file), targetSampleRate: configuration.sampleRate,
+                        startFrame: 0, frameCount: nil)
+                    samples = data.channels
+                case .generate(let generator):
+                    samples = BufferSynthesizer.render(generator, sampleRate: configuration.sampleRate)
+                }
+                let start = buffer.start ?? 0
+                let length = buffer.frames ?? max(0, (samples.first?.count ?? 0) - start)
+                let total = samples.first?.count ?? 0
+                guard start + length <= total, length > 0 else {
+                    report(buffer.location, "buffer '\(buffer.name)': region \(start)..<\(start + length) is outside its \(total) frames")
+                    continue
+                }
+                let region = samples.map { Array($0[start..<start + length]) }
+                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: region, sampleRate: configuration.sampleRate))
+            } catch let error as AudioFileError {
+                report(buffer.sourceLocation ?? buffer.location, "buffer '\(buffer.name)': \(error)")
+            } catch {
+                report(buffer.location, "buffer '\(buffer.name)': \(error)")
+            }
+        }
+
+        // Nodes: check each parameter where it is written, then attach.
+        for node in document.nodes {
+            guard let kind = NodeKind(rawValue: node.kind) else {
+                report(node.kindLocation ?? node.location,
+                       "unknown node kind '\(node.kind)' (kinds: \(NodeKind.allNames))")
+                continue
+            }
+            var parameters: [String: ParameterValue] = [:]
+            var ok = true
+            for param in node.params {
+                guard let value = parameterValue(param.value) else {
+                    report(param.valueLocation ?? param.keyLocation, "\(node.name).\(param.key): lists are not accepted here")
+                    ok = false
+                    continue
+                }
+                guard let spec = kind.parameter(named: param.key) else {
+                    report(param.keyLocation, "\(kind.rawValue) '\(node.name)' has no parameter '\(param.key)' "
+                        + "(it has: \(kind.parameters.map(\.name).joined(separator: ", ")))")
+                    ok = false
+                    continue
+                }
+                do throws(EngineError) {
+                    if spec.isReadOnly { throw EngineError(.readOnly, "\(node.name).\(param.key) is read-only") }
+                    parameters[param.key] = try spec.coerce(value, node: node.name)
+                } catch {
+                    report(param.valueLocation ?? param.keyLocation, error.message)
+                    ok = false
+                }
+            }
+            guard ok else { continue }
+            do throws(EngineError) {
+                if node.name == "main" || node.name == "output" {
+                    let builtIn: NodeKind = node.name == "main" ? .mixer : .output
+                    guard kind == builtIn else {
+                        report(node.kindLocation, "'\(node.name)' is built in and is a \(builtIn.rawValue), not a \(kind.rawValue)")
+                        continue
+                    }
+                    for (key, value) in parameters.sorted(by: { $0.key < $1.key }) { try engine.set(node.name, key, to: value) }
+                } else {
+                    try engine.attach(kind, name: node.name, parameters: parameters)
+                }
+            } catch {
+                let location = parameters.keys.contains("file") ? node.parameter("file")?.valueLocation : nil
+                report(location ?? node.location, error.message)
+            }
+        }
+
+        // Connections.
+        let known = Set(engine.nodes().map(\.name))
+        for connection in document.connections {
+            let missing = [connection.from.node, connection.to.node].filter { !known.contains($0) }
+            if let name = missing.first {
+                let declared = document.node(named: name) != nil
+                let location = name == connection.from.node ? connection.fromLocation : connection.toLocation
+                if !declared {
+                    report(location ?? connection.location, "connection refers to '\(name)', which is not a node in this patch")
+                }
+                continue  // a declared node that failed to load was already reported
+            }
+            do throws(EngineError) {
+                try engine.connect(connection.from.description, to: connection.to.description)
+            } catch {
+                report(connection.location, error.message)
+            }
+        }
+
+        if !document.taps.isEmpty {
+            for tap in document.taps where !known.contains(tap.node) {
+                report(tap.nodeLocation ?? tap.location, "tap refers to '\(tap.node)', which is not a node in this patch")
+            }
+        }
+
+        guard diagnostics.isEmpty else { throw PatchLoadError(diagnostics: diagnostics) }
+        return LoadedPatch(
+            engine: engine, document: document,
+            jackConnections: document.jack.connections.map { ($0.from, $0.to) },
+            connectPhysical: document.jack.connectPhysical ?? false)
+    }
+
+    static func parameterValue(_ value: PatchValue) -> ParameterValue? {
+        switch value {
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .float(d)
+        case .string(let s): return .string(s)
+        case .list: return nil
+        }
+    }
+
+    /// Loads files for the player's `file` parameter: relative paths resolve against the patch's folder.
+    static func fileLoader(relativeTo document: PatchDocument) -> @Sendable (String, Double) throws -> SampleBuffer {
+        let base = document.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        return { path, rate in
+            let resolved = path.hasPrefix("/") || base == nil ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
+            do {
+                let data = try AudioFileReader.load(path: resolved, targetSampleRate: rate)
+                let name = "file." + (URL(fileURLWithPath: resolved).lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" })
+                return SampleBuffer(name: name.isEmpty ? "file" : String(name.prefix(64)), channels: data.channels, sampleRate: rate)
+            } catch {
+                throw EngineError(.fileError, "\(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+// Control side. `soundstage check PATCH...`: validate patches (files included) without audio.
+import ArgumentParser
+import SoundstageKit
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check", abstract: "Validate patch files and report every error with its line and column.")
+
+    @Argument(help: "Patch files (YAML or JSON).")
+    var patches: [String]
+
+    func run() throws {
+        var failed = false
+        for path in patches {
+            let diagnostics = PatchLoader.check(path: path)
+            if diagnostics.isEmpty {
+                print("\(path): ok")
+            } else {
+                failed = true
+                for d in diagnostics { printError(d.description) }
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}

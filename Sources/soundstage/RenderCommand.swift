@@ -1,0 +1,60 @@
+// Control side. `soundstage render`: render a patch to a file faster than real time, with no JACK.
+import ArgumentParser
+import Foundation
+import SoundstageKit
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render", abstract: "Render a patch to an audio file, faster than real time, without JACK.")
+
+    @Argument(help: "Patch file.")
+    var patch: String
+
+    @Option(name: .long, help: "Output file (.wav, .flac, .caf, .aiff, .ogg, .opus, .mp3).")
+    var out: String
+
+    @Option(name: .long, help: "Seconds to render.")
+    var duration: Double
+
+    @Option(name: .long, help: "Sample rate in Hz (default: the patch's, else 48000).")
+    var rate: Double?
+
+    @Option(name: .long, help: "Host block size in frames (the output does not depend on it).")
+    var block: Int = 256
+
+    func validate() throws {
+        guard duration.isFinite, duration > 0, duration <= 24 * 3600 else {
+            throw ValidationError("--duration must be a number of seconds > 0 (at most 86400), not \(duration)")
+        }
+        if let rate { guard rate.isFinite, (8_000...384_000).contains(rate) else {
+            throw ValidationError("--rate must be between 8000 and 384000 Hz, not \(rate)")
+        } }
+        guard (1...65_536).contains(block) else { throw ValidationError("--block must be 1…65536 frames, not \(block)") }
+    }
+
+    func run() throws {
+        let loaded: LoadedPatch
+        do {
+            loaded = try PatchLoader.load(path: patch, overrides: .init(sampleRate: rate))
+        } catch {
+            printError(error.description)
+            throw ExitCode(1)
+        }
+        let start = Date()
+        do {
+            let frames = try OfflineRenderJob.run(loaded, to: out, duration: duration, blockFrames: block)
+            let seconds = Date().timeIntervalSince(start)
+            let speed = seconds > 0 ? duration / seconds : .infinity
+            print("wrote \(out): \(frames) frames, \(loaded.engine.configuration.outputChannelCount) channels, "
+                + "\(Int(loaded.engine.configuration.sampleRate)) Hz (\(String(format: "%.1f", speed))× real time)")
+        } catch {
+            printError("render failed: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

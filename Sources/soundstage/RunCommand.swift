@@ -1,0 +1,178 @@
+// Control side. `soundstage run`: load a patch and play it through JACK until interrupted.
+import AudioGraph
+import ArgumentParser
+import Dispatch
+import Foundation
+import JackHost
+import Synchronization
+import SoundstageKit
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Play a patch through JACK (starting a JACK server when none runs) until Ctrl-C.")
+
+    @Argument(help: "Patch file.")
+    var patch: String
+
+    @Option(name: .long, help: "JACK client name.")
+    var name: String = "soundstage"
+
+    @Option(name: .long, help: "JACK server name (default: $JACK_DEFAULT_SERVER or 'default').")
+    var server: String?
+
+    @Flag(name: .long, help: "Connect the outputs to the physical playback ports.")
+    var connect = false
+
+    @Option(name: .long, help: "Stop after this many seconds (default: run until SIGINT/SIGTERM).")
+    var duration: Double?
+
+    @Flag(name: .long, help: "Never start a JACK server; fail when none runs.")
+    var noStartServer = false
+
+    func validate() throws {
+        if let duration { guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be > 0") } }
+        guard !name.isEmpty, name.utf8.count <= 64 else { throw ValidationError("--name must be 1–64 bytes") }
+    }
+
+    func run() throws {
+        // 1. Validate the whole patch before touching JACK: nothing half-started on error.
+        var loaded = try loadPatch(rate: nil)
+        let serverName = JackHostConfiguration.resolveServerName(server)
+
+        // 2. A server: use the running one, or start one and say so.
+        var ownServer: JackServerProcess?
+        if !JackServerLauncher.isServerRunning(name: serverName) {
+            if noStartServer {
+                printError("no JACK server named '\(serverName)' is running (and --no-start-server was given)")
+                throw ExitCode(1)
+            }
+            let rate = Int(loaded.engine.configuration.sampleRate)
+            do {
+                let process = try JackServerLauncher.start(name: server, sampleRate: rate)
+                ownServer = process
+                print("No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
+                    + "pid \(process.pid); it stops when soundstage exits.")
+            } catch {
+                printError("could not start a JACK server: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        defer { ownServer?.stop() }
+
+        // 3. The host; if the server runs at another rate, rebuild the patch at that rate once.
+        let events = EventInbox()
+        var host = makeHost(loaded, events: events)
+        var report = try start(host)
+        if report.sampleRate != Int(loaded.engine.configuration.sampleRate) {
+            print("JACK runs at \(report.sampleRate) Hz: reloading the patch at that rate.")
+            host.stop()
+            loaded = try loadPatch(rate: Double(report.sampleRate))
+            host = makeHost(loaded, events: events)
+            report = try start(host)
+        }
+        defer { host.stop() }
+
+        if report.wasRenamed {
+            print("The client name '\(report.requestedClientName)' was taken: JACK named this client '\(report.actualClientName)'.")
+        }
+        print("JACK client '\(report.actualClientName)' on server '\(report.serverName)': \(report.sampleRate) Hz, "
+            + "\(report.bufferSize)-frame periods")
+        print("ports: " + (report.outputPorts + report.inputPorts).joined(separator: ", "))
+        for c in report.connections { print("connection: \(c)") }
+        print(loaded.summary())
+        print(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
+
+        // 4. Control loop: housekeeping every 10 ms until a signal, the duration, or server loss.
+        let stopSignal = SignalWatcher()
+        let deadline = duration.map { Date().addingTimeInterval($0) }
+        var exitCode: Int32 = 0
+        loop: while true {
+            loaded.engine.poll()
+            for event in events.drain() {
+                switch event {
+                case .serverLost(let reason):
+                    printError("JACK server lost: \(reason). Exiting (automatic reconnection is not implemented yet).")
+                    exitCode = 1
+                    break loop
+                case .sampleRateChanged(let rate):
+                    loaded.engine.setSampleRate(Double(rate))
+                    printError("JACK sample rate changed to \(rate) Hz; loaded buffers keep their old rate.")
+                case .bufferSizeChanged(let frames):
+                    print("JACK period is now \(frames) frames.")
+                case .xrun:
+                    break
+                }
+            }
+            if let signal = stopSignal.received {
+                print("\(signal) received: stopping.")
+                break
+            }
+            if let deadline, Date() >= deadline { break }
+            usleep(10_000)
+        }
+        print("xruns: \(host.xrunCount)")
+        host.stop()
+        ownServer?.stop()
+        ownServer = nil
+        if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+
+    private func loadPatch(rate: Double?) throws -> LoadedPatch {
+        do {
+            return try PatchLoader.load(path: patch, overrides: .init(sampleRate: rate))
+        } catch {
+            printError(error.description)
+            throw ExitCode(1)
+        }
+    }
+
+    private func makeHost(_ loaded: LoadedPatch, events: EventInbox) -> JackHost {
+        let config = loaded.engine.configuration
+        let hostConfig = JackHostConfiguration(
+            clientName: name, serverName: server, outputChannelCount: config.outputChannelCount,
+            inputChannelCount: config.inputChannelCount, connectPhysicalOutputs: connect || loaded.connectPhysical,
+            connections: loaded.jackConnections)
+        return JackHost(configuration: hostConfig, renderEngine: loaded.engine.renderEngine) { events.post($0) }
+    }
+
+    private func start(_ host: JackHost) throws -> JackHostStartReport {
+        do {
+            return try host.start()
+        } catch {
+            printError("could not start the JACK client: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Host events, handed from the host's event thread to the control loop.
+final class EventInbox: Sendable {
+    private let events = Mutex<[JackHostEvent]>([])
+    func post(_ event: JackHostEvent) { events.withLock { $0.append(event) } }
+    func drain() -> [JackHostEvent] { events.withLock { e in defer { e = [] }; return e } }
+}
+
+/// Records SIGINT/SIGTERM instead of dying, so the control loop can shut down cleanly.
+final class SignalWatcher {
+    private let sources: [DispatchSourceSignal]
+    private let name = Arc()
+
+    final class Arc: Sendable { let value = Mutex<String?>(nil) }
+
+    init() {
+        var sources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            sources.append(source)
+        }
+        self.sources = sources
+        for (source, label) in zip(sources, ["SIGINT", "SIGTERM"]) {
+            source.setEventHandler { [name] in name.value.withLock { $0 = label } }
+            source.resume()
+        }
+    }
+
+    var received: String? { name.value.withLock { $0 } }
+}

@@ -1,0 +1,114 @@
+import AudioGraph
+import DSPTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@Suite(.serialized) struct RealtimeSafetyTests {
+    /// Renders 12 s of audio on a dedicated thread while this thread keeps editing the graph, and counts
+    /// heap allocations and mutex locks made by the render thread after a warm-up second.
+    @Test func renderThreadNeverAllocatesOrLocksWhileTheGraphChanges() throws {
+        try #require(AllocationProbe.isActive, "the allocation counter is not linked in")
+        let engine = TestEngine.make()
+        try engine.addBuffer(SampleBuffer(name: "sine", channels: [TestSignal.sine(frequency: 220, sampleRate: 48_000, frames: 48_000)],
+                                          sampleRate: 48_000))
+        try engine.addBuffer(TestEngine.constant("dc", value: 0.1, frames: 5000, channels: 2))
+        for i in 0..<8 {
+            try engine.attach(.player, name: "p\(i)", parameters: ["buffer": .string(i % 2 == 0 ? "sine" : "dc"),
+                                                                    "loop": .bool(true), "playing": .bool(true)])
+            try engine.connect("p\(i)", to: "main")
+        }
+        try engine.installTap(on: "main", frameCount: 1024) { _ in }
+
+        let totalFrames = 48_000 * 12
+        let warmupFrames = 48_000
+        let done = Atomic<Bool>(false)
+        let counts = Mutex<(allocations: Int64, locks: Int64, frames: Int)>((0, 0, 0))
+        let thread = Thread {
+            let block = 256
+            let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+            let pointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: 2)
+            pointers[0] = out
+            pointers[1] = out + block
+            let render = engine.renderEngine
+            var rendered = 0
+            var baseline: (Int64, Int64) = (0, 0)
+            AllocationProbe.trackCurrentThread(true)
+            while rendered < totalFrames {
+                if rendered == warmupFrames { baseline = (AllocationProbe.allocations, AllocationProbe.locks) }
+                render.render(frameCount: block, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers), outputCount: 2)
+                rendered += block
+                // Pace loosely so the control thread's edits interleave with rendering.
+                if rendered % 4096 == 0 { usleep(200) }
+            }
+            let totals = (AllocationProbe.allocations - baseline.0, AllocationProbe.locks - baseline.1)
+            AllocationProbe.trackCurrentThread(false)
+            counts.withLock { $0 = (totals.0, totals.1, rendered) }
+            out.deallocate()
+            pointers.deallocate()
+            done.store(true, ordering: .releasing)
+        }
+        thread.start()
+
+        var edits = 0
+        var n = 0
+        while !done.load(ordering: .acquiring) {
+            let name = "x\(n)"
+            try engine.attach(.player, name: name, parameters: ["buffer": .string("sine"), "playing": .bool(true)])
+            try engine.connect(name, to: "main")
+            try engine.set("p\(n % 8)", "volume", to: .float(Double(n % 10) / 10))
+            try engine.set("p\(n % 8)", "pan", to: .float(Double(n % 21) / 10 - 1))
+            try engine.set("main", "outputVolume", to: .float(0.9))
+            try engine.attach(.mixer, name: "m\(n)")
+            try engine.connect(name, to: "m\(n)")
+            try engine.connect("m\(n)", to: "main")
+            try engine.detach(name)
+            try engine.detach("m\(n)")
+            engine.poll()
+            edits += 1
+            n += 1
+            usleep(500)
+        }
+        engine.poll()
+        let result = counts.withLock { $0 }
+        #expect(result.frames >= totalFrames)
+        #expect(edits > 50, "the control thread made \(edits) edit rounds")
+        #expect(result.allocations == 0, "render thread allocated \(result.allocations) times")
+        #expect(result.locks == 0, "render thread locked \(result.locks) times")
+    }
+
+    @Test func thousandProgramSwapsLeakNothing() throws {
+        let before = RenderProgram.liveCount.load(ordering: .relaxed)
+        do {
+            let engine = TestEngine.make()
+            try engine.addBuffer(TestEngine.constant("x", value: 0.1))
+            try engine.attach(.player, name: "p", parameters: ["buffer": .string("x"), "playing": .bool(true), "loop": .bool(true)])
+            let renderer = OfflineRenderer(engine: engine)
+            for i in 0..<1000 {
+                if i % 2 == 0 { try engine.connect("p", to: "main") } else { try engine.disconnect("p", from: "main") }
+                try engine.attach(.mixer, name: "m\(i)")
+                try engine.detach("m\(i)")
+                _ = renderer.render(frameCount: 64, hostBlockFrames: 64)
+            }
+            _ = renderer.render(frameCount: 64, hostBlockFrames: 64)
+            #expect(engine.pendingReleaseCount == 0)
+        }
+        // Only programs of engines still alive in parallel tests may remain; this engine's are gone.
+        let after = RenderProgram.liveCount.load(ordering: .relaxed)
+        #expect(after <= before + 8)
+    }
+}
+
+@Suite struct AllocationProbeTests {
+    /// The probe must see allocations, or the zero-allocation test above proves nothing.
+    @Test func probeCountsAllocationsOnTheTrackedThreadOnly() throws {
+        try #require(AllocationProbe.isActive)
+        AllocationProbe.trackCurrentThread(true)
+        let before = AllocationProbe.allocations
+        let array = Array(repeating: UInt8(1), count: 1000 + Int.random(in: 0..<10))
+        let after = AllocationProbe.allocations
+        AllocationProbe.trackCurrentThread(false)
+        #expect(array.count >= 1000)
+        #expect(after > before)
+    }
+}

@@ -1,0 +1,111 @@
+// Test helper. A minimal second JACK client with one input port that records into a preallocated
+// buffer on its process thread, so tests can capture what the host plays.
+import CJack
+import Foundation
+import JackHost
+import Synchronization
+
+/// Shared between the recorder's process callback and the test thread.
+private final class RecorderState: Sendable {
+    let count = Atomic<Int>(0)
+    let isArmed = Atomic<Bool>(false)
+    nonisolated(unsafe) let samples: UnsafeMutablePointer<Float>
+    let capacity: Int
+    nonisolated(unsafe) var port: OpaquePointer?
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        samples = .allocate(capacity: capacity)
+        samples.initialize(repeating: 0, count: capacity)
+    }
+
+    deinit { samples.deallocate() }
+}
+
+/// RT thread: while armed, appends the input port's samples until the buffer is full.
+private let recorderProcess: JackProcessCallback = { frames, arg in
+    guard let arg else { return 0 }
+    Unmanaged<RecorderState>.fromOpaque(arg)._withUnsafeGuaranteedRef { state in
+        // Acquire: pairs with `record`'s release after resetting the count.
+        guard state.isArmed.load(ordering: .acquiring), let port = state.port,
+              let input = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self) else { return }
+        let have = state.count.load(ordering: .relaxed)
+        let n = min(Int(frames), state.capacity - have)
+        if n <= 0 { return }
+        (state.samples + have).update(from: input, count: n)
+        // Release: the samples are written before the test thread sees the count. A compare-exchange, so
+        // a reset by `record` in the meantime wins.
+        _ = state.count.compareExchange(expected: have, desired: have + n, ordering: .releasing)
+    }
+    return 0
+}
+
+/// A JACK client `ss_rec` with input port `in`.
+final class JackRecorder {
+    let client: OpaquePointer
+    let portName: String
+    private let state: RecorderState
+    private let unmanaged: Unmanaged<RecorderState>
+
+    /// Opens and activates the recorder on `server`, able to hold `capacity` samples.
+    init(server: String, capacity: Int) throws {
+        var status = jack_status_t(rawValue: 0)
+        guard let client = jackshim_client_open("ss_rec", jack_options_t(rawValue: JackNoStartServer.rawValue),
+                                                &status, server) else {
+            throw FixtureError("recorder could not open on '\(server)': status \(status.rawValue)")
+        }
+        self.client = client
+        state = RecorderState(capacity: capacity)
+        unmanaged = Unmanaged.passRetained(state)
+        guard let port = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE,
+                                            UInt(JackPortIsInput.rawValue), 0) else {
+            _ = jack_client_close(client)
+            unmanaged.release()
+            throw FixtureError("recorder could not register its port")
+        }
+        state.port = port
+        portName = String(cString: jack_port_name(port))
+        _ = jack_set_process_callback(client, recorderProcess, unmanaged.toOpaque())
+        guard jack_activate(client) == 0 else {
+            _ = jack_client_close(client)
+            unmanaged.release()
+            throw FixtureError("recorder could not activate")
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    private var isClosed = false
+
+    func close() {
+        if isClosed { return }
+        isClosed = true
+        _ = jack_deactivate(client)
+        _ = jack_client_close(client)
+        unmanaged.release()
+    }
+
+    /// Connects `source` (a full output port name) to the recorder's input.
+    func connect(from source: String) -> JackConnectionResult {
+        JackPorts.connect(client: client, source, portName)
+    }
+
+    /// Records `frames` samples (at most the capacity); waits up to `timeout` seconds. Returns what
+    /// was captured (fewer samples on timeout).
+    func record(frames: Int, timeout: Double = 10) -> [Float] {
+        let wanted = min(frames, state.capacity)
+        state.isArmed.store(false, ordering: .relaxed)
+        usleep(20_000)
+        // Relaxed then release: the count is zero before the callback can see the armed flag.
+        state.count.store(state.capacity - wanted, ordering: .relaxed)
+        state.isArmed.store(true, ordering: .releasing)
+        let deadline = Date().addingTimeInterval(timeout)
+        while state.count.load(ordering: .acquiring) < state.capacity && Date() < deadline { usleep(10_000) }
+        state.isArmed.store(false, ordering: .relaxed)
+        let end = state.count.load(ordering: .acquiring)
+        let start = state.capacity - wanted
+        return Array(UnsafeBufferPointer(start: state.samples + start, count: max(0, end - start)))
+    }
+}

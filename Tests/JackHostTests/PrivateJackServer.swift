@@ -1,0 +1,125 @@
+// Test fixture. A private jackd (dummy backend, no realtime) under a unique server name, stopped by
+// its own PID. Never touches any other server.
+import Foundation
+import Synchronization
+
+/// A `jackd -n <unique> --no-realtime -d dummy -r 48000 -p <period> -C 2 -P 2` child process.
+final class PrivateJackServer: @unchecked Sendable {
+    private static let counter = Atomic<Int>(0)
+
+    /// Unique per test process and instance: `ss_test_<pid>_<n>`.
+    static func uniqueName(prefix: String = "ss_test") -> String {
+        // Relaxed: only uniqueness matters.
+        "\(prefix)_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
+    }
+
+    let name: String
+    let pid: Int32
+    let logPath: String
+    private let process: Process
+    private let stopped = Mutex(false)
+
+    /// Starts the server (under `name`, default a fresh unique one) and waits (`jack_wait -w -t 10`)
+    /// until it accepts clients.
+    init(name: String? = nil, period: Int = 256, sampleRate: Int = 48_000) throws {
+        let name = name ?? Self.uniqueName()
+        self.name = name
+        logPath = NSTemporaryDirectory() + "\(name).log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+        process.arguments = ["-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate),
+                             "-p", String(period), "-C", "2", "-P", "2"]
+        let log = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        pid = process.processIdentifier
+        let wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
+        guard wait.status == 0 else {
+            stop()
+            throw FixtureError("jackd '\(name)' did not come up: \(wait.output)\n\(logTail())")
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// SIGTERM, then SIGKILL after 3 s; reaps the process. Idempotent.
+    func stop() {
+        let already = stopped.withLock { value in
+            defer { value = true }
+            return value
+        }
+        if already { return }
+        if process.isRunning {
+            kill(pid, SIGTERM)
+            let deadline = Date().addingTimeInterval(3)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+        process.waitUntilExit()
+    }
+
+    /// SIGKILL (as a crash would) and reap.
+    func kill9() {
+        stopped.withLock { $0 = true }
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// `jack_lsp -s NAME args…` output.
+    func lsp(_ arguments: [String] = []) throws -> String {
+        try Self.runTool("/usr/bin/jack_lsp", ["-s", name] + arguments).output
+    }
+
+    /// Runs a JACK tool that takes no `-s` (jack_bufsize…) against this server.
+    func runWithDefaultServer(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        try Self.runTool(tool, arguments, environment: ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"])
+    }
+
+    func logTail() -> String {
+        guard let data = FileManager.default.contents(atPath: logPath) else { return "" }
+        return String(decoding: data.suffix(2000), as: UTF8.self)
+    }
+
+    /// Runs `path` to completion; returns its exit status and combined output.
+    static func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> (status: Int32, output: String) {
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: path)
+        tool.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["JACK_NO_START_SERVER"] = "1"
+        for (key, value) in environment { env[key] = value }
+        tool.environment = env
+        let pipe = Pipe()
+        tool.standardOutput = pipe
+        tool.standardError = pipe
+        tool.standardInput = FileHandle.nullDevice
+        try tool.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        tool.waitUntilExit()
+        return (tool.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// PIDs of processes whose command line contains `text` (reads /proc).
+    static func processes(commandLineContaining text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry),
+                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            let commandLine = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+            return commandLine.contains(text) ? pid : nil
+        }
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

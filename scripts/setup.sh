@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the system packages Soundstage builds and runs with (Debian 12). Idempotent; needs root or sudo.
+set -euo pipefail
+packages=(
+  libjack-jackd2-dev jackd2       # JACK client library, server and tools (jack_lsp, jack_connect, jack_wait)
+  libsndfile1-dev libsoxr-dev     # decoding/encoding and sample-rate conversion
+  liblo-dev liblo-tools           # OSC (later issues), oscsend/oscdump for manual checks
+  sox                             # used by tests as an independent file writer/meter
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+command -v swift >/dev/null || { echo "swift (6.1 or later) is not on PATH" >&2; exit 1; }

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up, builds with warnings checked, and runs every test (unit, DSP, integration with private jackd
+# servers), then a smoke run of the CLI against a private dummy JACK server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+echo "== build"
+swift build --build-tests 2>&1 | tee .build-log.txt
+if grep -E "^/.*/(Sources|Tests)/.*warning:" .build-log.txt; then
+  echo "the build has warnings in project files (listed above)" >&2
+  exit 1
+fi
+rm -f .build-log.txt
+
+echo "== tests"
+swift test --skip-build --parallel 2>&1 | tee .test-log.txt
+status=${PIPESTATUS[0]}
+rm -f .test-log.txt
+[ "$status" -eq 0 ] || exit "$status"
+
+echo "== smoke: every patch renders offline and plays on a private dummy JACK server"
+scripts/smoke.sh
