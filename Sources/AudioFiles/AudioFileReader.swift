@@ -5,9 +5,13 @@
 /// libsndfile 1.2.0 decodes (AU, Wave64, RF64, …).
 ///
 /// Integer PCM is scaled into [-1, 1) (a sample of -2^(b-1) reads as -1.0). Float files are read
-/// as stored. Truncated files are rejected with `AudioFileError.truncated` (see
-/// docs/AUDIO_FILES.md): a file whose header promises more frames than it holds is reported,
-/// not half-loaded.
+/// as stored.
+///
+/// Truncation policy (docs/AUDIO_FILES.md): a file that declares more frames than it holds is
+/// reported with `AudioFileError.truncated`, never half-loaded. "Declares" means the WAV/AIFF/CAF
+/// header, FLAC's STREAMINFO, the Ogg end position, or an MP3 Xing/Info/VBRI tag (MP3 within
+/// 1681 frames). Formats whose length is not declared anywhere (an Ogg file cut between pages,
+/// an untagged MP3) cannot be told apart from a shorter file and load as such.
 public enum AudioFileReader {
     /// Reads a file's header without decoding its audio.
     ///
@@ -33,7 +37,7 @@ public enum AudioFileReader {
     ///     `startFrame + frameCount` must not exceed the file's frame count.
     /// - Returns: deinterleaved samples at `targetSampleRate` (or the file's rate).
     /// - Throws: the errors of `info(path:)`, plus `.regionOutOfRange`, `.corruptData` (a decoding
-    ///   error mid-stream), `.truncated` (fewer frames decode than the header declares),
+    ///   error mid-stream), `.truncated` (fewer frames decode than the file declares),
     ///   `.invalidArgument` (bad target rate) and `.rateConversionFailed`.
     public static func load(
         path: String,

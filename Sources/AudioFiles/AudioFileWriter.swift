@@ -62,7 +62,8 @@ public final class AudioFileWriter: Sendable {
     ///     the other formats.
     /// - Throws: `.invalidArgument` for bad parameters (nothing is created), `.unsupportedFormat`
     ///   for an unknown extension or a combination libsndfile cannot write, `.permissionDenied`,
-    ///   `.notARegularFile` or `.writeFailed` when the file cannot be created.
+    ///   `.notARegularFile` (the path names a directory, device or FIFO; nothing is touched) or
+    ///   `.writeFailed` when the file cannot be created.
     public init(
         path: String,
         format: AudioFileFormat? = nil,
@@ -91,15 +92,26 @@ public final class AudioFileWriter: Sendable {
             throw .unsupportedFormat(
                 path: path,
                 reason: "libsndfile cannot write \(resolvedFormat.displayName)"
-                    + (resolvedEncoding.map { " \($0.rawValue)" } ?? "") + " at \(rate) Hz with \(channelCount) channels")
+                    + (resolvedEncoding.map { " \($0.rawValue)" } ?? "")
+                    + " at \(rate) Hz with \(channelCount) channels")
         }
 
+        // Only regular files: never truncate, write into or (on failure) unlink a device or FIFO.
+        if let kind = FileKind.nonRegularDescription(path: path) {
+            throw .notARegularFile(path: path, kind: kind)
+        }
         // Open the descriptor ourselves so that permission and path errors are reported precisely.
         let fd = Foundation.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.createError(path: path, errno: errno) }
+        if let kind = FileKind.nonRegularDescription(fd: fd) {
+            Foundation.close(fd)
+            throw .notARegularFile(path: path, kind: kind)
+        }
         let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
         guard let handle = opened.handle else {
+            // Remove the empty regular file created above.
             Foundation.close(fd)
+            unlink(path)
             throw .writeFailed(path: path, reason: "libsndfile: \(opened.errorText)")
         }
         if resolvedEncoding?.isInteger == true {
@@ -223,8 +235,9 @@ public final class AudioFileWriter: Sendable {
         }
     }
 
-    /// Writes `data` to `path` in one call and closes the file. On failure the partial file is
-    /// removed.
+    /// Writes `data` to `path` in one call and closes the file. If encoding or writing fails after
+    /// the file was created, the partial file is removed (it is always a regular file: the
+    /// initializer refuses anything else).
     ///
     /// - Parameters:
     ///   - data: audio with a positive whole `sampleRate` and equal-length channels.

@@ -111,10 +111,4 @@ enum SndFileLibrary {
         default: nil
         }
     }
-
-    /// False when libsndfile's frame count can be an estimate (MPEG streams without a LAME/Xing
-    /// header); the reader then returns whatever decodes instead of reporting truncation.
-    static func hasExactFrameCount(_ format: Int32) -> Bool {
-        major(format) != Int(SF_FORMAT_MPEG)
-    }
 }

@@ -38,7 +38,7 @@ final class SndFileReader {
             close(fd)
             throw error
         }
-        if let kind = Self.nonRegularKind(mode: status.st_mode) {
+        if let kind = FileKind.nonRegularDescription(mode: status.st_mode) {
             close(fd)
             throw .notARegularFile(path: path, kind: kind)
         }
@@ -168,7 +168,7 @@ final class SndFileReader {
                 let total = reportedFrameCount.map { " of \($0)" } ?? ""
                 throw .corruptData(
                     path: path,
-                    reason: "decoding failed after frame \(startFrame + decoded)\(total): "
+                    reason: "decoding failed near frame \(startFrame + decoded + max(0, got))\(total): "
                         + SndFileLibrary.errorText(handle))
             }
             if got <= 0 { break }
@@ -208,18 +208,6 @@ final class SndFileReader {
         case ENOENT, ENOTDIR: .fileNotFound(path: path)
         case EACCES, EPERM: .permissionDenied(path: path)
         default: .readFailed(path: path, reason: String(cString: strerror(code)))
-        }
-    }
-
-    /// Describes a non-regular file type, or nil for a regular file.
-    private static func nonRegularKind(mode: mode_t) -> String? {
-        switch mode & S_IFMT {
-        case S_IFREG: nil
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFSOCK: "a socket"
-        default: "not a regular file"
         }
     }
 

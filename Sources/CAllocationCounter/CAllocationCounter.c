@@ -7,6 +7,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern void *__libc_malloc(size_t);
@@ -20,8 +24,36 @@ static _Atomic int64_t allocations;
 static _Atomic int64_t frees;
 static _Atomic int64_t locks;
 
+// SS_ALLOCATION_TRAP=1 in the environment raises SIGTRAP at each counted call while armed, so a
+// debugger shows the offending stack (gdb -ex run -ex bt); =2 prints the stack to stderr instead.
+static int trap_mode = -1;
+static _Thread_local int self_testing;
+static _Atomic int trap_armed;
+static inline void maybe_trap(void) {
+    if (trap_mode < 0) {
+        const char *v = getenv("SS_ALLOCATION_TRAP");
+        trap_mode = (v && (v[0] == '1' || v[0] == '2')) ? v[0] - '0' : 0;
+    }
+    if (!trap_mode || self_testing || !atomic_load(&trap_armed)) return;
+    if (trap_mode == 1) {
+        raise(SIGTRAP);
+    } else {
+        // SS_ALLOCATION_TRAP=2: print the stack to stderr and carry on.
+        int was = tracked;
+        tracked = 0;
+        void *frames[32];
+        int n = backtrace(frames, 32);
+        backtrace_symbols_fd(frames, n, 2);
+        write(2, "----\n", 5);
+        tracked = was;
+    }
+}
+
 static inline void count_alloc(void) {
-    if (tracked) atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+    if (tracked) {
+        atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+        maybe_trap();
+    }
 }
 
 void *malloc(size_t size) { count_alloc(); return __libc_malloc(size); }
@@ -53,7 +85,7 @@ __attribute__((constructor)) static void resolve_pthread(void) {
 }
 
 int pthread_mutex_lock(pthread_mutex_t *m) {
-    if (tracked) atomic_fetch_add_explicit(&locks, 1, memory_order_relaxed);
+    if (tracked) { atomic_fetch_add_explicit(&locks, 1, memory_order_relaxed); maybe_trap(); }
     if (!real_lock) resolve_pthread();
     return real_lock ? real_lock(m) : 0;
 }
@@ -64,6 +96,7 @@ int pthread_mutex_trylock(pthread_mutex_t *m) {
 }
 
 void ss_track_current_thread(int enabled) { tracked = enabled; }
+void ss_arm_trap(int armed) { atomic_store(&trap_armed, armed); }
 int64_t ss_tracked_allocation_count(void) { return atomic_load(&allocations); }
 int64_t ss_tracked_free_count(void) { return atomic_load(&frees); }
 int64_t ss_tracked_lock_count(void) { return atomic_load(&locks); }
@@ -75,11 +108,13 @@ void ss_reset_tracked_counts(void) {
 int ss_allocation_counter_is_active(void) {
     int was = tracked;
     tracked = 1;
+    self_testing = 1;
     int64_t before = atomic_load(&allocations);
     void *volatile p = malloc(16);
     free(p);
     int64_t after = atomic_load(&allocations);
     tracked = was;
+    self_testing = 0;
     atomic_fetch_sub(&allocations, after - before);
     return after > before;
 }

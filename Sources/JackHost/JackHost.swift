@@ -58,20 +58,17 @@ public final class JackHost: Sendable {
     public func start() throws(JackHostError) -> JackHostStartReport {
         reapFinishedSession()
         let startHook = core.state.withLock { $0.startHook }
-        let result: Result<(JackHostStartReport, JackSession), JackHostError> = core.state.withLock { state in
+        let result: Result<JackHostStartReport, JackHostError> = core.state.withLock { state in
             if state.session != nil { return .failure(.alreadyRunning) }
             switch open(startHook: startHook) {
             case .failure(let error):
                 return .failure(error)
             case .success(let (report, session)):
                 state.session = session
-                return .success((report, session))
+                return .success(report)
             }
         }
-        switch result {
-        case .failure(let error): throw error
-        case .success(let (report, _)): return report
-        }
+        return try result.get()
     }
 
     /// Control side. Deactivates and closes the client, then waits for the event thread to finish.
@@ -195,16 +192,17 @@ public final class JackHost: Sendable {
         let code = jack_activate(client)
         if code != 0 {
             _ = jack_client_close(client)
+            // EOF ends the event thread, which frees the context. Detached, not joined: its exit path
+            // takes the state lock, which we hold.
             close(fds[1])
-            Self.finish(thread)
+            _ = pthread_detach(thread)
             return .failure(.activationFailed(code: code))
         }
 
-        var session = JackSession(
+        let session = JackSession(
             client: client, context: context, wakeFD: fds[1], eventThread: thread, actualClientName: actualName,
             serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames)
         let connections = makeConnections(client: client, session: session)
-        session.isServerLost = false
         let report = JackHostStartReport(
             requestedClientName: config.clientName, actualClientName: actualName, serverName: serverName,
             sampleRate: core.sampleRateValue.load(ordering: .relaxed),

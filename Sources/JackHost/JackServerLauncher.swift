@@ -42,11 +42,20 @@ public enum JackServerLauncherError: Error, Sendable, Equatable, CustomStringCon
 public enum JackServerLauncher {
     /// True when a server named `name` (nil: `$JACK_DEFAULT_SERVER` or "default") accepts clients. Opens
     /// and closes a probe client with `JackNoStartServer`, so it never starts a server. Control side;
-    /// takes a few ms (libjack may print "Cannot connect to server" lines to stderr when none runs).
+    /// takes a few ms. libjack's "Cannot connect to server" chatter is silenced during the probe (a
+    /// missing server is an answer here, not an error).
     public static func isServerRunning(name: String?) -> Bool {
         let server = JackHostConfiguration.resolveServerName(name)
         var status = jack_status_t(rawValue: 0)
         let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
+        jack_set_error_function { _ in }
+        jack_set_info_function { _ in }
+        defer {
+            jack_set_error_function { message in
+                if let message { FileHandle.standardError.write(Data("libjack: \(String(cString: message))\n".utf8)) }
+            }
+            jack_set_info_function { _ in }
+        }
         guard let client = jackshim_client_open("ss_probe", options, &status, server) else { return false }
         _ = jack_client_close(client)
         return true
@@ -99,8 +108,9 @@ public enum JackServerLauncher {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: jackd)
-        process.arguments = arguments(name: name, backend: backend, sampleRate: sampleRate, period: period,
-                                      realtime: realtime)
+        // `-n` whenever the resolved name is not jackd's default, so $JACK_DEFAULT_SERVER is honoured too.
+        process.arguments = arguments(name: server == "default" ? nil : server, backend: backend,
+                                      sampleRate: sampleRate, period: period, realtime: realtime)
         if let log = FileHandle(forWritingAtPath: logPath) {
             process.standardOutput = log
             process.standardError = log

@@ -159,6 +159,57 @@ struct AudioFileErrorTests {
         }
     }
 
+    @Test func mp3CutInHalfIsReportedAsTruncated() throws {
+        // The writer's MP3s carry a LAME/Xing tag that states the length, so a cut is detectable.
+        try withTemporaryDirectory { directory in
+            let full = directory.appendingPathComponent("full.mp3").path
+            let cut = directory.appendingPathComponent("cut.mp3").path
+            try Self.writeTone(to: full)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: full))
+            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+            let error = Self.expectError(naming: cut) { _ = try AudioFileReader.load(path: cut) }
+            guard case .truncated(_, let expected, let available) = error else {
+                Issue.record("expected truncated, got \(String(describing: error))")
+                return
+            }
+            #expect(expected == 48_000)
+            #expect(available < 40_000)
+        }
+    }
+
+    @Test func oggVorbisCutInsideItsHeadersIsReportedAsCorrupt() throws {
+        try withTemporaryDirectory { directory in
+            let full = directory.appendingPathComponent("full.ogg").path
+            let cut = directory.appendingPathComponent("cut.ogg").path
+            try Self.writeTone(to: full)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: full))
+            // The identification, comment and setup headers (codebooks) fill the first kilobytes.
+            try bytes.prefix(2_000).write(to: URL(fileURLWithPath: cut))
+            let error = Self.expectError(naming: cut) { _ = try AudioFileReader.load(path: cut) }
+            guard case .corruptData = error else {
+                Issue.record("expected corruptData, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test func opusCutBetweenPagesLoadsAsAShorterFile() throws {
+        // Documented limitation: Ogg declares no total length in its header, so a file cut after
+        // complete pages is indistinguishable from a shorter recording. What it returns is clean.
+        try withTemporaryDirectory { directory in
+            let full = directory.appendingPathComponent("full.opus").path
+            let cut = directory.appendingPathComponent("cut.opus").path
+            try Self.writeTone(to: full)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: full))
+            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+            let read = try AudioFileReader.load(path: cut)
+            #expect(read.frameCount > 12_000 && read.frameCount < 36_000)
+            let range = 4_800..<(read.frameCount - 4_800)
+            let level = SignalProbe.amplitude(of: read.channels[0], at: 1_000, sampleRate: 48_000, range: range)
+            #expect(abs(SignalProbe.decibels(level, relativeTo: 0.5)) <= 1)
+        }
+    }
+
     @Test func regionOutsideTheFileIsRejected() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("second.wav").path
@@ -169,7 +220,8 @@ struct AudioFileErrorTests {
                     _ = try AudioFileReader.load(path: path, startFrame: start, frameCount: count)
                 }
                 #expect(
-                    error == .regionOutOfRange(path: path, startFrame: start, frameCount: count, fileFrameCount: 48_000))
+                    error == .regionOutOfRange(path: path, startFrame: start, frameCount: count, fileFrameCount: 48_000)
+                )
             }
         }
     }

@@ -79,8 +79,9 @@ enum SoxTool {
 
     /// Runs sox with `arguments` and waits for it.
     static func run(_ arguments: [String]) throws {
+        let url: URL = try #require(executable)
         let process = Process()
-        process.executableURL = try #require(executable)
+        process.executableURL = url
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -95,7 +96,9 @@ struct SoxInteropTests {
     func soxSineReadsBackWithRateLengthAndPitch() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("sox440.wav").path
-            try SoxTool.run(["-n", "-r", "44100", "-c", "1", "-b", "16", path, "synth", "0.5", "sine", "440", "vol", "0.5"])
+            try SoxTool.run([
+                "-n", "-r", "44100", "-c", "1", "-b", "16", path, "synth", "0.5", "sine", "440", "vol", "0.5",
+            ])
             let info = try AudioFileReader.info(path: path)
             #expect(info.formatName == "WAV")
             #expect(info.bitDepth == 16)
@@ -106,7 +109,8 @@ struct SoxInteropTests {
             let range = 2_205..<19_845
             let level = SignalProbe.amplitude(of: read.channels[0], at: 440, sampleRate: 44_100, range: range)
             #expect(abs(SignalProbe.decibels(level, relativeTo: 0.5)) <= 0.1)
-            #expect(SignalProbe.energyFraction(of: read.channels[0], at: 440, sampleRate: 44_100, range: range) >= 0.9999)
+            #expect(
+                SignalProbe.energyFraction(of: read.channels[0], at: 440, sampleRate: 44_100, range: range) >= 0.9999)
         }
     }
 
@@ -115,7 +119,8 @@ struct SoxInteropTests {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("sox-stereo.flac").path
             try SoxTool.run([
-                "-n", "-r", "48000", "-c", "2", "-b", "24", path, "synth", "0.25", "sine", "1000", "sine", "3000", "vol", "0.5",
+                "-n", "-r", "48000", "-c", "2", "-b", "24", path, "synth", "0.25", "sine", "1000", "sine", "3000",
+                "vol", "0.5",
             ])
             let read = try AudioFileReader.load(path: path)
             #expect(read.sampleRate == 48_000)

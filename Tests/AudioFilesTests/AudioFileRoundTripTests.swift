@@ -45,8 +45,10 @@ struct AudioFileRoundTripTests {
 
     static let stereoTones = AudioData(
         channels: [
-            SignalProbe.sine(frequency: leftFrequency, amplitude: amplitude, sampleRate: sampleRate, frameCount: frameCount),
-            SignalProbe.sine(frequency: rightFrequency, amplitude: amplitude, sampleRate: sampleRate, frameCount: frameCount),
+            SignalProbe.sine(
+                frequency: leftFrequency, amplitude: amplitude, sampleRate: sampleRate, frameCount: frameCount),
+            SignalProbe.sine(
+                frequency: rightFrequency, amplitude: amplitude, sampleRate: sampleRate, frameCount: frameCount),
         ],
         sampleRate: sampleRate)
 
@@ -97,7 +99,8 @@ struct AudioFileRoundTripTests {
             #expect(read.frameCount == Self.frameCount)
             let step = 1 / Double(1 << (encoding.bitDepth - 1))
             for channel in 0..<2 {
-                let worst = zip(read.channels[channel], Self.stereoTones.channels[channel])
+                let worst =
+                    zip(read.channels[channel], Self.stereoTones.channels[channel])
                     .map { abs(Double($0) - Double($1)) }.max() ?? .infinity
                 #expect(worst <= step, "channel \(channel): worst error \(worst) > \(step)")
             }
@@ -177,7 +180,8 @@ struct AudioFileRoundTripTests {
             let range = 4_410..<17_640
             let level = SignalProbe.amplitude(of: read.channels[0], at: 1_000, sampleRate: 44_100, range: range)
             #expect(abs(SignalProbe.decibels(level, relativeTo: 0.5)) <= 1)
-            #expect(SignalProbe.energyFraction(of: read.channels[0], at: 1_000, sampleRate: 44_100, range: range) >= 0.99)
+            #expect(
+                SignalProbe.energyFraction(of: read.channels[0], at: 1_000, sampleRate: 44_100, range: range) >= 0.99)
         }
     }
 }

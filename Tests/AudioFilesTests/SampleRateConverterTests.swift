@@ -48,7 +48,8 @@ struct SampleRateConverterTests {
         for position in [1_000, 7_777, 12_345] {
             var samples = [Float](repeating: 0, count: frames)
             samples[position] = 1
-            let output = try SampleRateConverter().convert(AudioData(channels: [samples], sampleRate: source), to: target)
+            let output = try SampleRateConverter().convert(
+                AudioData(channels: [samples], sampleRate: source), to: target)
             let expected = Double(position) * target / source
             let peak = SignalProbe.peakIndex(of: output.channels[0])
             #expect(abs(Double(peak) - expected) <= 1, "click at \(position) → \(peak), expected \(expected)")
@@ -81,11 +82,13 @@ struct SampleRateConverterTests {
             let read = try AudioFileReader.load(path: path, targetSampleRate: 48_000)
             #expect(read.sampleRate == 48_000)
             #expect(read.frameCount == 24_000)
-            let level = SignalProbe.amplitude(of: read.channels[0], at: 1_000, sampleRate: 48_000, range: 4_800..<19_200)
+            let level = SignalProbe.amplitude(
+                of: read.channels[0], at: 1_000, sampleRate: 48_000, range: 4_800..<19_200)
             #expect(abs(SignalProbe.decibels(level, relativeTo: 0.5)) <= 0.1)
 
             // A region is cut in the file's frames first, then converted.
-            let region = try AudioFileReader.load(path: path, targetSampleRate: 48_000, startFrame: 4_410, frameCount: 4_410)
+            let region = try AudioFileReader.load(
+                path: path, targetSampleRate: 48_000, startFrame: 4_410, frameCount: 4_410)
             #expect(region.frameCount == 4_800)
         }
     }

@@ -23,7 +23,7 @@ import Testing
         let totalFrames = 48_000 * 12
         let warmupFrames = 48_000
         let done = Atomic<Bool>(false)
-        let counts = Mutex<(allocations: Int64, locks: Int64, frames: Int)>((0, 0, 0))
+        let counts = Mutex<(allocations: Int64, locks: Int64, frames: Int, measuredFrom: Int, swaps: Int)>((0, 0, 0, -1, 0))
         let thread = Thread {
             let block = 256
             let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
@@ -33,17 +33,28 @@ import Testing
             let render = engine.renderEngine
             var rendered = 0
             var baseline: (Int64, Int64) = (0, 0)
+            var warmedUp = false
+            var measuredFrom = -1
+            var generationAtWarmup = 0
             AllocationProbe.trackCurrentThread(true)
             while rendered < totalFrames {
-                if rendered == warmupFrames { baseline = (AllocationProbe.allocations, AllocationProbe.locks) }
+                if !warmedUp && rendered >= warmupFrames {
+                    warmedUp = true
+                    measuredFrom = rendered
+                    generationAtWarmup = render.installedGeneration
+                    AllocationProbe.armTrap(true)
+                    baseline = (AllocationProbe.allocations, AllocationProbe.locks)
+                }
                 render.render(frameCount: block, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers), outputCount: 2)
                 rendered += block
                 // Pace loosely so the control thread's edits interleave with rendering.
                 if rendered % 4096 == 0 { usleep(200) }
             }
             let totals = (AllocationProbe.allocations - baseline.0, AllocationProbe.locks - baseline.1)
+            AllocationProbe.armTrap(false)
             AllocationProbe.trackCurrentThread(false)
-            counts.withLock { $0 = (totals.0, totals.1, rendered) }
+            let swaps = render.installedGeneration - generationAtWarmup
+            counts.withLock { $0 = (totals.0, totals.1, rendered, measuredFrom, swaps) }
             out.deallocate()
             pointers.deallocate()
             done.store(true, ordering: .releasing)
@@ -72,7 +83,9 @@ import Testing
         engine.poll()
         let result = counts.withLock { $0 }
         #expect(result.frames >= totalFrames)
+        #expect(result.measuredFrom >= warmupFrames && result.measuredFrom < warmupFrames + 256)
         #expect(edits > 50, "the control thread made \(edits) edit rounds")
+        #expect(result.swaps > 100, "the render thread swapped in \(result.swaps) programs while measured")
         #expect(result.allocations == 0, "render thread allocated \(result.allocations) times")
         #expect(result.locks == 0, "render thread locked \(result.locks) times")
     }

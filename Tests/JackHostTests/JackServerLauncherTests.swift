@@ -31,6 +31,7 @@ extension JackHostTests {
             #expect(kill(server.pid, 0) != 0, "jackd \(server.pid) was not reaped")
             #expect(!JackServerLauncher.isServerRunning(name: name))
             server.stop()
+            try? FileManager.default.removeItem(atPath: server.logPath)
         }
 
         @Test func serverOptionsComeBeforeTheDriver() {

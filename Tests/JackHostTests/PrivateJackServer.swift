@@ -1,6 +1,7 @@
 // Test fixture. A private jackd (dummy backend, no realtime) under a unique server name, stopped by
 // its own PID. Never touches any other server.
 import Foundation
+import JackHost
 import Synchronization
 
 /// A `jackd -n <unique> --no-realtime -d dummy -r 48000 -p <period> -C 2 -P 2` child process.
@@ -18,6 +19,7 @@ final class PrivateJackServer: @unchecked Sendable {
     let logPath: String
     private let process: Process
     private let stopped = Mutex(false)
+    private let wasKilled = Mutex(false)
 
     /// Starts the server (under `name`, default a fresh unique one) and waits (`jack_wait -w -t 10`)
     /// until it accepts clients.
@@ -43,31 +45,67 @@ final class PrivateJackServer: @unchecked Sendable {
         }
     }
 
-    deinit {
-        stop()
-    }
-
-    /// SIGTERM, then SIGKILL after 3 s; reaps the process. Idempotent.
+    /// SIGTERM, then SIGKILL after 3 s; reaps the process. Idempotent. After a SIGKILL, also reclaims the
+    /// server's registry slot (see `reclaimRegistrySlot`).
     func stop() {
         let already = stopped.withLock { value in
             defer { value = true }
             return value
         }
         if already { return }
+        var killed = false
         if process.isRunning {
             kill(pid, SIGTERM)
             let deadline = Date().addingTimeInterval(3)
             while process.isRunning && Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(pid, SIGKILL) }
+            if process.isRunning {
+                kill(pid, SIGKILL)
+                killed = true
+            }
         }
         process.waitUntilExit()
+        if killed { reclaimRegistrySlot() }
     }
 
-    /// SIGKILL (as a crash would) and reap.
+    /// SIGKILL (as a crash would) and reap. The registry slot is reclaimed when the fixture is stopped.
     func kill9() {
-        stopped.withLock { $0 = true }
+        let already = stopped.withLock { value in
+            defer { value = true }
+            return value
+        }
+        if already { return }
         kill(pid, SIGKILL)
         process.waitUntilExit()
+        wasKilled.withLock { $0 = true }
+    }
+
+    deinit {
+        stop()
+        if wasKilled.withLock({ $0 }) { reclaimRegistrySlot() }
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
+
+    /// jackd registers each server name in a per-user table of 8 slots (/dev/shm/jack-shm-registry);
+    /// a killed server keeps its slot until a server with the same name starts again. So after a kill
+    /// this starts the same name once more and stops it with SIGTERM, which frees the slot and the
+    /// server's files. Skipped when a server with this name is running (its own exit will clean up).
+    private func reclaimRegistrySlot() {
+        if JackServerLauncher.isServerRunning(name: name) { return }
+        let again = Process()
+        again.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+        again.arguments = ["-n", name, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256"]
+        again.standardOutput = FileHandle.nullDevice
+        again.standardError = FileHandle.nullDevice
+        again.standardInput = FileHandle.nullDevice
+        guard (try? again.run()) != nil else { return }
+        _ = try? Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
+        kill(again.processIdentifier, SIGTERM)
+        again.waitUntilExit()
+        // Semaphores of the clients that were connected when the server was killed.
+        let prefix = "jack_sem.\(getuid())_\(name)_"
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? [] where file.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(atPath: "/dev/shm/" + file)
+        }
     }
 
     var isRunning: Bool { process.isRunning }

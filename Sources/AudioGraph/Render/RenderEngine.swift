@@ -74,7 +74,7 @@ public final class RenderEngine: @unchecked Sendable {
     /// queued commands, then renders sub-blocks of at most `maxBlockFrames`, split further at the exact
     /// frames of timed commands. `outputs` must hold `outputCount` host channel pointers of at least
     /// `frameCount` samples; `inputs` may be nil (silence).
-    @_noLocks
+    @_noLocks @_noAllocation
     public func process(
         frameCount: Int, inputs: UnsafePointer<UnsafePointer<Float>?>?, inputCount: Int,
         outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int

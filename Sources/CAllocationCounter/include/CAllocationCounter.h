@@ -12,6 +12,8 @@ int64_t ss_tracked_allocation_count(void);
 int64_t ss_tracked_free_count(void);
 /// pthread_mutex_lock / trylock calls made by tracked threads since the last reset.
 int64_t ss_tracked_lock_count(void);
+/// With SS_ALLOCATION_TRAP=1 set, counted calls raise SIGTRAP only while armed (e.g. after warm-up).
+void ss_arm_trap(int armed);
 /// Zeroes all counters.
 void ss_reset_tracked_counts(void);
 /// 1 when this file's malloc is the one the process uses (checked by a probe allocation).

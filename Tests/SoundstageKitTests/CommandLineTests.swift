@@ -1,0 +1,116 @@
+import AudioFiles
+import DSPTestSupport
+import Foundation
+import Testing
+
+@Suite struct CommandLineTests {
+    @Test func renderIsBitIdenticalForBlockSizes1_64_256_1000() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var outputs: [[[Float]]] = []
+        for block in [1, 64, 256, 1000] {
+            let out = dir.appendingPathComponent("b\(block).wav").path
+            let r = try Fixtures.run(Fixtures.executable, [
+                "render", Fixtures.patches.appendingPathComponent("submix.yaml").path, "--out", out,
+                "--duration", "1.5", "--block", "\(block)",
+            ])
+            #expect(r.status == 0, "\(r.stderr)")
+            // Compare the decoded samples: libsndfile's PEAK chunk carries a timestamp.
+            outputs.append(try AudioFileReader.load(path: out).channels)
+        }
+        let audio = try AudioFileReader.load(path: dir.appendingPathComponent("b64.wav").path)
+        #expect(audio.frameCount == 72_000)
+        #expect(SignalStats.peak(audio.channels[0][...]) > 0.05)
+        for data in outputs.dropFirst() { #expect(data == outputs[0]) }
+    }
+
+    @Test func checkReportsLineAndColumnAndFails() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = try Fixtures.write("version: 1\nnodes:\n  - { name: x, kind: wobble }\n", to: "bad.yaml", in: dir)
+        let r = try Fixtures.run(Fixtures.executable, ["check", bad])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("bad.yaml:3:") && r.stderr.contains("unknown node kind 'wobble'"))
+        let good = try Fixtures.run(Fixtures.executable, ["check", Fixtures.patches.appendingPathComponent("hello.yaml").path])
+        #expect(good.status == 0 && good.stdout.contains("ok"))
+    }
+
+    @Test func badArgumentsAndPatchesExitNonZeroWithAMessage() throws {
+        let hello = Fixtures.patches.appendingPathComponent("hello.yaml").path
+        let cases: [([String], String)] = [
+            (["render", hello, "--out", "/tmp/x.wav", "--duration", "-1"], "--duration"),
+            (["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--block", "0"], "--block"),
+            (["render", "/no/such/patch.yaml", "--out", "/tmp/x.wav", "--duration", "1"], "patch.yaml"),
+            (["render", hello, "--out", "/no/such/dir/x.wav", "--duration", "1"], "x.wav"),
+            (["run", "/no/such/patch.yaml"], "patch.yaml"),
+            (["frobnicate"], "frobnicate"),
+        ]
+        for (args, needle) in cases {
+            let r = try Fixtures.run(Fixtures.executable, args)
+            #expect(r.status != 0, "\(args)")
+            #expect((r.stderr + r.stdout).contains(needle), "\(args): \(r.stderr)")
+        }
+    }
+}
+
+@Suite(.serialized) struct RunCommandTests {
+    @Test func runStartsAServerWhenNoneRunsAndStopsItOnExit() throws {
+        let server = "ss_cli_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
+        let r = try Fixtures.run(Fixtures.executable, [
+            "run", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--server", server, "--duration", "1.5",
+        ], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("No JACK server '\(server)' was running: started jackd (dummy backend"))
+        #expect(r.stdout.contains("\(server)") && r.stdout.contains("soundstage:out_1"))
+        let check = try Fixtures.run("/usr/bin/jack_wait", ["-s", server, "-c"], timeout: 10)
+        #expect(check.stdout.contains("not running"))
+    }
+
+    @Test func runWithoutAServerAndNoStartFailsClearly() throws {
+        let server = "ss_none_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
+        let r = try Fixtures.run(Fixtures.executable, [
+            "run", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--server", server, "--no-start-server",
+        ], timeout: 30)
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("no JACK server named '\(server)'"))
+    }
+
+    @Test func takenClientNameFallsBackToJacksRename() throws {
+        let server = "ss_name_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
+        let jackd = Process()
+        jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+        jackd.arguments = ["-n", server, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256"]
+        jackd.standardOutput = FileHandle.nullDevice
+        jackd.standardError = FileHandle.nullDevice
+        try jackd.run()
+        defer {
+            jackd.terminate()
+            jackd.waitUntilExit()
+        }
+        _ = try Fixtures.run("/usr/bin/jack_wait", ["-s", server, "-w", "-t", "10"], timeout: 15)
+        let hello = Fixtures.patches.appendingPathComponent("hello.yaml").path
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: Fixtures.executable)
+        first.arguments = ["run", hello, "--server", server, "--duration", "30", "--no-start-server"]
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        var firstIsUp = false
+        var lastListing = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !firstIsUp && Date() < deadline {
+            let listing = try Fixtures.run("/usr/bin/jack_lsp", ["-s", server], timeout: 5)
+            lastListing = listing.stdout + listing.stderr
+            firstIsUp = lastListing.contains("soundstage:out_1")
+            if !firstIsUp { usleep(100_000) }
+        }
+        #expect(firstIsUp, "jack_lsp said: \(lastListing)")
+        let second = try Fixtures.run(Fixtures.executable, ["run", hello, "--server", server, "--duration", "1", "--no-start-server"])
+        first.terminate()  // SIGTERM: a clean shutdown
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("was taken: JACK named this client 'soundstage-01'"))
+        #expect(second.stdout.contains("soundstage-01:out_1"))
+    }
+}

@@ -1,0 +1,136 @@
+import AudioFiles
+import AudioGraph
+import DSPTestSupport
+import Foundation
+import Patches
+import SoundstageKit
+import Testing
+
+@Suite struct PatchLoaderTests {
+    @Test func everyShippedPatchLoadsAndMakesSound() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.patches.path)
+            .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".json") }
+        #expect(files.count >= 2)
+        for file in files {
+            let loaded = try PatchLoader.load(path: Fixtures.patches.appendingPathComponent(file).path)
+            let out = OfflineRenderer(engine: loaded.engine).render(frameCount: 24_000, hostBlockFrames: 256)
+            #expect(SignalStats.peak(out[0][...]) > 0.05, "\(file) is silent")
+            #expect(out.allSatisfy { $0.allSatisfy(\.isFinite) })
+        }
+    }
+
+    /// Loads `text` as a patch and returns its diagnostics.
+    func diagnostics(_ text: String, files: [String: Data] = [:]) throws -> [PatchDiagnostic] {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, data) in files { try data.write(to: dir.appendingPathComponent(name)) }
+        let path = try Fixtures.write(text, to: "p.yaml", in: dir)
+        return PatchLoader.check(path: path)
+    }
+
+    @Test func unknownKindIsReportedAtTheKind() throws {
+        let d = try diagnostics("""
+            version: 1
+            nodes:
+              - name: a
+                kind: reverbb
+            """)
+        #expect(d.count == 1)
+        #expect(d.first?.location == Patches.SourceLocation(line: 4, column: 11))
+        #expect(d.first?.message.contains("unknown node kind 'reverbb'") == true)
+        #expect(d.first?.description.hasSuffix("p.yaml:4:11: error: " + (d.first?.message ?? "")) == true)
+    }
+
+    @Test func badParametersAreReportedWhereTheyAreWritten() throws {
+        let d = try diagnostics("""
+            version: 1
+            nodes:
+              - name: a
+                kind: player
+                params:
+                  volume: 3
+                  colour: red
+            """)
+        #expect(d.map(\.location) == [Patches.SourceLocation(line: 6, column: 15), Patches.SourceLocation(line: 7, column: 7)])
+        #expect(d[0].message.contains("out of range 0…1"))
+        #expect(d[1].message.contains("no parameter 'colour'"))
+    }
+
+    @Test func connectionErrorsNameTheProblem() throws {
+        let d = try diagnostics("""
+            version: 1
+            nodes:
+              - { name: a, kind: mixer }
+              - { name: b, kind: mixer }
+              - { name: p, kind: player }
+            connections:
+              - { from: a, to: b }
+              - { from: b, to: a }
+              - { from: "p:2", to: a }
+              - { from: ghost, to: main }
+              - { from: main, to: p }
+            """)
+        #expect(d.count == 4)
+        #expect(d[0].location?.line == 8 && d[0].message.contains("cycle: a → b → a"))
+        #expect(d[1].location?.line == 9 && d[1].message.contains("no output bus 2"))
+        #expect(d[2].location?.line == 10 && d[2].message.contains("'ghost'"))
+        #expect(d[3].location?.line == 11 && d[3].message.contains("no input bus"))
+    }
+
+    @Test func missingAndCorruptFilesNameTheFile() throws {
+        var noise = SeededRandom(seed: 3)
+        let junk = Data((0..<4000).map { _ in UInt8(truncatingIfNeeded: noise.next()) })
+        let d = try diagnostics("""
+            version: 1
+            buffers:
+              - name: gone
+                file: nowhere.wav
+              - name: junk
+                file: junk.wav
+            """, files: ["junk.wav": junk])
+        #expect(d.count == 2)
+        #expect(d[0].location?.line == 4 && d[0].message.contains("nowhere.wav"))
+        #expect(d[1].location?.line == 6 && d[1].message.contains("junk.wav"))
+    }
+
+    @Test func syntaxErrorsKeepTheirLocation() throws {
+        let d = try diagnostics("version: 1\nnodes:\n  - name: a\n   kind: [mixer\n")
+        #expect(!d.isEmpty)
+        #expect(d.first?.location != nil)
+    }
+
+    @Test func fileBuffersAreConvertedToTheEngineRate() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sine = TestSignal.sine(frequency: 1000, sampleRate: 44_100, frames: 44_100, amplitude: 0.5)
+        try AudioFileWriter.write(AudioData(channels: [sine], sampleRate: 44_100), to: dir.appendingPathComponent("t.wav").path)
+        let path = try Fixtures.write("""
+            version: 1
+            buffers: [{ name: t, file: t.wav }]
+            nodes: [{ name: p, kind: player, params: { buffer: t, playing: true } }]
+            connections: [{ from: p, to: output }]
+            """, to: "p.yaml", in: dir)
+        let loaded = try PatchLoader.load(path: path)
+        let buffer = try #require(loaded.engine.buffers().first)
+        #expect(buffer.frameCount == 48_000)
+        let out = OfflineRenderer(engine: loaded.engine).render(frameCount: 48_000, hostBlockFrames: 128)
+        let level = Goertzel.amplitude(Array(out[0][4800..<43_200]), frequency: 1000, sampleRate: 48_000)
+        #expect(abs(Decibels.fromAmplitude(level / 0.5)) < 0.1)
+    }
+
+    @Test func playerFileParameterLoadsRelativeToThePatch() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ramp = TestSignal.ramp(frames: 1000, scale: 1e-3)
+        try AudioFileWriter.write(AudioData(channels: [ramp], sampleRate: 48_000), to: dir.appendingPathComponent("r.wav").path)
+        let path = try Fixtures.write("""
+            version: 1
+            nodes: [{ name: p, kind: player, params: { file: r.wav, start: 100, frames: 50, playing: true } }]
+            connections: [{ from: p, to: output }]
+            """, to: "p.yaml", in: dir)
+        let loaded = try PatchLoader.load(path: path)
+        let out = OfflineRenderer(engine: loaded.engine).render(frameCount: 100, hostBlockFrames: 64)
+        #expect(Array(out[0][0..<50]) == Array(ramp[100..<150]))
+        #expect(out[0][50..<100].allSatisfy { $0 == 0 })
+    }
+}
