@@ -61,23 +61,12 @@ public enum PatchLoader {
             do {
                 let samples: [[Float]]
                 switch buffer.source {
-                case .file(let file):
-                    let data = try AudioFileReader.load(
-                        path: document.resolvedPath(forFile: file), targetSampleRate: configuration.sampleRate,
-                        startFrame: 0, frameCount: nil)
-                    samples = data.channels
+                case .file:
+                    samples = try loadFileBuffer(buffer, of: document, rate: configuration.sampleRate)
                 case .generate(let generator):
                     samples = BufferSynthesizer.render(generator, sampleRate: configuration.sampleRate)
                 }
-                let start = buffer.start ?? 0
-                let length = buffer.frames ?? max(0, (samples.first?.count ?? 0) - start)
-                let total = samples.first?.count ?? 0
-                guard start + length <= total, length > 0 else {
-                    report(buffer.location, "buffer '\(buffer.name)': region \(start)..<\(start + length) is outside its \(total) frames")
-                    continue
-                }
-                let region = samples.map { Array($0[start..<start + length]) }
-                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: region, sampleRate: configuration.sampleRate))
+                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: configuration.sampleRate))
             } catch let error as AudioFileError {
                 report(buffer.sourceLocation ?? buffer.location, "buffer '\(buffer.name)': \(error)")
             } catch {
@@ -162,6 +151,15 @@ public enum PatchLoader {
             engine: engine, document: document,
             jackConnections: document.jack.connections.map { ($0.from, $0.to) },
             connectPhysical: document.jack.connectPhysical ?? false)
+    }
+
+    /// Decodes a `file` buffer's region (`start`/`frames` count the file's own frames) and converts it to
+    /// `rate`.
+    static func loadFileBuffer(_ buffer: PatchBuffer, of document: PatchDocument, rate: Double) throws -> [[Float]] {
+        guard case .file(let file) = buffer.source else { return [] }
+        return try AudioFileReader.load(
+            path: document.resolvedPath(forFile: file), targetSampleRate: rate, startFrame: buffer.start ?? 0,
+            frameCount: buffer.frames).channels
     }
 
     static func parameterValue(_ value: PatchValue) -> ParameterValue? {

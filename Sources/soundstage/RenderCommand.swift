@@ -54,6 +54,12 @@ struct RenderCommand: ParsableCommand {
     }
 }
 
+/// Writes a line to standard output at once (unbuffered), so logs and pipes see each status line
+/// when it happens.
+func say(_ message: String) {
+    FileHandle.standardOutput.write(Data((message + "\n").utf8))
+}
+
 /// Writes a line to standard error.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))

@@ -51,7 +51,7 @@ struct RunCommand: ParsableCommand {
             do {
                 let process = try JackServerLauncher.start(name: server, sampleRate: rate)
                 ownServer = process
-                print("No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
+                say("No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
                     + "pid \(process.pid); it stops when soundstage exits.")
             } catch {
                 printError("could not start a JACK server: \(error)")
@@ -65,7 +65,7 @@ struct RunCommand: ParsableCommand {
         var host = makeHost(loaded, events: events)
         var report = try start(host)
         if report.sampleRate != Int(loaded.engine.configuration.sampleRate) {
-            print("JACK runs at \(report.sampleRate) Hz: reloading the patch at that rate.")
+            say("JACK runs at \(report.sampleRate) Hz: reloading the patch at that rate.")
             host.stop()
             loaded = try loadPatch(rate: Double(report.sampleRate))
             host = makeHost(loaded, events: events)
@@ -74,14 +74,14 @@ struct RunCommand: ParsableCommand {
         defer { host.stop() }
 
         if report.wasRenamed {
-            print("The client name '\(report.requestedClientName)' was taken: JACK named this client '\(report.actualClientName)'.")
+            say("The client name '\(report.requestedClientName)' was taken: JACK named this client '\(report.actualClientName)'.")
         }
-        print("JACK client '\(report.actualClientName)' on server '\(report.serverName)': \(report.sampleRate) Hz, "
+        say("JACK client '\(report.actualClientName)' on server '\(report.serverName)': \(report.sampleRate) Hz, "
             + "\(report.bufferSize)-frame periods")
-        print("ports: " + (report.outputPorts + report.inputPorts).joined(separator: ", "))
-        for c in report.connections { print("connection: \(c)") }
-        print(loaded.summary())
-        print(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
+        say("ports: " + (report.outputPorts + report.inputPorts).joined(separator: ", "))
+        for c in report.connections { say("connection: \(c)") }
+        say(loaded.summary())
+        say(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
 
         // 4. Control loop: housekeeping every 10 ms until a signal, the duration, or server loss.
         let stopSignal = SignalWatcher()
@@ -96,22 +96,22 @@ struct RunCommand: ParsableCommand {
                     exitCode = 1
                     break loop
                 case .sampleRateChanged(let rate):
-                    loaded.engine.setSampleRate(Double(rate))
-                    printError("JACK sample rate changed to \(rate) Hz; loaded buffers keep their old rate.")
+                    say("JACK sample rate changed to \(rate) Hz: rebuilding buffers at that rate.")
+                    for problem in loaded.changeSampleRate(to: Double(rate)) { printError(problem) }
                 case .bufferSizeChanged(let frames):
-                    print("JACK period is now \(frames) frames.")
+                    say("JACK period is now \(frames) frames.")
                 case .xrun:
                     break
                 }
             }
             if let signal = stopSignal.received {
-                print("\(signal) received: stopping.")
+                say("\(signal) received: stopping.")
                 break
             }
             if let deadline, Date() >= deadline { break }
             usleep(10_000)
         }
-        print("xruns: \(host.xrunCount)")
+        say("xruns: \(host.xrunCount)")
         host.stop()
         ownServer?.stop()
         ownServer = nil

@@ -109,4 +109,34 @@ import Testing
         #expect(SignalStats.peak(left[5800..<9600]) < 1e-6)
         #expect(SignalStats.peak(left[11_000..<14_400]) < 1e-6)
     }
+
+    @Test func connectingAndDisconnectingWhilePlayingNeverClicks() throws {
+        let engine = TestEngine.make()
+        let sine = TestSignal.sine(frequency: 440, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.9)
+        try engine.addBuffer(SampleBuffer(name: "s", channels: [sine], sampleRate: TestEngine.rate))
+        try engine.attach(.player, name: "p", parameters: ["buffer": .string("s"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(.mixer, name: "sub")
+        try engine.connect("sub", to: "main")
+        try engine.connect("p", to: "sub")
+        var left: [Float] = []
+        left += TestEngine.render(engine, frames: 4800, block: 128)[0]
+        try engine.disconnect("p", from: "sub")
+        left += TestEngine.render(engine, frames: 4800, block: 128)[0]
+        try engine.connect("p", to: "main")
+        left += TestEngine.render(engine, frames: 4800, block: 128)[0]
+        try engine.connect("sub", to: "output")  // replaces main → output
+        left += TestEngine.render(engine, frames: 4800, block: 128)[0]
+        try engine.connect("main", to: "output")
+        left += TestEngine.render(engine, frames: 4800, block: 128)[0]
+        try engine.detach("p")
+        left += TestEngine.render(engine, frames: 4800, block: 128)[0]
+        // Sine slope at 0.64 peak plus a 10 ms fade's slope; a hard cut would step by up to 0.64.
+        let bound: Float = 2 * Float.pi * 440 / 48_000 * 0.64 + 0.64 / 480 + 1e-3
+        #expect(SignalStats.maxStep(left[...]) <= bound)
+        #expect(SignalStats.peak(left[5800..<9600]) == 0)      // disconnected
+        #expect(SignalStats.peak(left[10_600..<14_400]) > 0.6)  // reconnected to main
+        #expect(SignalStats.peak(left[15_400..<19_200]) == 0)   // output now fed by the empty submix
+        #expect(SignalStats.peak(left[20_200..<24_000]) > 0.6)  // main back on the output
+        #expect(SignalStats.peak(left[25_000..<28_800]) == 0)   // player detached
+    }
 }

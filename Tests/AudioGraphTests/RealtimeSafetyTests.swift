@@ -103,7 +103,8 @@ import Testing
                 try engine.detach("m\(i)")
                 _ = renderer.render(frameCount: 64, hostBlockFrames: 64)
             }
-            _ = renderer.render(frameCount: 64, hostBlockFrames: 64)
+            // Let the last fades finish and their memory come back.
+            _ = renderer.render(frameCount: 9600, hostBlockFrames: 64)
             #expect(engine.pendingReleaseCount == 0)
         }
         // Only programs of engines still alive in parallel tests may remain; this engine's are gone.

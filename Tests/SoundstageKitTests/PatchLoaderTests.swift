@@ -133,4 +133,30 @@ import Testing
         #expect(Array(out[0][0..<50]) == Array(ramp[100..<150]))
         #expect(out[0][50..<100].allSatisfy { $0 == 0 })
     }
+
+    @Test func sampleRateChangeRebuildsBuffersAtTheNewRate() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sine = TestSignal.sine(frequency: 500, sampleRate: 48_000, frames: 48_000, amplitude: 0.5)
+        try AudioFileWriter.write(AudioData(channels: [sine], sampleRate: 48_000), to: dir.appendingPathComponent("s.wav").path)
+        let path = try Fixtures.write("""
+            version: 1
+            buffers:
+              - { name: f, file: s.wav, start: 4800, frames: 24000 }
+              - name: g
+                generate: { waveform: sine, frequency: 1000, duration: 0.5 }
+            nodes:
+              - { name: p, kind: player, params: { buffer: f, loop: true, playing: true } }
+            connections: [{ from: p, to: output }]
+            """, to: "p.yaml", in: dir)
+        let loaded = try PatchLoader.load(path: path)
+        #expect(loaded.engine.buffers().map(\.frameCount) == [24_000, 24_000])
+        #expect(loaded.changeSampleRate(to: 44_100).isEmpty)
+        #expect(loaded.engine.configuration.sampleRate == 44_100)
+        #expect(loaded.engine.buffers().map(\.frameCount) == [22_050, 22_050])
+        let out = OfflineRenderer(engine: loaded.engine).render(frameCount: 44_100, hostBlockFrames: 256)
+        // Still 500 Hz at the new rate: the converted buffer keeps its pitch.
+        let level = Goertzel.amplitude(Array(out[0][2205..<22_050]), frequency: 500, sampleRate: 44_100)
+        #expect(abs(Decibels.fromAmplitude(level / 0.5)) < 0.1)
+    }
 }

@@ -40,6 +40,26 @@ public enum MixKernel {
         }
     }
 
+    /// `destination[i] += source[i] · gain(i) · fade(i) · scale`: a source's gain times its connection's
+    /// fade. Both ramps advance by `count`.
+    @inlinable
+    public static func accumulate(
+        _ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int,
+        gain: inout ParameterRamp, fade: inout ParameterRamp, scale: Float = 1
+    ) {
+        if gain.isRamping || fade.isRamping {
+            for i in 0..<count { destination[i] += source[i] * (gain.next() * fade.next() * scale) }
+        } else {
+            let g = gain.value * fade.value * scale
+            if g == 0 { return }
+            if g == 1 {
+                for i in 0..<count { destination[i] += source[i] }
+            } else {
+                for i in 0..<count { destination[i] += source[i] * g }
+            }
+        }
+    }
+
     /// `buffer[i] *= gain(i)` in place.
     @inlinable
     public static func scale(_ buffer: UnsafeMutablePointer<Float>, count: Int, gain: inout ParameterRamp) {

@@ -9,8 +9,12 @@ import AudioDSP
 /// every node runs after all of its sources; fan-out sources run once and are read by each consumer.
 enum GraphCompiler {
     struct Input {
+        /// Every node to consider, keyed by the name connections use (retiring nodes under private keys).
         var nodes: [String: NodeRecord]
+        /// Live connections plus those still fading out.
         var connections: [Connection]
+        /// The fade of every connection into a mixer or the output.
+        var fades: [Connection: EdgeFade]
         var taps: [TapRecord]
         var maxBlockFrames: Int
         var generation: Int
@@ -52,11 +56,11 @@ enum GraphCompiler {
         let order = executionOrder(nodes: input.nodes, connections: input.connections, active: active)
         let stride = input.maxBlockFrames
 
-        // One bus per active node with an output.
+        // One bus per active node (the output node's bus holds what goes to the host).
         var busOffset: [String: Int] = [:]
         var total = 0
         for name in order {
-            guard let node = input.nodes[name], node.kind.outputBusCount > 0 else { continue }
+            guard let node = input.nodes[name] else { continue }
             busOffset[name] = total
             total += node.outputChannelCount * stride
         }
@@ -67,13 +71,31 @@ enum GraphCompiler {
             return BusRef(data: slab.baseAddress! + offset, channelCount: node.outputChannelCount, stride: stride)
         }
 
-        // Mixer input tables, all in one allocation.
+        // Mixer (and output) input tables, all in one allocation.
+        let summing: Set<NodeKind> = [.mixer, .output]
         var mixerInputCount = 0
-        for name in order where input.nodes[name]?.kind == .mixer {
+        for name in order where summing.contains(input.nodes[name]?.kind ?? .player) {
             mixerInputCount += input.connections.filter { $0.destination == name && active.contains($0.source) }.count
         }
         let tables = UnsafeMutableBufferPointer<MixerInput>.allocate(capacity: max(1, mixerInputCount))
         var tableUsed = 0
+        /// `unityMixing`: the output node ignores its sources' volume/pan (they apply on mixer inputs only)
+        /// and passes them through with its own, always-unity, mixing state.
+        func inputTable(for name: String, unityMixing: UnsafeMutablePointer<MixingState>? = nil)
+            -> UnsafeBufferPointer<MixerInput>
+        {
+            let edges = input.connections.filter { $0.destination == name && active.contains($0.source) }
+                .sorted { ($0.destinationBus, $0.source) < ($1.destinationBus, $1.source) }
+            let start = tableUsed
+            for edge in edges {
+                guard let source = bus(edge.source), let sourceNode = input.nodes[edge.source],
+                      let fade = input.fades[edge] else { continue }
+                (tables.baseAddress! + tableUsed).initialize(
+                    to: MixerInput(source: source, mixing: unityMixing ?? sourceNode.mixing, fade: fade.ramp))
+                tableUsed += 1
+            }
+            return UnsafeBufferPointer(start: tables.baseAddress! + start, count: tableUsed - start)
+        }
 
         var steps: [RenderStep] = []
         for name in order {
@@ -85,19 +107,10 @@ enum GraphCompiler {
                 if let b = bus(name) { steps.append(.input(node.mixing, b)) }
             case .mixer:
                 guard let b = bus(name), let mixer = node.mixer else { continue }
-                let edges = input.connections.filter { $0.destination == name && active.contains($0.source) }
-                    .sorted { $0.destinationBus < $1.destinationBus }
-                let start = tableUsed
-                for edge in edges {
-                    guard let source = bus(edge.source), let sourceNode = input.nodes[edge.source] else { continue }
-                    (tables.baseAddress! + tableUsed).initialize(to: MixerInput(source: source, mixing: sourceNode.mixing))
-                    tableUsed += 1
-                }
-                let view = UnsafeBufferPointer(start: tables.baseAddress! + start, count: tableUsed - start)
-                steps.append(.mixer(mixer, node.mixing, view, b))
+                steps.append(.mixer(mixer, node.mixing, inputTable(for: name), b))
             case .output:
-                let source = input.connections.first { $0.destination == name }.flatMap { bus($0.source) }
-                steps.append(.output(source))
+                guard let b = bus(name), let mixer = node.mixer else { continue }
+                steps.append(.output(mixer, inputTable(for: name, unityMixing: node.mixing), b))
             }
             for tap in input.taps where tap.node == name {
                 if let b = bus(name) { steps.append(.tap(tap.state, b)) }

@@ -61,15 +61,25 @@ extension Engine {
             if let p = node.player { purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(p)))) }
             if let m = node.mixer { purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(m)))) }
             try send(purges)
-            state.connections.removeAll { $0.source == name || $0.destination == name }
+            // The node keeps sounding under a private key while its connections fade out; its name is
+            // free again at once.
+            let key = "\u{1}retiring.\(node.id)"
+            renameRetiringEdges(name, to: key)
+            for edge in state.connections where edge.source == name || edge.destination == name {
+                try retireEdge(edge, rename: [name: key])
+            }
+            if isSilentSoFar {
+                bury(node)
+                if let buffer = node.scheduledBuffer { bury(buffer) }
+            } else {
+                state.dyingNodes[key] = Retiring(item: node, commandCount: renderEngine.commands.producedCount)
+            }
             let taps = state.taps.values.filter { $0.node == name }
             for tap in taps { state.taps[tap.id] = nil }
             state.nodes[name] = nil
             state.nodesByID[node.id] = nil
             republish()
-            bury(node)
             for tap in taps { bury(tap) }
-            if let buffer = node.scheduledBuffer { bury(buffer) }
         }
     }
 
@@ -111,8 +121,11 @@ extension Engine {
             }
             let edge = Connection(source: src.name, sourceBus: sourceBus, destination: dst.name,
                                   destinationBus: destinationBus)
-            state.connections.removeAll { $0.destination == dst.name && $0.destinationBus == destinationBus }
-            state.connections.append(edge)
+            guard !state.connections.contains(edge) else { return }
+            for old in state.connections where old.destination == dst.name && old.destinationBus == destinationBus {
+                try retireEdge(old)
+            }
+            try addEdge(edge)
             republish()
         }
     }
@@ -125,14 +138,14 @@ extension Engine {
         try lock.withLock { _ throws(EngineError) in
             _ = try record(from.node)
             _ = try record(to.node)
-            let before = state.connections.count
-            state.connections.removeAll {
+            let matching = state.connections.filter {
                 $0.source == from.node && $0.destination == to.node
                     && (from.bus == nil || $0.sourceBus == from.bus) && (to.bus == nil || $0.destinationBus == to.bus)
             }
-            guard state.connections.count != before else {
+            guard !matching.isEmpty else {
                 throw EngineError(.notConnected, "\(source) is not connected to \(destination)")
             }
+            for edge in matching { try retireEdge(edge) }
             republish()
         }
     }
@@ -141,7 +154,9 @@ extension Engine {
     public func disconnectAll(_ name: String, inputs: Bool) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
             _ = try record(name)
-            state.connections.removeAll { inputs ? $0.destination == name : $0.source == name }
+            for edge in state.connections where inputs ? edge.destination == name : edge.source == name {
+                try retireEdge(edge)
+            }
             republish()
         }
     }
@@ -161,8 +176,15 @@ extension Engine {
     /// Every connection, in the order they were made.
     public func connections() -> [Connection] { lock.withLock { _ in state.connections } }
 
-    /// Names of the nodes the current program renders, in execution order.
-    public func renderOrder() -> [String] { lock.withLock { _ in state.lastPublished?.activeNodeNames ?? [] } }
+    /// Names of the nodes in active chains, in execution order (connections still fading out are not
+    /// counted: this is the graph as the model stands).
+    public func renderOrder() -> [String] {
+        lock.withLock { _ in
+            let tapped = Set(state.taps.values.map(\.node))
+            let active = GraphCompiler.activeNodes(nodes: state.nodes, connections: state.connections, tappedNodes: tapped)
+            return GraphCompiler.executionOrder(nodes: state.nodes, connections: state.connections, active: active)
+        }
+    }
 
     // MARK: Helpers (lock held)
 

@@ -36,7 +36,9 @@ public final class Engine: @unchecked Sendable {
         main.values["channels"] = .int(config.outputChannelCount)
         state.nodes["output"] = output
         state.nodes["main"] = main
-        state.connections = [Connection(source: "main", destination: "output", destinationBus: 0)]
+        let mainToOutput = Connection(source: "main", destination: "output", destinationBus: 0)
+        state.connections = [mainToOutput]
+        state.fades[mainToOutput] = EdgeFade(risingOver: 0)
         republish()
     }
 
@@ -53,9 +55,13 @@ public final class Engine: @unchecked Sendable {
     /// Compiles the current model and offers it to the render thread.
     func republish() {
         state.generation += 1
+        var nodes = state.nodes
+        for (key, dying) in state.dyingNodes { nodes[key] = dying.item }
         let program = GraphCompiler.compile(.init(
-            nodes: state.nodes, connections: state.connections, taps: Array(state.taps.values),
-            maxBlockFrames: state.configuration.blockFrames, generation: state.generation))
+            nodes: nodes, connections: state.connections + state.retiringEdges.map(\.item.connection),
+            fades: state.fades.merging(state.retiringEdges.map { ($0.item.connection, $0.item.fade) }) { a, _ in a },
+            taps: Array(state.taps.values), maxBlockFrames: state.configuration.blockFrames,
+            generation: state.generation))
         let previous = state.lastPublished
         if renderEngine.publish(program) != nil {
             // The render thread never took `previous`: nothing can reference it.
@@ -106,6 +112,7 @@ public final class Engine: @unchecked Sendable {
                 for b in blocks { deliveries.append((tap.handler, b)) }
                 if dropped > 0 { events.append(.tapOverflow(node: tap.node, frames: dropped)) }
             }
+            finishRetirements()
             state.graveyard.collect(
                 installedGeneration: renderEngine.installedGeneration,
                 consumedCommands: renderEngine.commands.consumedCount)
@@ -136,6 +143,12 @@ struct ControlState {
     var nodesByID: [Int32: NodeRecord] = [:]
     var connections: [Connection] = []
     var taps: [Int: TapRecord] = [:]
+    /// The fade of every live connection.
+    var fades: [Connection: EdgeFade] = [:]
+    /// Connections fading out (endpoints may name retiring nodes by their private keys).
+    var retiringEdges: [Retiring<(connection: Connection, fade: EdgeFade)>] = []
+    /// Detached nodes still sounding while their connections fade out, by private key.
+    var dyingNodes: [String: Retiring<NodeRecord>] = [:]
     var buffers: [String: SampleBuffer] = [:]
     var generation = 0
     var lastPublished: RenderProgram?
@@ -148,7 +161,7 @@ struct ControlState {
     mutating func makeRecord(name: String, kind: NodeKind) -> NodeRecord {
         let channels: Int
         switch kind {
-        case .output: channels = 0
+        case .output: channels = configuration.outputChannelCount
         case .input: channels = max(1, configuration.inputChannelCount)
         case .mixer, .player: channels = 2
         }

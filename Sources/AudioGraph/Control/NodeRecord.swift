@@ -35,7 +35,7 @@ final class NodeRecord {
         } else {
             player = nil
         }
-        if kind == .mixer {
+        if kind == .mixer || kind == .output {
             let m = UnsafeMutablePointer<MixerState>.allocate(capacity: 1)
             m.initialize(to: MixerState(outputVolume: 1))
             mixer = m

@@ -9,6 +9,8 @@ public enum Command: BitwiseCopyable {
     case setMixing(UnsafeMutablePointer<MixingState>, left: Float, right: Float, mono: Float, rampFrames: Int32)
     /// Glide a mixer's output volume to a target.
     case setOutputVolume(UnsafeMutablePointer<MixerState>, target: Float, rampFrames: Int32)
+    /// Glide a connection's fade (0 silent … 1 connected).
+    case setFade(UnsafeMutablePointer<ParameterRamp>, target: Float, rampFrames: Int32)
     /// Replace a player's material and rewind it.
     case playerSchedule(UnsafeMutablePointer<PlayerState>, PlayerMaterial)
     /// Change whether a player's region loops, keeping its position.

@@ -147,6 +147,8 @@ public final class RenderEngine: @unchecked Sendable {
             mixing.pointee.left.ramp(to: left, frames: Int(frames))
             mixing.pointee.right.ramp(to: right, frames: Int(frames))
             mixing.pointee.mono.ramp(to: mono, frames: Int(frames))
+        case .setFade(let fade, let target, let frames):
+            fade.pointee.ramp(to: target, frames: Int(frames))
         case .setOutputVolume(let mixer, let target, let frames):
             mixer.pointee.outputVolume.ramp(to: target, frames: Int(frames))
         case .playerSchedule(let player, let material):
@@ -192,8 +194,9 @@ public final class RenderEngine: @unchecked Sendable {
             case .mixer(let mixer, let mixing, let inputs, let bus):
                 mixing.pointee.beginChunk(frames: frames)
                 MixerKernel.mix(inputs, into: bus, outputVolume: &mixer.pointee.outputVolume, frames: frames)
-            case .output(let source):
-                RenderKernels.writeHostOutputs(core, from: source, frames: frames)
+            case .output(let mixer, let inputs, let bus):
+                MixerKernel.mix(inputs, into: bus, outputVolume: &mixer.pointee.outputVolume, frames: frames)
+                RenderKernels.writeHostOutputs(core, from: bus, frames: frames)
             case .tap(let tap, let bus):
                 RenderKernels.pushTap(tap, from: bus, frames: frames)
             }
@@ -278,16 +281,15 @@ enum RenderKernels {
         }
     }
 
-    /// Output step: source bus → host playback channels. A mono source feeds every channel; otherwise
-    /// channel i → i, and host channels beyond the source get silence.
+    /// Output step: the output node's bus → host playback channels (channel i → port i; ports beyond the
+    /// bus get silence).
     @inline(__always)
-    static func writeHostOutputs(_ core: UnsafeMutablePointer<RenderCore>, from source: BusRef?, frames: Int) {
+    static func writeHostOutputs(_ core: UnsafeMutablePointer<RenderCore>, from bus: BusRef, frames: Int) {
         let offset = core.pointee.hostOffset
         for c in 0..<core.pointee.hostOutputCount {
             guard let out = core.pointee.hostOutputs?[c] else { continue }
-            if let source, source.channelCount == 1 || c < source.channelCount {
-                let from = source.channelCount == 1 ? source.channel(0) : source.channel(c)
-                MixKernel.copy(from, to: out + offset, count: frames)
+            if c < bus.channelCount {
+                MixKernel.copy(bus.channel(c), to: out + offset, count: frames)
             } else {
                 MixKernel.clear(out + offset, count: frames)
             }
@@ -322,6 +324,7 @@ extension Command {
         switch self {
         case .setMixing(let p, _, _, _, _): return UnsafeMutableRawPointer(p)
         case .setOutputVolume(let p, _, _): return UnsafeMutableRawPointer(p)
+        case .setFade(let p, _, _): return UnsafeMutableRawPointer(p)
         case .playerSchedule(let p, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
         case .playerPlay(let p), .playerPause(let p), .playerStop(let p): return UnsafeMutableRawPointer(p)
         case .purge: return nil

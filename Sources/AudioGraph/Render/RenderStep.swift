@@ -10,8 +10,9 @@ public enum RenderStep: BitwiseCopyable {
     case input(UnsafeMutablePointer<MixingState>, BusRef)
     /// A mixer sums its inputs with their sources' gains, then applies its output volume.
     case mixer(UnsafeMutablePointer<MixerState>, UnsafeMutablePointer<MixingState>, UnsafeBufferPointer<MixerInput>, BusRef)
-    /// The output node copies its source bus (or silence) to the host's playback channels.
-    case output(BusRef?)
+    /// The output node sums its (usually one) input at unity — fading connections in and out — and
+    /// copies the result to the host's playback channels.
+    case output(UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef)
     /// A tap copies a bus into its ring for the control side.
     case tap(UnsafeMutablePointer<TapState>, BusRef)
 }
