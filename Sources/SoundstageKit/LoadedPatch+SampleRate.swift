@@ -20,7 +20,8 @@ extension LoadedPatch {
                 case .generate(let generator):
                     samples = BufferSynthesizer.render(generator, sampleRate: rate)
                 }
-                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: rate))
+                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: rate,
+                                                  origin: PatchLoader.origin(of: buffer, in: document)))
             } catch {
                 problems.append("buffer '\(buffer.name)': \(error)")
             }

@@ -66,7 +66,8 @@ public enum PatchLoader {
                 case .generate(let generator):
                     samples = BufferSynthesizer.render(generator, sampleRate: configuration.sampleRate)
                 }
-                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: configuration.sampleRate))
+                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: configuration.sampleRate,
+                                                  origin: origin(of: buffer, in: document)))
             } catch let error as AudioFileError {
                 report(buffer.sourceLocation ?? buffer.location, "buffer '\(buffer.name)': \(error)")
             } catch {
@@ -160,6 +161,17 @@ public enum PatchLoader {
         return try AudioFileReader.load(
             path: document.resolvedPath(forFile: file), targetSampleRate: rate, startFrame: buffer.start ?? 0,
             frameCount: buffer.frames).channels
+    }
+
+    /// The origin recorded for a patch buffer (file paths made absolute).
+    static func origin(of buffer: PatchBuffer, in document: PatchDocument) -> SampleBufferOrigin {
+        switch buffer.source {
+        case .file(let file):
+            return .file(path: document.resolvedPath(forFile: file), startFrame: buffer.start ?? 0, frameCount: buffer.frames)
+        case .generate(let g):
+            return .generated(waveform: g.waveform.rawValue, frequency: g.frequency, duration: g.duration,
+                              amplitude: g.amplitude, channelCount: g.channelCount)
+        }
     }
 
     static func parameterValue(_ value: PatchValue) -> ParameterValue? {

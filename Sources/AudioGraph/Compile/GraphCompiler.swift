@@ -16,6 +16,7 @@ enum GraphCompiler {
         /// The fade of every connection into a mixer or the output.
         var fades: [Connection: EdgeFade]
         var taps: [TapRecord]
+        var meters: [MeterRecord]
         var maxBlockFrames: Int
         var generation: Int
     }
@@ -114,6 +115,9 @@ enum GraphCompiler {
             }
             for tap in input.taps where tap.node == name {
                 if let b = bus(name) { steps.append(.tap(tap.state, b)) }
+            }
+            for meter in input.meters where meter.node == name {
+                if let b = bus(name) { steps.append(.meter(meter.state, b)) }
             }
         }
         return RenderProgram(

@@ -34,7 +34,7 @@ extension Engine {
         var renamed = edge
         renamed.source = rename[edge.source] ?? edge.source
         renamed.destination = rename[edge.destination] ?? edge.destination
-        state.retiringEdges.append(Retiring(item: (renamed, fade), commandCount: renderEngine.commands.producedCount))
+        state.retiringEdges.append(Retiring(item: (renamed, fade), commandCount: sentCommandCount))
     }
 
     /// Renames connections already fading out that touch a node that is now retiring.

@@ -72,14 +72,16 @@ extension Engine {
                 bury(node)
                 if let buffer = node.scheduledBuffer { bury(buffer) }
             } else {
-                state.dyingNodes[key] = Retiring(item: node, commandCount: renderEngine.commands.producedCount)
+                state.dyingNodes[key] = Retiring(item: node, commandCount: sentCommandCount)
             }
             let taps = state.taps.values.filter { $0.node == name }
             for tap in taps { state.taps[tap.id] = nil }
+            let meter = state.meters.removeValue(forKey: name)
             state.nodes[name] = nil
             state.nodesByID[node.id] = nil
             republish()
             for tap in taps { bury(tap) }
+            if let meter { bury(meter) }
         }
     }
 

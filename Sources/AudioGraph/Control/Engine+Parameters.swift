@@ -6,6 +6,15 @@ extension Engine {
     /// `ParameterSpec`; an out-of-range value is refused (never clamped). Smoothed parameters glide over
     /// `configuration.rampDuration`.
     public func set(_ node: String, _ parameter: String, to value: ParameterValue) throws(EngineError) {
+        try set(node, parameter, to: value, atSampleTime: nil)
+    }
+
+    /// Sets `parameter` at an engine sample time (nil: the next render cycle). Glides start, and player
+    /// transport and material changes happen, exactly on that frame; a structural change (a mixer's
+    /// channel count, a player's new channel count) reaches the graph at the next cycle.
+    public func set(_ node: String, _ parameter: String, to value: ParameterValue, atSampleTime time: Int64?)
+        throws(EngineError)
+    {
         // A file is decoded before taking the lock, so a slow disk never stalls other control calls.
         var loaded: SampleBuffer?
         if parameter == "file", let path = value.stringValue, !path.isEmpty {
@@ -16,7 +25,7 @@ extension Engine {
         try lock.withLock { _ throws(EngineError) in
             let record = try record(node)
             let coerced = try validate(kind: record.kind, node: node, parameter, value)
-            try apply(record, parameter, coerced, loadedFile: loaded)
+            try apply(record, parameter, coerced, loadedFile: loaded, time: time ?? -1)
         }
     }
 
@@ -135,7 +144,7 @@ extension Engine {
     }
 
     /// Applies one validated parameter to a live node.
-    func apply(_ node: NodeRecord, _ key: String, _ value: ParameterValue, loadedFile: SampleBuffer?)
+    func apply(_ node: NodeRecord, _ key: String, _ value: ParameterValue, loadedFile: SampleBuffer?, time: Int64 = -1)
         throws(EngineError)
     {
         let ramp = state.configuration.rampFrames
@@ -143,17 +152,17 @@ extension Engine {
         case "volume", "pan":
             node.values[key] = value
             let t = node.mixingTargets
-            try send([TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp))])
+            try send([TimedCommand(time: time, .setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp))])
         case "outputVolume":
             guard let mixer = node.mixer else { break }
-            try send([TimedCommand(.setOutputVolume(mixer, target: Float(value.doubleValue ?? 1), rampFrames: ramp))])
+            try send([TimedCommand(time: time, .setOutputVolume(mixer, target: Float(value.doubleValue ?? 1), rampFrames: ramp))])
             node.values[key] = value
         case "channels":
             // Only mixers have a settable channel count.
             node.values[key] = value
             node.outputChannelCount = value.intValue ?? 2
             let t = node.mixingTargets
-            try send([TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp))])
+            try send([TimedCommand(time: time, .setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp))])
             republish()
         case "buffer", "file", "start", "frames":
             var candidate = node.values
@@ -171,19 +180,19 @@ extension Engine {
             let saved = node.values
             node.values = candidate
             do throws(EngineError) {
-                try schedule(node, buffer)
+                try schedule(node, buffer, time: time)
             } catch {
                 node.values = saved
                 throw error
             }
         case "loop":
             guard let player = node.player else { break }
-            try send([TimedCommand(.playerSetLooping(player, value.boolValue ?? false))])
+            try send([TimedCommand(time: time, .playerSetLooping(player, value.boolValue ?? false))])
             node.values[key] = value
         case "playing":
             guard let player = node.player else { break }
             let play = value.boolValue ?? false
-            try send([TimedCommand(play ? .playerPlay(player) : .playerPause(player))])
+            try send([TimedCommand(time: time, play ? .playerPlay(player) : .playerPause(player))])
             node.values[key] = value
         default:
             throw unknownParameter(key, kind: node.kind, node: node.name)
@@ -191,11 +200,11 @@ extension Engine {
     }
 
     /// Replaces a live player's material (nil: none). Rewinds; keeps the playing state.
-    func schedule(_ node: NodeRecord, _ buffer: SampleBuffer?) throws(EngineError) {
+    func schedule(_ node: NodeRecord, _ buffer: SampleBuffer?, time: Int64 = -1) throws(EngineError) {
         guard let player = node.player else { return }
         let material = try buffer.map { b throws(EngineError) in try makeMaterial(node, b) } ?? .none
         let channels = buffer?.channelCount ?? node.outputChannelCount
-        var commands = [TimedCommand(.playerSchedule(player, material))]
+        var commands = [TimedCommand(time: time, .playerSchedule(player, material))]
         let reshape = channels != node.outputChannelCount
         if reshape {
             node.outputChannelCount = channels

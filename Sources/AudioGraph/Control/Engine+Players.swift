@@ -11,20 +11,20 @@ extension Engine {
         }
     }
 
-    /// Pauses a player, keeping its position.
-    public func pause(_ node: String) throws(EngineError) {
+    /// Pauses a player, keeping its position, now or at an engine sample time.
+    public func pause(_ node: String, atSampleTime time: Int64? = nil) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
             let player = try playerState(node)
-            try send([TimedCommand(.playerPause(player.1))])
+            try send([TimedCommand(time: time ?? -1, .playerPause(player.1))])
             player.0.values["playing"] = .bool(false)
         }
     }
 
-    /// Stops a player and rewinds it to the start of its region.
-    public func stop(_ node: String) throws(EngineError) {
+    /// Stops a player and rewinds it to the start of its region, now or at an engine sample time.
+    public func stop(_ node: String, atSampleTime time: Int64? = nil) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
             let player = try playerState(node)
-            try send([TimedCommand(.playerStop(player.1))])
+            try send([TimedCommand(time: time ?? -1, .playerStop(player.1))])
             player.0.values["playing"] = .bool(false)
         }
     }

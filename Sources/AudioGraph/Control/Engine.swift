@@ -60,7 +60,8 @@ public final class Engine: @unchecked Sendable {
         let program = GraphCompiler.compile(.init(
             nodes: nodes, connections: state.connections + state.retiringEdges.map(\.item.connection),
             fades: state.fades.merging(state.retiringEdges.map { ($0.item.connection, $0.item.fade) }) { a, _ in a },
-            taps: Array(state.taps.values), maxBlockFrames: state.configuration.blockFrames,
+            taps: Array(state.taps.values), meters: Array(state.meters.values),
+            maxBlockFrames: state.configuration.blockFrames,
             generation: state.generation))
         let previous = state.lastPublished
         if renderEngine.publish(program) != nil {
@@ -70,21 +71,77 @@ public final class Engine: @unchecked Sendable {
             state.graveyard.bury(previous, generation: program.generation, commandCount: 0)
         }
         state.lastPublished = program
+        // The render thread takes the program when it reaches this command, so a program and the commands
+        // sent after it in one batch take effect in the same cycle.
+        if state.batchDepth > 0 {
+            state.batchNeedsProgram = true
+        } else if renderEngine.commands.consumedCount >= state.lastTakeProgramCount {
+            // Outside batches one pending take is enough: it takes whatever program is newest.
+            if renderEngine.commands.push(TimedCommand(.takeProgram)) {
+                state.lastTakeProgramCount = renderEngine.commands.producedCount
+            }
+        }
     }
 
-    /// Enqueues commands; all or none. Throws `.busy` when the queue cannot take them.
+    /// Enqueues commands; all or none. Inside a batch they are held until the batch ends. Throws
+    /// `.busy` when the queue cannot take them.
     func send(_ commands: [TimedCommand]) throws(EngineError) {
+        if state.batchDepth > 0 {
+            state.batchCommands += commands
+            return
+        }
+        try push(commands)
+    }
+
+    /// Pushes commands with one release, so the render thread sees all of them or none.
+    private func push(_ commands: [TimedCommand]) throws(EngineError) {
         let queue = renderEngine.commands
         guard queue.capacity - queue.count >= commands.count else {
             throw EngineError(.busy, "the render thread is not keeping up (command queue full); try again")
         }
-        for c in commands { _ = queue.push(c) }
+        _ = commands.withUnsafeBufferPointer { queue.push(contentsOf: $0) }
+    }
+
+    /// The command count the queue will have reached once everything sent so far (including a pending
+    /// batch) is pushed: what deferred releases wait for.
+    var sentCommandCount: Int {
+        renderEngine.commands.producedCount + (state.batchDepth > 0 ? state.batchCommands.count + 1 : 0)
     }
 
     /// Releases `object` once every command sent so far has been consumed and the render thread runs
     /// the newest program.
     func bury(_ object: AnyObject) {
-        state.graveyard.bury(object, generation: state.generation, commandCount: renderEngine.commands.producedCount)
+        state.graveyard.bury(object, generation: state.generation, commandCount: sentCommandCount)
+    }
+
+    /// Makes every change inside `body` reach the render thread together, so they take effect in the
+    /// same render cycle (an OSC bundle). Nested batches join the outer one. If `body` throws, the
+    /// changes it already made still apply.
+    public func batch<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
+        lock.withLock { _ in state.batchDepth += 1 }
+        var commitError: EngineError?
+        defer {
+            lock.withLock { _ in
+                state.batchDepth -= 1
+                if state.batchDepth == 0 {
+                    var commands = state.batchCommands
+                    let takes = state.batchNeedsProgram
+                    if takes { commands.insert(TimedCommand(.takeProgram), at: 0) }
+                    state.batchCommands = []
+                    state.batchNeedsProgram = false
+                    do throws(EngineError) {
+                        let before = renderEngine.commands.producedCount
+                        try push(commands)
+                        if takes { state.lastTakeProgramCount = before + 1 }
+                    } catch {
+                        commitError = error
+                    }
+                }
+            }
+        }
+        let result = try body()
+        if let commitError { throw commitError }
+        return result
     }
 
     // MARK: Housekeeping
@@ -107,6 +164,7 @@ public final class Engine: @unchecked Sendable {
                     events.append(.timedCommandOverflow)
                 }
             }
+            for meter in state.meters.values { meter.drain() }
             for tap in state.taps.values {
                 let (blocks, dropped) = tap.drain()
                 for b in blocks { deliveries.append((tap.handler, b)) }
@@ -143,6 +201,8 @@ struct ControlState {
     var nodesByID: [Int32: NodeRecord] = [:]
     var connections: [Connection] = []
     var taps: [Int: TapRecord] = [:]
+    /// Metered nodes by name.
+    var meters: [String: MeterRecord] = [:]
     /// The fade of every live connection.
     var fades: [Connection: EdgeFade] = [:]
     /// Connections fading out (endpoints may name retiring nodes by their private keys).
@@ -155,6 +215,12 @@ struct ControlState {
     var graveyard = Graveyard()
     var nextNodeID: Int32 = 1
     var nextTapID = 1
+    /// Open `Engine.batch` calls, the commands they hold, and whether a program waits to be taken.
+    var batchDepth = 0
+    var batchCommands: [TimedCommand] = []
+    var batchNeedsProgram = false
+    /// Queue position just after the last `.takeProgram` pushed.
+    var lastTakeProgramCount = 0
 
     init(configuration: EngineConfiguration) { self.configuration = configuration }
 

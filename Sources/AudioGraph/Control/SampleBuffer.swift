@@ -1,5 +1,15 @@
 // Control side owns it; the render thread reads its samples through raw pointers while a player uses it.
 
+/// Where a buffer's samples came from, so a graph can be saved as a patch again.
+public enum SampleBufferOrigin: Sendable, Equatable {
+    /// Decoded from a file (the region counts the file's own frames; nil count = to the end).
+    case file(path: String, startFrame: Int, frameCount: Int?)
+    /// Synthesized (the patch format's `generate:` fields).
+    case generated(waveform: String, frequency: Double?, duration: Double, amplitude: Double, channelCount: Int)
+    /// Made in memory by code; cannot be saved.
+    case memory
+}
+
 /// Immutable planar audio at the engine rate, preloaded for players.
 ///
 /// Freed only on the control side, after the render thread has consumed every command that pointed
@@ -9,13 +19,15 @@ public final class SampleBuffer: @unchecked Sendable {
     public let channelCount: Int
     public let frameCount: Int
     public let sampleRate: Double
+    public let origin: SampleBufferOrigin
     /// Channel start pointers (`channelCount` of them).
     let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let storage: UnsafeMutablePointer<Float>
 
     /// Copies `channels` (planar; shorter channels are padded with silence). Requires at least one channel.
-    public init(name: String, channels: [[Float]], sampleRate: Double) {
+    public init(name: String, channels: [[Float]], sampleRate: Double, origin: SampleBufferOrigin = .memory) {
         self.name = name
+        self.origin = origin
         self.sampleRate = sampleRate
         channelCount = max(1, channels.count)
         frameCount = channels.map(\.count).max() ?? 0

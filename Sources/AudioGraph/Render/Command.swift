@@ -19,6 +19,8 @@ public enum Command: BitwiseCopyable {
     case playerPause(UnsafeMutablePointer<PlayerState>)
     /// Stop and rewind to the region start.
     case playerStop(UnsafeMutablePointer<PlayerState>)
+    /// Take the newest program from the slot (no-op when there is none). Sent after each publish.
+    case takeProgram
     /// Drop every pending timed command that targets this state (sent before a node is freed).
     case purge(UnsafeMutableRawPointer)
 }

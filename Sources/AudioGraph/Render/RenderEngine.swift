@@ -20,6 +20,10 @@ public final class RenderEngine: @unchecked Sendable {
     let installedGenerationCounter = Atomic<Int>(0)
     /// Frames rendered since the engine was created (statistics and engine time for the control side).
     let renderedFrameCounter = Atomic<Int>(0)
+    /// Clock anchor, published by `render` with a sequence lock: odd while being written.
+    let anchorSequence = Atomic<Int>(0)
+    let anchorSampleTime = Atomic<Int>(0)
+    let anchorNanoseconds = Atomic<Int>(0)
     /// Render-thread-private state.
     @usableFromInline let core: UnsafeMutablePointer<RenderCore>
 
@@ -55,6 +59,20 @@ public final class RenderEngine: @unchecked Sendable {
     /// has stopped touching every program older than g.
     public var installedGeneration: Int { installedGenerationCounter.load(ordering: .acquiring) }
 
+    /// Any thread. The latest clock anchor: (engine sample time, CLOCK_MONOTONIC ns) at the start of the
+    /// last render cycle, or nil before the first cycle.
+    public var clockAnchor: (sampleTime: Int64, monotonicNanoseconds: Int64)? {
+        while true {
+            let before = anchorSequence.load(ordering: .acquiring)
+            if before == 0 { return nil }
+            if before & 1 == 1 { continue }
+            let time = anchorSampleTime.load(ordering: .relaxed)
+            let nanos = anchorNanoseconds.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            if anchorSequence.load(ordering: .relaxed) == before { return (Int64(time), Int64(nanos)) }
+        }
+    }
+
     /// Any thread. Frames rendered so far (relaxed: a statistic).
     public var renderedFrames: Int { renderedFrameCounter.load(ordering: .relaxed) }
 
@@ -67,6 +85,15 @@ public final class RenderEngine: @unchecked Sendable {
         outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int
     ) {
         ss_enable_flush_to_zero()
+        // Clock anchor: the engine sample time of this cycle's first frame and when the cycle began.
+        // Sequence lock: the reader retries while the sequence is odd or changed (all relaxed loads are
+        // ordered by the releasing/acquiring sequence updates).
+        let sequence = anchorSequence.load(ordering: .relaxed)
+        anchorSequence.store(sequence &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        anchorSampleTime.store(Int(core.pointee.sampleTime), ordering: .relaxed)
+        anchorNanoseconds.store(Int(ss_monotonic_ns()), ordering: .relaxed)
+        anchorSequence.store(sequence &+ 2, ordering: .releasing)
         process(frameCount: frameCount, inputs: inputs, inputCount: inputCount, outputs: outputs, outputCount: outputCount)
     }
 
@@ -80,13 +107,6 @@ public final class RenderEngine: @unchecked Sendable {
         outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int
     ) {
         let core = self.core
-        // Acquire pairs with `publish`'s release: the program's contents are visible.
-        if let raw = programSlot.exchange(nil, ordering: .acquiringAndReleasing) {
-            let program = raw.assumingMemoryBound(to: RenderProgramData.self)
-            core.pointee.program = program
-            // Release: the old program is no longer touched once the control side reads this.
-            installedGenerationCounter.store(program.pointee.generation, ordering: .releasing)
-        }
         drainCommands(core)
         core.pointee.hostInputs = inputs
         core.pointee.hostInputCount = inputs == nil ? 0 : inputCount
@@ -165,6 +185,14 @@ public final class RenderEngine: @unchecked Sendable {
             player.pointee.position = 0
         case .purge(let target):
             core.pointee.removePending(target: target)
+        case .takeProgram:
+            // Acquire pairs with `publish`'s release: the program's contents are visible.
+            if let raw = programSlot.exchange(nil, ordering: .acquiringAndReleasing) {
+                let program = raw.assumingMemoryBound(to: RenderProgramData.self)
+                core.pointee.program = program
+                // Release: the old program is no longer touched once the control side reads this.
+                installedGenerationCounter.store(program.pointee.generation, ordering: .releasing)
+            }
         }
     }
 
@@ -199,6 +227,8 @@ public final class RenderEngine: @unchecked Sendable {
                 RenderKernels.writeHostOutputs(core, from: bus, frames: frames)
             case .tap(let tap, let bus):
                 RenderKernels.pushTap(tap, from: bus, frames: frames)
+            case .meter(let meter, let bus):
+                RenderKernels.pushMeter(meter, from: bus, frames: frames)
             }
         }
     }
@@ -296,6 +326,35 @@ enum RenderKernels {
         }
     }
 
+    /// Meter step: one record per sub-block, [frames, peak per channel…, sum of squares per channel…];
+    /// dropped (never waited for) when the ring is full.
+    @inline(__always)
+    static func pushMeter(_ meter: UnsafeMutablePointer<TapState>, from bus: BusRef, frames: Int) {
+        let channels = min(bus.channelCount, (meter.pointee.channelCount &- 1) / 2)
+        let record = meter.pointee.scratch
+        let width = meter.pointee.channelCount
+        record[0] = Float(frames)
+        for c in 0..<(width &- 1) / 2 {
+            var peak: Float = 0
+            var sum: Float = 0
+            if c < channels {
+                let samples = bus.channel(c)
+                for i in 0..<frames {
+                    let v = samples[i]
+                    peak = max(peak, abs(v))
+                    sum += v * v
+                }
+            }
+            record[1 &+ c] = peak
+            record[1 &+ (width &- 1) / 2 &+ c] = sum
+        }
+        meter.pointee.ring._withUnsafeGuaranteedRef { ring in
+            if ring.samples.capacity &- ring.samples.count >= width {
+                _ = ring.samples.push(contentsOf: UnsafeBufferPointer(start: record, count: width))
+            }
+        }
+    }
+
     /// Tap step: interleaves the bus into the tap's ring, or counts the frames as dropped when full.
     @inline(__always)
     static func pushTap(_ tap: UnsafeMutablePointer<TapState>, from bus: BusRef, frames: Int) {
@@ -327,7 +386,7 @@ extension Command {
         case .setFade(let p, _, _): return UnsafeMutableRawPointer(p)
         case .playerSchedule(let p, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
         case .playerPlay(let p), .playerPause(let p), .playerStop(let p): return UnsafeMutableRawPointer(p)
-        case .purge: return nil
+        case .purge, .takeProgram: return nil
         }
     }
 }

@@ -15,4 +15,6 @@ public enum RenderStep: BitwiseCopyable {
     case output(UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef)
     /// A tap copies a bus into its ring for the control side.
     case tap(UnsafeMutablePointer<TapState>, BusRef)
+    /// A meter pushes per-sub-block peak and energy of a bus (a `TapState` whose ring holds records).
+    case meter(UnsafeMutablePointer<TapState>, BusRef)
 }

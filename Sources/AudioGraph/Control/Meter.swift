@@ -1,0 +1,116 @@
+// Control side. Level meters: peak and RMS per channel of a node's output, for OSC meter feeds.
+import AudioDSP
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// A channel's level over a metering interval, in dBFS (−160 is silence).
+public struct ChannelLevel: Sendable, Equatable {
+    public var peakDecibels: Float
+    public var rmsDecibels: Float
+
+    /// Converts linear peak and mean square to dBFS with a −160 floor.
+    init(peak: Float, meanSquare: Float) {
+        func decibels(_ x: Float) -> Float { x > 1e-8 ? max(-160, 20 * log10f(x)) : -160 }
+        peakDecibels = decibels(peak)
+        rmsDecibels = decibels(meanSquare.squareRoot())
+    }
+}
+
+/// The clock anchor the render thread publishes each cycle, for mapping wall time to engine frames.
+public struct EngineClockAnchor: Sendable, Equatable {
+    /// Engine sample time of the first frame of the last render cycle.
+    public var sampleTime: Int64
+    /// CLOCK_MONOTONIC, in nanoseconds, when that cycle began.
+    public var monotonicNanoseconds: Int64
+    public var sampleRate: Double
+}
+
+/// A metered node: the render-side record ring and the control-side accumulators.
+final class MeterRecord {
+    let node: String
+    let channelCount: Int
+    let ring: TapRing
+    let state: UnsafeMutablePointer<TapState>
+    private var peaks: [Float]
+    private var sums: [Float]
+    private var frames = 0
+
+    init(node: String, channelCount: Int) {
+        self.node = node
+        self.channelCount = channelCount
+        let width = 1 + 2 * channelCount
+        // One record per sub-block; room for about a second of 64-frame sub-blocks at 48 kHz.
+        ring = TapRing(channelCount: width, capacityFrames: 1024)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: width)
+        scratch.initialize(repeating: 0, count: width)
+        state = .allocate(capacity: 1)
+        state.initialize(to: TapState(ring: Unmanaged.passUnretained(ring), scratch: scratch, channelCount: width))
+        peaks = Array(repeating: 0, count: channelCount)
+        sums = Array(repeating: 0, count: channelCount)
+    }
+
+    deinit {
+        state.pointee.scratch.deallocate()
+        state.deallocate()
+    }
+
+    /// Folds the render thread's records into the running peak and energy.
+    func drain() {
+        let width = 1 + 2 * channelCount
+        var record = [Float](repeating: 0, count: width)
+        while record.withUnsafeMutableBufferPointer({ ring.samples.pop(into: $0) }) == width {
+            frames += Int(record[0])
+            for c in 0..<channelCount {
+                peaks[c] = max(peaks[c], record[1 + c])
+                sums[c] += record[1 + channelCount + c]
+            }
+        }
+    }
+
+    /// Levels since the last call, then starts a new interval.
+    func take() -> [ChannelLevel] {
+        drain()
+        let levels = (0..<channelCount).map {
+            ChannelLevel(peak: peaks[$0], meanSquare: frames > 0 ? sums[$0] / Float(frames) : 0)
+        }
+        peaks = Array(repeating: 0, count: channelCount)
+        sums = Array(repeating: 0, count: channelCount)
+        frames = 0
+        return levels
+    }
+}
+
+extension Engine {
+    /// Turns level metering of `node`'s output on or off. A metered node that is not in an active chain
+    /// reports silence.
+    public func setMetering(_ node: String, enabled: Bool) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let record = try record(node)
+            guard record.kind.outputBusCount > 0 || record.kind == .output else {
+                throw EngineError(.invalidBus, "'\(node)' has no output to meter")
+            }
+            if enabled {
+                guard state.meters[node] == nil else { return }
+                state.meters[node] = MeterRecord(node: node, channelCount: record.outputChannelCount)
+                republish()
+            } else if let meter = state.meters.removeValue(forKey: node) {
+                republish()
+                bury(meter)
+            }
+        }
+    }
+
+    /// Peak and RMS per channel of every metered node since the previous call.
+    public func readMeters() -> [String: [ChannelLevel]] {
+        lock.withLock { _ in state.meters.mapValues { $0.take() } }
+    }
+
+    /// The clock anchor of the last render cycle (nil before the first).
+    public func clockAnchor() -> EngineClockAnchor? {
+        guard let anchor = renderEngine.clockAnchor else { return nil }
+        return EngineClockAnchor(sampleTime: anchor.sampleTime, monotonicNanoseconds: anchor.monotonicNanoseconds,
+                                 sampleRate: configuration.sampleRate)
+    }
+}
