@@ -1,7 +1,7 @@
-// Render side. State and kernel of a buffer player: reads a preloaded region once or looping.
+// Render side. State and kernel of a player node: a queue of scheduled buffer regions played on the
+// player's own timeline (AVAudioPlayerNode's model).
 
-
-/// What a player plays: a region of a preloaded, engine-rate sample buffer.
+/// A region of a preloaded, engine-rate sample buffer.
 public struct PlayerMaterial: BitwiseCopyable {
     /// Channel start pointers of the buffer (owned by a `SampleBuffer` on the control side).
     public var channels: UnsafePointer<UnsafeMutablePointer<Float>>?
@@ -10,6 +10,7 @@ public struct PlayerMaterial: BitwiseCopyable {
     public var regionStart: Int
     /// Frames in the region (> 0 when `channels` is non-nil).
     public var regionLength: Int
+    /// Loop the region until interrupted (AVAudioPlayerNodeBufferOptions.loops).
     public var isLooping: Bool
 
     @inlinable
@@ -21,49 +22,135 @@ public struct PlayerMaterial: BitwiseCopyable {
         self.regionLength = regionLength
         self.isLooping = isLooping
     }
+}
 
-    /// No material: the player outputs silence.
-    public static var none: PlayerMaterial {
-        PlayerMaterial(channels: nil, channelCount: 0, regionStart: 0, regionLength: 0, isLooping: false)
+/// One entry of a player's schedule.
+public struct PlayerScheduleItem: BitwiseCopyable {
+    public var material: PlayerMaterial
+    /// Player-timeline frame at which the item starts; negative: right after the previous item.
+    public var startTime: Int64
+    /// Control-side identifier reported when the item ends.
+    public var id: Int32
+    /// Pause the player when this item ends (the parameter-driven "play once" material).
+    public var pausesAtEnd: Bool
+
+    @inlinable
+    public init(material: PlayerMaterial, startTime: Int64, id: Int32, pausesAtEnd: Bool = false) {
+        self.material = material
+        self.startTime = startTime
+        self.id = id
+        self.pausesAtEnd = pausesAtEnd
     }
 }
 
-/// A player's transport: material, read position and whether it runs.
-public struct PlayerState: BitwiseCopyable {
-    public var material: PlayerMaterial = .none
-    /// Frames already played inside the region.
-    public var position: Int = 0
-    public var isPlaying: Bool = false
-    /// Stable node number used in events.
-    public var nodeID: Int32
+/// How a newly scheduled item relates to what is queued (AVAudioPlayerNodeBufferOptions).
+public enum PlayerScheduleMode: Int8, BitwiseCopyable {
+    /// Append after everything queued.
+    case append = 0
+    /// Drop everything queued, including what is playing, and start this now.
+    case interrupts = 1
+    /// Let the playing item finish its current pass (a loop ends at its loop point), drop the rest, then
+    /// play this.
+    case interruptsAtLoop = 2
+}
 
-    public init(nodeID: Int32) { self.nodeID = nodeID }
+/// An item that left the queue during a render call: its id and the frame offset inside the call.
+public struct PlayerItemEnd: BitwiseCopyable {
+    public var id: Int32
+    public var offset: Int32
 
-    /// Writes `frames` frames into `bus` and advances. When a non-looping region ends during this call
-    /// the player stops and rewinds, and the return value is the offset of the first frame after the
-    /// region; otherwise -1.
     @inlinable
-    public mutating func render(into bus: BusRef, frames: Int) -> Int {
+    public init(id: Int32, offset: Int32) {
+        self.id = id
+        self.offset = offset
+    }
+}
+
+/// A player's transport: its schedule queue (a ring of `capacity` items), the read position inside the
+/// first item, and the player timeline, which advances only while playing.
+public struct PlayerState: BitwiseCopyable {
+    public let items: UnsafeMutablePointer<PlayerScheduleItem>
+    public let capacity: Int
+    public var head = 0
+    public var count = 0
+    /// Frames already played inside the first item's region.
+    public var position = 0
+    /// Player timeline: frames elapsed while playing since the last stop (AVAudioPlayerNode's player time).
+    public var playerTime: Int64 = 0
+    public var isPlaying = false
+    /// Stable node number used in events.
+    public let nodeID: Int32
+    /// Items that ended during the last `render` call (drained by the caller).
+    public let ended: UnsafeMutablePointer<PlayerItemEnd>
+    public var endedCount = 0
+
+    /// Control side: allocates the queue (`capacity` items).
+    public init(nodeID: Int32, capacity: Int = 64) {
+        self.nodeID = nodeID
+        self.capacity = capacity
+        items = .allocate(capacity: capacity)
+        ended = .allocate(capacity: capacity)
+    }
+
+    /// Control side: frees the queue.
+    public func deallocate() {
+        items.deallocate()
+        ended.deallocate()
+    }
+
+    /// Appends an item; returns false when the queue is full.
+    @inlinable
+    public mutating func enqueue(_ item: PlayerScheduleItem) -> Bool {
+        if count == capacity { return false }
+        items[(head &+ count) % capacity] = item
+        count &+= 1
+        return true
+    }
+
+    /// Writes `frames` frames into `bus` and advances the player timeline while playing. Items that end
+    /// are listed in `ended` with their frame offset inside this call.
+    @inlinable
+    public mutating func render(into bus: BusRef, frames: Int) {
         for c in 0..<bus.channelCount { MixKernel.clear(bus.channel(c), count: frames) }
-        guard isPlaying, let source = material.channels, material.regionLength > 0 else { return -1 }
+        endedCount = 0
+        guard isPlaying else { return }
         var written = 0
-        while written < frames {
-            let count = min(frames &- written, material.regionLength &- position)
-            let readStart = material.regionStart &+ position
-            let channels = min(bus.channelCount, material.channelCount)
-            for c in 0..<channels {
-                MixKernel.copy(source[c] + readStart, to: bus.channel(c) + written, count: count)
+        while written < frames && isPlaying {
+            if count == 0 {
+                // Nothing scheduled: the timeline still runs, as AVAudioPlayerNode's does.
+                playerTime &+= Int64(frames &- written)
+                break
             }
-            written &+= count
-            position &+= count
+            let item = items[head]
+            if position == 0 && item.startTime > playerTime {
+                let gap = Int(min(Int64(frames &- written), item.startTime &- playerTime))
+                written &+= gap
+                playerTime &+= Int64(gap)
+                continue
+            }
+            let material = item.material
+            let n = min(frames &- written, material.regionLength &- position)
+            if let source = material.channels {
+                let readStart = material.regionStart &+ position
+                for c in 0..<min(bus.channelCount, material.channelCount) {
+                    MixKernel.copy(source[c] + readStart, to: bus.channel(c) + written, count: n)
+                }
+            }
+            written &+= n
+            position &+= n
+            playerTime &+= Int64(n)
             if position >= material.regionLength {
                 position = 0
                 if !material.isLooping {
-                    isPlaying = false
-                    return written
+                    ended[endedCount] = PlayerItemEnd(id: item.id, offset: Int32(written))
+                    endedCount &+= 1
+                    head = (head &+ 1) % capacity
+                    count &-= 1
+                    if item.pausesAtEnd {
+                        isPlaying = false
+                    }
                 }
             }
         }
-        return -1
     }
 }

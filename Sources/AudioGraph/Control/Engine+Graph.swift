@@ -70,7 +70,7 @@ extension Engine {
             }
             if isSilentSoFar {
                 bury(node)
-                if let buffer = node.scheduledBuffer { bury(buffer) }
+                for item in node.items.values { bury(item.buffer) }
             } else {
                 state.dyingNodes[key] = Retiring(item: node, commandCount: sentCommandCount)
             }

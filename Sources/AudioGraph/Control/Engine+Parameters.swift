@@ -87,11 +87,17 @@ extension Engine {
             var buffer = loaded
             if buffer == nil { buffer = try bufferNamed(node.string("buffer")) }
             if let buffer {
-                let material = try makeMaterial(node, buffer)
-                node.scheduledBuffer = buffer
+                let frames = node.int("frames")
+                let material = try material(of: buffer, startFrame: node.int("start"), frameCount: frames == 0 ? nil : frames,
+                                            loops: node.bool("loop"), node: node.name)
+                let id = node.nextItemID
+                node.nextItemID += 1
+                node.items[id] = ScheduledItem(buffer: buffer, completion: nil, isMaterial: true)
+                node.materialBuffer = buffer
                 node.outputChannelCount = buffer.channelCount
                 node.values["channels"] = .int(buffer.channelCount)
-                player.pointee.material = material
+                // The node is not visible to the render thread yet: write its queue directly.
+                _ = player.pointee.enqueue(PlayerScheduleItem(material: material, startTime: -1, id: id, pausesAtEnd: true))
             }
             player.pointee.isPlaying = node.bool("playing")
         }
@@ -121,26 +127,6 @@ extension Engine {
                 + (known.isEmpty ? " (no buffers are loaded)" : " (loaded: \(known.joined(separator: ", ")))"))
         }
         return buffer
-    }
-
-    /// The region of `buffer` selected by the node's start/frames/loop parameters.
-    func makeMaterial(_ node: NodeRecord, _ buffer: SampleBuffer) throws(EngineError) -> PlayerMaterial {
-        let start = node.int("start")
-        let frames = node.int("frames")
-        guard buffer.frameCount > 0 else {
-            throw EngineError(.bufferMismatch, "buffer '\(buffer.name)' is empty")
-        }
-        guard start < buffer.frameCount else {
-            throw EngineError(.outOfRange,
-                "\(node.name).start = \(start) is past the end of buffer '\(buffer.name)' (\(buffer.frameCount) frames)")
-        }
-        let length = frames == 0 ? buffer.frameCount - start : frames
-        guard start + length <= buffer.frameCount else {
-            throw EngineError(.outOfRange,
-                "\(node.name): region \(start)..<\(start + length) exceeds buffer '\(buffer.name)' (\(buffer.frameCount) frames)")
-        }
-        return PlayerMaterial(channels: UnsafePointer(buffer.channelPointers), channelCount: buffer.channelCount,
-                              regionStart: start, regionLength: length, isLooping: node.bool("loop"))
     }
 
     /// Applies one validated parameter to a live node.
@@ -175,12 +161,12 @@ extension Engine {
             } else if key == "buffer" {
                 buffer = try bufferNamed(value.stringValue ?? "")
             } else {
-                buffer = node.scheduledBuffer
+                buffer = node.materialBuffer
             }
             let saved = node.values
             node.values = candidate
             do throws(EngineError) {
-                try schedule(node, buffer, time: time)
+                try setMaterial(node, buffer, time: time)
             } catch {
                 node.values = saved
                 throw error
@@ -197,25 +183,5 @@ extension Engine {
         default:
             throw unknownParameter(key, kind: node.kind, node: node.name)
         }
-    }
-
-    /// Replaces a live player's material (nil: none). Rewinds; keeps the playing state.
-    func schedule(_ node: NodeRecord, _ buffer: SampleBuffer?, time: Int64 = -1) throws(EngineError) {
-        guard let player = node.player else { return }
-        let material = try buffer.map { b throws(EngineError) in try makeMaterial(node, b) } ?? .none
-        let channels = buffer?.channelCount ?? node.outputChannelCount
-        var commands = [TimedCommand(time: time, .playerSchedule(player, material))]
-        let reshape = channels != node.outputChannelCount
-        if reshape {
-            node.outputChannelCount = channels
-            node.values["channels"] = .int(channels)
-            let t = node.mixingTargets
-            commands.append(TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
-                                                    rampFrames: state.configuration.rampFrames)))
-        }
-        try send(commands)
-        if reshape { republish() }
-        if let old = node.scheduledBuffer, old !== buffer { bury(old) }
-        node.scheduledBuffer = buffer
     }
 }

@@ -20,12 +20,15 @@ extension Engine {
         }
     }
 
-    /// Stops a player and rewinds it to the start of its region, now or at an engine sample time.
+    /// Stops a player: unschedules everything and resets its timeline (its parameter material, if any,
+    /// is queued again so `play` starts it from the beginning), now or at an engine sample time.
     public func stop(_ node: String, atSampleTime time: Int64? = nil) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
             let player = try playerState(node)
             try send([TimedCommand(time: time ?? -1, .playerStop(player.1))])
             player.0.values["playing"] = .bool(false)
+            // Stop unschedules everything; the parameter material is queued again so `play` replays it.
+            requeueMaterial(player.0)
         }
     }
 
@@ -43,8 +46,8 @@ extension Engine {
             let old = state.buffers[buffer.name]
             state.buffers[buffer.name] = buffer
             if let old {
-                for node in state.nodes.values where node.scheduledBuffer === old {
-                    try schedule(node, buffer)
+                for node in state.nodes.values where node.materialBuffer === old {
+                    try setMaterial(node, buffer)
                 }
             }
         }
@@ -56,11 +59,15 @@ extension Engine {
             guard let buffer = state.buffers[name] else {
                 throw EngineError(.unknownBuffer, "no buffer named '\(name)'")
             }
-            for node in state.nodes.values where node.scheduledBuffer === buffer {
+            for node in state.nodes.values where node.items.values.contains(where: { $0.buffer === buffer }) {
+                // Players using it stop (which unschedules their items) and lose it as material.
                 if let player = node.player { try send([TimedCommand(.playerStop(player))]) }
-                try schedule(node, nil)
-                node.values["buffer"] = .string("")
+                if node.materialBuffer === buffer {
+                    node.materialBuffer = nil
+                    node.values["buffer"] = .string("")
+                }
                 node.values["playing"] = .bool(false)
+                requeueMaterial(node)
             }
             state.buffers[name] = nil
             bury(buffer)

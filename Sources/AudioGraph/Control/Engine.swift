@@ -154,16 +154,9 @@ public final class Engine: @unchecked Sendable {
         var deliveries: [(@Sendable (TapBuffer) -> Void, TapBuffer)] = []
         lock.withLock { _ in
             while let event = renderEngine.events.pop() {
-                switch event {
-                case .playerFinished(let id, let time):
-                    if let node = state.nodesByID[id] {
-                        node.values["playing"] = .bool(false)
-                        events.append(.playerFinished(node: node.name, sampleTime: time))
-                    }
-                case .timedCommandOverflow:
-                    events.append(.timedCommandOverflow)
-                }
+                handlePlayerEvent(event, into: &events)
             }
+            deliverPlayedBack(into: &events)
             for meter in state.meters.values { meter.drain() }
             for tap in state.taps.values {
                 let (blocks, dropped) = tap.drain()
@@ -201,6 +194,10 @@ struct ControlState {
     var nodesByID: [Int32: NodeRecord] = [:]
     var connections: [Connection] = []
     var taps: [Int: TapRecord] = [:]
+    /// Host output latency in frames, added to `dataPlayedBack` completions.
+    var outputLatencyFrames = 0
+    /// `dataPlayedBack` completions waiting for their frame to reach the output.
+    var pendingPlayedBack: [(node: String, id: Int32, time: Int64)] = []
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
     /// The fade of every live connection.

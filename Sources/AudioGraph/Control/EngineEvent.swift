@@ -2,8 +2,14 @@
 
 /// Something that happened on the render side, translated to names.
 public enum EngineEvent: Sendable, Equatable {
-    /// A non-looping player reached the end of its region (it stopped and rewound).
+    /// A player's parameter material (`buffer`/`file`) played to its end without looping; the player
+    /// paused and rewound, so `play` plays it again.
     case playerFinished(node: String, sampleTime: Int64)
+    /// An item scheduled with a completion kind ended: played (`completed`) or dropped by an interrupt or
+    /// a stop. `sampleTime` is the engine frame it ended on (plus output latency for `dataPlayedBack`).
+    case scheduleCompleted(node: String, id: Int32, kind: CompletionKind, sampleTime: Int64, completed: Bool)
+    /// A player's schedule was full (64 items) and the item was dropped.
+    case playerQueueFull(node: String, id: Int32)
     /// A tap's consumer fell behind and `frames` frames were dropped.
     case tapOverflow(node: String, frames: Int)
     /// A timed command arrived while the render thread's pending list was full; it applied early.

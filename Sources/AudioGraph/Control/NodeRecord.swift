@@ -15,8 +15,13 @@ final class NodeRecord {
     let mixing: UnsafeMutablePointer<MixingState>
     let player: UnsafeMutablePointer<PlayerState>?
     let mixer: UnsafeMutablePointer<MixerState>?
-    /// The buffer a player's material points into (kept alive while scheduled).
-    var scheduledBuffer: SampleBuffer?
+    /// A player's scheduled items by id, each holding its buffer alive until the render thread lets go.
+    var items: [Int32: ScheduledItem] = [:]
+    var nextItemID: Int32 = 1
+    /// The buffer named by the player's `buffer`/`file` parameters (its "material").
+    var materialBuffer: SampleBuffer?
+    /// The last transport change the render thread reported: (engine time, player time, playing).
+    var transport: (sampleTime: Int64, playerTime: Int64, isPlaying: Bool)?
 
     init(name: String, kind: NodeKind, id: Int32, outputChannelCount: Int) {
         self.name = name
@@ -30,6 +35,7 @@ final class NodeRecord {
         mixing.initialize(to: MixingState(left: 1, right: 1, mono: 1))
         if kind == .player {
             let p = UnsafeMutablePointer<PlayerState>.allocate(capacity: 1)
+            // Queue storage is allocated by PlayerState.init and freed in deinit.
             p.initialize(to: PlayerState(nodeID: id))
             player = p
         } else {
@@ -46,6 +52,7 @@ final class NodeRecord {
 
     deinit {
         mixing.deallocate()
+        player?.pointee.deallocate()
         player?.deallocate()
         mixer?.deallocate()
     }

@@ -11,13 +11,13 @@ public enum Command: BitwiseCopyable {
     case setOutputVolume(UnsafeMutablePointer<MixerState>, target: Float, rampFrames: Int32)
     /// Glide a connection's fade (0 silent … 1 connected).
     case setFade(UnsafeMutablePointer<ParameterRamp>, target: Float, rampFrames: Int32)
-    /// Replace a player's material and rewind it.
-    case playerSchedule(UnsafeMutablePointer<PlayerState>, PlayerMaterial)
-    /// Change whether a player's region loops, keeping its position.
+    /// Schedule an item on a player (append, interrupt, or interrupt at the loop point).
+    case playerEnqueue(UnsafeMutablePointer<PlayerState>, PlayerScheduleItem, PlayerScheduleMode)
+    /// Change whether the playing item loops, keeping its position.
     case playerSetLooping(UnsafeMutablePointer<PlayerState>, Bool)
     case playerPlay(UnsafeMutablePointer<PlayerState>)
     case playerPause(UnsafeMutablePointer<PlayerState>)
-    /// Stop and rewind to the region start.
+    /// Stop: unschedule everything and reset the player timeline to 0.
     case playerStop(UnsafeMutablePointer<PlayerState>)
     /// Take the newest program from the slot (no-op when there is none). Sent after each publish.
     case takeProgram
@@ -38,8 +38,13 @@ public struct TimedCommand: BitwiseCopyable {
 
 /// Render → control notifications.
 public enum RenderEvent: BitwiseCopyable, Equatable {
-    /// A non-looping player reached the end of its region at `sampleTime`.
-    case playerFinished(nodeID: Int32, sampleTime: Int64)
+    /// A scheduled item left a player's queue at `sampleTime`: played to its end (`completed`), or
+    /// dropped by an interrupt or a stop.
+    case playerItemEnded(nodeID: Int32, itemID: Int32, sampleTime: Int64, completed: Bool)
+    /// A player started, paused or stopped at engine `sampleTime`, when its timeline read `playerTime`.
+    case playerTransport(nodeID: Int32, sampleTime: Int64, playerTime: Int64, isPlaying: Bool)
+    /// A player's schedule was full; the item was dropped.
+    case playerQueueFull(nodeID: Int32, itemID: Int32)
     /// A timed command arrived while the pending list was full; it was applied at once instead.
     case timedCommandOverflow(sampleTime: Int64)
 }

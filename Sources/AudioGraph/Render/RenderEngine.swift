@@ -171,18 +171,23 @@ public final class RenderEngine: @unchecked Sendable {
             fade.pointee.ramp(to: target, frames: Int(frames))
         case .setOutputVolume(let mixer, let target, let frames):
             mixer.pointee.outputVolume.ramp(to: target, frames: Int(frames))
-        case .playerSchedule(let player, let material):
-            player.pointee.material = material
-            player.pointee.position = 0
+        case .playerEnqueue(let player, let item, let mode):
+            applyEnqueue(player, item, mode, core)
         case .playerSetLooping(let player, let isLooping):
-            player.pointee.material.isLooping = isLooping
+            if player.pointee.count > 0 {
+                player.pointee.items[player.pointee.head].material.isLooping = isLooping
+            }
         case .playerPlay(let player):
             player.pointee.isPlaying = true
+            emitTransport(player, core)
         case .playerPause(let player):
             player.pointee.isPlaying = false
+            emitTransport(player, core)
         case .playerStop(let player):
+            dropItems(player, keepingFirst: false, core)
             player.pointee.isPlaying = false
-            player.pointee.position = 0
+            player.pointee.playerTime = 0
+            emitTransport(player, core)
         case .purge(let target):
             core.pointee.removePending(target: target)
         case .takeProgram:
@@ -194,6 +199,53 @@ public final class RenderEngine: @unchecked Sendable {
                 installedGenerationCounter.store(program.pointee.generation, ordering: .releasing)
             }
         }
+    }
+
+    /// Schedules an item according to its mode.
+    @inline(__always)
+    func applyEnqueue(_ player: UnsafeMutablePointer<PlayerState>, _ item: PlayerScheduleItem,
+                      _ mode: PlayerScheduleMode, _ core: UnsafeMutablePointer<RenderCore>) {
+        switch mode {
+        case .append:
+            break
+        case .interrupts:
+            dropItems(player, keepingFirst: false, core)
+        case .interruptsAtLoop:
+            dropItems(player, keepingFirst: true, core)
+            if player.pointee.count > 0 {
+                // The playing item ends at its next loop point.
+                player.pointee.items[player.pointee.head].material.isLooping = false
+            }
+        }
+        if !player.pointee.enqueue(item) {
+            emit(.playerQueueFull(nodeID: player.pointee.nodeID, itemID: item.id))
+        }
+    }
+
+    /// Removes queued items (all, or all but the playing one), reporting each as not completed.
+    @inline(__always)
+    func dropItems(_ player: UnsafeMutablePointer<PlayerState>, keepingFirst: Bool, _ core: UnsafeMutablePointer<RenderCore>) {
+        let keep = keepingFirst ? 1 : 0
+        let time = core.pointee.sampleTime
+        while player.pointee.count > keep {
+            let index: Int
+            if keepingFirst {
+                index = (player.pointee.head &+ player.pointee.count &- 1) % player.pointee.capacity
+            } else {
+                index = player.pointee.head
+                player.pointee.head = (player.pointee.head &+ 1) % player.pointee.capacity
+            }
+            player.pointee.count &-= 1
+            emit(.playerItemEnded(nodeID: player.pointee.nodeID, itemID: player.pointee.items[index].id,
+                                  sampleTime: time, completed: false))
+        }
+        if !keepingFirst { player.pointee.position = 0 }
+    }
+
+    @inline(__always)
+    func emitTransport(_ player: UnsafeMutablePointer<PlayerState>, _ core: UnsafeMutablePointer<RenderCore>) {
+        emit(.playerTransport(nodeID: player.pointee.nodeID, sampleTime: core.pointee.sampleTime,
+                              playerTime: player.pointee.playerTime, isPlaying: player.pointee.isPlaying))
     }
 
     /// Renders one sub-block of `frames` frames through the current program.
@@ -211,10 +263,15 @@ public final class RenderEngine: @unchecked Sendable {
             switch steps[i] {
             case .player(let player, let mixing, let bus):
                 mixing.pointee.beginChunk(frames: frames)
-                let end = player.pointee.render(into: bus, frames: frames)
-                if end >= 0 {
-                    let time = core.pointee.sampleTime &+ Int64(end)
-                    emit(.playerFinished(nodeID: player.pointee.nodeID, sampleTime: time))
+                let wasPlaying = player.pointee.isPlaying
+                player.pointee.render(into: bus, frames: frames)
+                for e in 0..<player.pointee.endedCount {
+                    let end = player.pointee.ended[e]
+                    emit(.playerItemEnded(nodeID: player.pointee.nodeID, itemID: end.id,
+                                          sampleTime: core.pointee.sampleTime &+ Int64(end.offset), completed: true))
+                }
+                if wasPlaying && !player.pointee.isPlaying {
+                    emitTransport(player, core)
                 }
             case .input(let mixing, let bus):
                 mixing.pointee.beginChunk(frames: frames)
@@ -384,7 +441,7 @@ extension Command {
         case .setMixing(let p, _, _, _, _): return UnsafeMutableRawPointer(p)
         case .setOutputVolume(let p, _, _): return UnsafeMutableRawPointer(p)
         case .setFade(let p, _, _): return UnsafeMutableRawPointer(p)
-        case .playerSchedule(let p, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
+        case .playerEnqueue(let p, _, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
         case .playerPlay(let p), .playerPause(let p), .playerStop(let p): return UnsafeMutableRawPointer(p)
         case .purge, .takeProgram: return nil
         }
