@@ -168,7 +168,7 @@ extension Engine {
         lock.withLock { _ in
             let active = GraphCompiler.activeNodes(
                 nodes: state.nodes, connections: state.connections, tappedNodes: Set(state.taps.values.map(\.node)))
-            return state.nodes.values.sorted { $0.name < $1.name }.map {
+            return state.nodes.values.filter { !$0.isInternal }.sorted { $0.name < $1.name }.map {
                 NodeInfo(name: $0.name, kind: $0.kind, outputChannelCount: $0.outputChannelCount,
                          isActive: active.contains($0.name), parameters: $0.values)
             }
@@ -176,7 +176,11 @@ extension Engine {
     }
 
     /// Every connection, in the order they were made.
-    public func connections() -> [Connection] { lock.withLock { _ in state.connections } }
+    public func connections() -> [Connection] {
+        lock.withLock { _ in
+            state.connections.filter { state.nodes[$0.source]?.isInternal != true && state.nodes[$0.destination]?.isInternal != true }
+        }
+    }
 
     /// Names of the nodes in active chains, in execution order (connections still fading out are not
     /// counted: this is the graph as the model stands).

@@ -120,7 +120,8 @@ extension Engine {
     /// Queues an item (sending the command, reshaping the player's bus to the buffer's channel count).
     func enqueue(
         _ node: NodeRecord, _ buffer: SampleBuffer, startFrame: Int, frameCount: Int?, playerTime: Int64?,
-        options: PlayerScheduleOptions, completion: CompletionKind?, isMaterial: Bool, commandTime: Int64
+        options: PlayerScheduleOptions, completion: CompletionKind?, isMaterial: Bool, commandTime: Int64,
+        pausesAtEnd: Bool? = nil
     ) throws(EngineError) -> Int32 {
         guard let player = node.player else { throw EngineError(.notAllowed, "'\(node.name)' is not a player") }
         guard node.items.count < player.pointee.capacity else {
@@ -131,7 +132,8 @@ extension Engine {
         let mode: PlayerScheduleMode = options.contains(.interrupts) ? .interrupts
             : options.contains(.interruptsAtLoop) ? .interruptsAtLoop : .append
         let id = node.nextItemID
-        let item = PlayerScheduleItem(material: material, startTime: playerTime ?? -1, id: id, pausesAtEnd: isMaterial)
+        let item = PlayerScheduleItem(material: material, startTime: playerTime ?? -1, id: id,
+                                      pausesAtEnd: pausesAtEnd ?? isMaterial)
         var commands = [TimedCommand(time: commandTime, .playerEnqueue(player, item, mode))]
         let reshape = buffer.channelCount != node.outputChannelCount
         if reshape {
@@ -177,6 +179,9 @@ extension Engine {
         case .playerItemEnded(let nodeID, let itemID, let time, let completed):
             guard let node = state.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else { return }
             bury(item.buffer)
+            if let sound = state.soundItems.removeValue(forKey: SoundItemKey(node: nodeID, item: itemID)) {
+                events.append(.soundFinished(id: sound, sampleTime: time, completed: completed))
+            }
             if item.isMaterial && completed && item.buffer === node.materialBuffer {
                 node.values["playing"] = .bool(false)
                 events.append(.playerFinished(node: node.name, sampleTime: time))

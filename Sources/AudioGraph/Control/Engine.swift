@@ -198,6 +198,11 @@ struct ControlState {
     var outputLatencyFrames = 0
     /// `dataPlayedBack` completions waiting for their frame to reach the output.
     var pendingPlayedBack: [(node: String, id: Int32, time: Int64)] = []
+    /// The sound pool (created by the first `playSound`).
+    var soundVoices: [String] = []
+    var soundVoiceStarts: [String: Int] = [:]
+    var soundItems: [SoundItemKey: Int] = [:]
+    var nextSoundID = 1
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
     /// The fade of every live connection.

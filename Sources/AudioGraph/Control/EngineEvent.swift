@@ -8,6 +8,8 @@ public enum EngineEvent: Sendable, Equatable {
     /// An item scheduled with a completion kind ended: played (`completed`) or dropped by an interrupt or
     /// a stop. `sampleTime` is the engine frame it ended on (plus output latency for `dataPlayedBack`).
     case scheduleCompleted(node: String, id: Int32, kind: CompletionKind, sampleTime: Int64, completed: Bool)
+    /// A sound started with `playSound` ended: played to its end, or stolen by a newer sound.
+    case soundFinished(id: Int, sampleTime: Int64, completed: Bool)
     /// A player's schedule was full (64 items) and the item was dropped.
     case playerQueueFull(node: String, id: Int32)
     /// A tap's consumer fell behind and `frames` frames were dropped.

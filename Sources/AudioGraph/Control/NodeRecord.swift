@@ -8,6 +8,8 @@ final class NodeRecord {
     let kind: NodeKind
     /// Stable number used in render events.
     let id: Int32
+    /// Engine-owned helper nodes (the sound pool's voices): not listed, not saved.
+    var isInternal = false
     /// Current parameter values, every spec present.
     var values: [String: ParameterValue]
     /// Channels of the output bus (0 for the output node).

@@ -1,0 +1,54 @@
+import AudioGraph
+import DSPTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@Suite struct SoundPoolTests {
+    final class EventLog: Sendable {
+        let events = Mutex<[EngineEvent]>([])
+        var finished: [(id: Int, completed: Bool)] {
+            events.withLock {
+                $0.compactMap { if case .soundFinished(let id, _, let done) = $0 { return (id, done) } else { return nil } }
+            }
+        }
+    }
+
+    @Test func soundsPlayOnceAndReportCompletion() throws {
+        let engine = TestEngine.make()
+        let log = EventLog()
+        engine.setEventHandler { e in log.events.withLock { $0.append(e) } }
+        try engine.addBuffer(TestEngine.constant("blip", value: 0.5, frames: 1_000))
+        let id = try engine.playSound("blip")
+        let out = TestEngine.render(engine, frames: 4_800)
+        // Mono through the `sounds` mixer (centre pan) into main: 0.5/√2 per side, for exactly 1000 frames.
+        #expect(abs(out[0][500] - Float(0.5 / 2.0.squareRoot())) < 1e-6)
+        #expect(out[0][1_000...].allSatisfy { $0 == 0 })
+        #expect(log.finished.count == 1 && log.finished[0].id == id && log.finished[0].completed)
+        #expect(engine.nodes().map(\.name) == ["main", "output", "sounds"])
+    }
+
+    @Test func polyphonyIsBoundedAndTheOldestVoiceIsStolen() throws {
+        let engine = TestEngine.make(outputs: 1)
+        let log = EventLog()
+        engine.setEventHandler { e in log.events.withLock { $0.append(e) } }
+        try engine.addBuffer(TestEngine.constant("long", value: 0.01, frames: 48_000))
+        var ids: [Int] = []
+        for _ in 0..<(Engine.soundVoiceCount + 3) {
+            ids.append(try engine.playSound("long"))
+            _ = TestEngine.render(engine, frames: 64)
+        }
+        let out = TestEngine.render(engine, frames: 256)
+        // Never more than the pool's voices at once: 16 × 0.01.
+        #expect(abs(out[0][100] - Float(Engine.soundVoiceCount) * 0.01) < 1e-5)
+        let stolen = log.finished.filter { !$0.completed }.map(\.id)
+        #expect(stolen == Array(ids.prefix(3)))
+    }
+
+    @Test func unknownBuffersAndBadLevelsAreRefused() throws {
+        let engine = TestEngine.make()
+        #expect(#expect(throws: EngineError.self) { try engine.playSound("nope") }?.code == .unknownBuffer)
+        try engine.addBuffer(TestEngine.constant("b", value: 0.1))
+        #expect(#expect(throws: EngineError.self) { try engine.playSound("b", volume: 2) }?.code == .outOfRange)
+    }
+}
