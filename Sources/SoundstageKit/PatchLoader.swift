@@ -54,7 +54,8 @@ public enum PatchLoader {
             blockFrames: overrides.blockFrames ?? document.engine.blockFrames ?? 64,
             outputChannelCount: document.engine.outputChannelCount ?? 2,
             inputChannelCount: document.engine.inputChannelCount ?? (hasInput ? 2 : 0))
-        let engine = Engine(configuration: configuration, fileLoader: fileLoader(relativeTo: document))
+        let engine = Engine(configuration: configuration, fileLoader: fileLoader(relativeTo: document),
+                            streamOpener: streamOpener(relativeTo: document))
 
         // Buffers.
         for buffer in document.buffers {
@@ -181,6 +182,20 @@ public enum PatchLoader {
         case .double(let d): return .float(d)
         case .string(let s): return .string(s)
         case .list: return nil
+        }
+    }
+
+    /// Opens files for streaming (`scheduleFile` of long files): relative paths resolve against the
+    /// patch's folder.
+    public static func streamOpener(relativeTo document: PatchDocument?) -> @Sendable (String, Double) throws -> StreamSource {
+        let base = document?.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        return { path, rate in
+            let resolved = path.hasPrefix("/") || base == nil ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
+            do {
+                return try AudioFileStreamReader(path: resolved, targetSampleRate: rate)
+            } catch {
+                throw EngineError(.fileError, "\(error)")
+            }
         }
     }
 

@@ -12,15 +12,19 @@ public struct PlayerMaterial: BitwiseCopyable {
     public var regionLength: Int
     /// Loop the region until interrupted (AVAudioPlayerNodeBufferOptions.loops).
     public var isLooping: Bool
+    /// A file streamed from disk instead of a preloaded buffer (`channels` is nil then). Its length is
+    /// the ring's total once the disk thread knows it; a looping stream is looped by the disk thread.
+    public var stream: StreamRing?
 
     @inlinable
     public init(channels: UnsafePointer<UnsafeMutablePointer<Float>>?, channelCount: Int, regionStart: Int,
-                regionLength: Int, isLooping: Bool) {
+                regionLength: Int, isLooping: Bool, stream: StreamRing? = nil) {
         self.channels = channels
         self.channelCount = channelCount
         self.regionStart = regionStart
         self.regionLength = regionLength
         self.isLooping = isLooping
+        self.stream = stream
     }
 }
 
@@ -129,6 +133,28 @@ public struct PlayerState: BitwiseCopyable {
                 continue
             }
             let material = item.material
+            if let stream = material.stream {
+                // Streamed: take what the disk thread has delivered; a shortfall is an underrun (silence,
+                // the stream resumes where it was), never a wait.
+                let total = stream.totalFrames
+                let wanted = min(frames &- written, (total ?? Int.max) &- position)
+                let got = wanted > 0 ? stream.read(into: bus, offset: written, frames: wanted) : 0
+                position &+= got
+                if got < wanted && (total == nil || position < total!) {
+                    stream.noteUnderrun(frames: wanted &- got)
+                }
+                written &+= max(wanted, 0)
+                playerTime &+= Int64(max(wanted, 0))
+                if let total, position >= total {
+                    position = 0
+                    ended[endedCount] = PlayerItemEnd(id: item.id, offset: Int32(written))
+                    endedCount &+= 1
+                    head = (head &+ 1) % capacity
+                    count &-= 1
+                    if item.pausesAtEnd { isPlaying = false }
+                }
+                continue
+            }
             let n = min(frames &- written, material.regionLength &- position)
             if let source = material.channels {
                 let readStart = material.regionStart &+ position

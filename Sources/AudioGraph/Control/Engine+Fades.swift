@@ -83,7 +83,7 @@ extension Engine {
         for fade in doneEdgesOfNodes { bury(fade) }
         for (_, node) in doneNodes {
             bury(node.item)
-            for item in node.item.items.values { bury(item.buffer) }
+            for item in node.item.items.values { release(item) }
         }
     }
 }

@@ -70,7 +70,7 @@ extension Engine {
             }
             if isSilentSoFar {
                 bury(node)
-                for item in node.items.values { bury(item.buffer) }
+                for item in node.items.values { release(item) }
             } else {
                 state.dyingNodes[key] = Retiring(item: node, commandCount: sentCommandCount)
             }

@@ -26,7 +26,10 @@ public struct PlayerScheduleOptions: OptionSet, Sendable {
 
 /// A scheduled item as the control side remembers it.
 struct ScheduledItem {
-    let buffer: SampleBuffer
+    /// The preloaded buffer the item reads, or nil for a streamed file.
+    let buffer: SampleBuffer?
+    /// The disk stream the item reads, or nil for a buffer.
+    var stream: StreamHandle? = nil
     let completion: CompletionKind?
     /// True for the material of the `buffer`/`file` parameters.
     let isMaterial: Bool
@@ -52,13 +55,21 @@ extension Engine {
         }
     }
 
-    /// Schedules a segment of an audio file (decoded once, converted to the engine rate) on a player.
+    /// Schedules a segment of an audio file on a player. A whole file longer than
+    /// `streamingThresholdSeconds` is streamed from disk by the disk thread (the render thread never
+    /// reads files); shorter files and segments are decoded once and converted to the engine rate.
     @discardableResult
     public func scheduleFile(
         _ node: String, path: String, startFrame: Int = 0, frameCount: Int? = nil, atPlayerTime time: Int64? = nil,
         options: PlayerScheduleOptions = [], completion: CompletionKind? = nil, atSampleTime commandTime: Int64? = nil
     ) throws(EngineError) -> Int32 {
         _ = try lock.withLock { _ throws(EngineError) in try playerRecord(node) }
+        if startFrame == 0 && frameCount == nil, let handle = try openStream(path, looping: options.contains(.loops)) {
+            return try lock.withLock { _ throws(EngineError) in
+                try enqueueStream(try playerRecord(node), handle, playerTime: time, options: options,
+                                  completion: completion, commandTime: commandTime ?? -1)
+            }
+        }
         let buffer = try loadFile(path)
         return try lock.withLock { _ throws(EngineError) in
             let record = try playerRecord(node)
@@ -178,7 +189,7 @@ extension Engine {
         switch event {
         case .playerItemEnded(let nodeID, let itemID, let time, let completed):
             guard let node = state.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else { return }
-            bury(item.buffer)
+            release(item)
             if let sound = state.soundItems.removeValue(forKey: SoundItemKey(node: nodeID, item: itemID)) {
                 events.append(.soundFinished(id: sound, sampleTime: time, completed: completed))
             }
@@ -199,7 +210,7 @@ extension Engine {
             state.nodesByID[nodeID]?.transport = (time, playerTime, isPlaying)
         case .playerQueueFull(let nodeID, let itemID):
             guard let node = state.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else { return }
-            bury(item.buffer)
+            release(item)
             events.append(.playerQueueFull(node: node.name, id: itemID))
         case .timedCommandOverflow:
             events.append(.timedCommandOverflow)

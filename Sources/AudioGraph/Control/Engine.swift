@@ -17,11 +17,21 @@ public final class Engine: @unchecked Sendable {
     /// Loads an audio file into a buffer at the engine rate (for the player's `file` parameter).
     /// Set by the embedding layer; nil means file playback is unavailable.
     public let fileLoader: (@Sendable (_ path: String, _ sampleRate: Double) throws -> SampleBuffer)?
+    /// Opens an audio file for streaming at the engine rate (nil: files are always preloaded).
+    public let streamOpener: (@Sendable (_ path: String, _ sampleRate: Double) throws -> StreamSource)?
+    /// Whole files longer than this (seconds) are streamed instead of preloaded.
+    public let streamingThresholdSeconds: Double
+    /// The disk thread that fills streamed files' rings.
+    let diskStreamer = DiskStreamer()
     private let eventHandler = Mutex<(@Sendable (EngineEvent) -> Void)?>(nil)
 
     /// Creates an engine with the implicit `main` mixer connected to the `output` node.
     public init(configuration: EngineConfiguration = EngineConfiguration(),
-                fileLoader: (@Sendable (String, Double) throws -> SampleBuffer)? = nil) {
+                fileLoader: (@Sendable (String, Double) throws -> SampleBuffer)? = nil,
+                streamOpener: (@Sendable (String, Double) throws -> StreamSource)? = nil,
+                streamingThresholdSeconds: Double = 20) {
+        self.streamOpener = streamOpener
+        self.streamingThresholdSeconds = streamingThresholdSeconds
         var config = configuration
         config.blockFrames = min(max(1, config.blockFrames), 4096)
         config.outputChannelCount = min(max(1, config.outputChannelCount), 64)
@@ -157,6 +167,7 @@ public final class Engine: @unchecked Sendable {
                 handlePlayerEvent(event, into: &events)
             }
             deliverPlayedBack(into: &events)
+            reportStreams(into: &events)
             for meter in state.meters.values { meter.drain() }
             for tap in state.taps.values {
                 let (blocks, dropped) = tap.drain()
@@ -173,6 +184,8 @@ public final class Engine: @unchecked Sendable {
             for e in events { handler(e) }
         }
     }
+
+    deinit { diskStreamer.stop() }
 
     /// Objects waiting for the render thread to let go of them (tests use it to check for leaks).
     public var pendingReleaseCount: Int { lock.withLock { _ in state.graveyard.count } }
@@ -203,6 +216,9 @@ struct ControlState {
     var soundVoiceStarts: [String: Int] = [:]
     var soundItems: [SoundItemKey: Int] = [:]
     var nextSoundID = 1
+    /// Underrun frames already reported, per stream.
+    var reportedUnderruns: [ObjectIdentifier: Int] = [:]
+    var reportedStreamFailures: Set<ObjectIdentifier> = []
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
     /// The fade of every live connection.

@@ -10,6 +10,10 @@ public enum EngineEvent: Sendable, Equatable {
     case scheduleCompleted(node: String, id: Int32, kind: CompletionKind, sampleTime: Int64, completed: Bool)
     /// A sound started with `playSound` ended: played to its end, or stolen by a newer sound.
     case soundFinished(id: Int, sampleTime: Int64, completed: Bool)
+    /// A streamed file could not be decoded fast enough: `frames` frames were played as silence.
+    case streamUnderrun(path: String, frames: Int)
+    /// A streamed file failed to decode part-way; it ends where the error occurred.
+    case streamFailed(path: String, message: String)
     /// A player's schedule was full (64 items) and the item was dropped.
     case playerQueueFull(node: String, id: Int32)
     /// A tap's consumer fell behind and `frames` frames were dropped.

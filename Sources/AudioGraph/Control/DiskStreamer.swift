@@ -1,0 +1,116 @@
+// Disk thread. Keeps every streamed file's ring filled so the render thread never touches a file.
+import AudioDSP
+import Foundation
+import Synchronization
+
+/// A decoder the disk thread pulls from (implemented over libsndfile/soxr by the embedding layer).
+/// Used from one thread at a time: the control side while priming, then the disk thread.
+public protocol StreamSource: AnyObject {
+    var channelCount: Int { get }
+    /// Frames the stream will produce at the engine rate (an estimate is fine; the real end is reported
+    /// by `read` returning 0).
+    var frameCount: Int { get }
+    /// Decodes up to `frames` interleaved frames into `buffer`; 0 means the end.
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
+    /// Goes back to the first frame (for looping).
+    func rewind() throws
+}
+
+/// One streamed item: its source, its ring, and the disk thread's progress.
+final class StreamHandle: @unchecked Sendable {
+    let source: StreamSource
+    let ring: StreamRing
+    let isLooping: Bool
+    let path: String
+    /// Written only by whoever fills (the control side while priming, then the disk thread).
+    var delivered = 0
+    var isFinished = false
+    var failure: String?
+    private var scratch: [Float]
+
+    init(source: StreamSource, path: String, capacityFrames: Int, isLooping: Bool) {
+        self.source = source
+        self.path = path
+        self.isLooping = isLooping
+        ring = StreamRing(channelCount: source.channelCount, capacityFrames: capacityFrames)
+        scratch = [Float](repeating: 0, count: 4096 * max(1, source.channelCount))
+    }
+
+    deinit { ring.deallocate() }
+
+    /// Bytes this stream holds (ring plus decode scratch), for reports.
+    var memoryBytes: Int { (ring.samples.capacity + scratch.count) * MemoryLayout<Float>.size }
+
+    /// Decodes into the ring until it is full or the file ends. Returns true if it did any work.
+    @discardableResult
+    func refill() -> Bool {
+        guard !isFinished, failure == nil else { return false }
+        let channels = ring.channelCount
+        var worked = false
+        while true {
+            let room = min(ring.writableFrames, scratch.count / channels)
+            if room < 256 && room < ring.capacityFrames / 4 { break }
+            let got: Int
+            do {
+                got = try scratch.withUnsafeMutableBufferPointer { try source.read(into: $0.baseAddress!, frames: room) }
+            } catch {
+                failure = "\(error)"
+                ring.finish(totalFrames: delivered)
+                isFinished = true
+                return true
+            }
+            if got == 0 {
+                if isLooping && delivered > 0 {
+                    do { try source.rewind() } catch {
+                        failure = "\(error)"
+                        ring.finish(totalFrames: delivered)
+                        isFinished = true
+                        return true
+                    }
+                    continue
+                }
+                ring.finish(totalFrames: delivered)
+                isFinished = true
+                return true
+            }
+            let written = scratch.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frames: got) }
+            delivered += written
+            worked = true
+        }
+        return worked
+    }
+}
+
+/// The disk thread: wakes every few milliseconds and tops up every stream's ring.
+final class DiskStreamer: @unchecked Sendable {
+    private let streams = Mutex<[ObjectIdentifier: StreamHandle]>([:])
+    private let running = Atomic<Bool>(true)
+    /// Set by tests to starve streams on purpose.
+    let isPaused = Atomic<Bool>(false)
+    private var thread: Thread?
+
+    init() {
+        let thread = Thread { [weak self] in
+            while let self, self.running.load(ordering: .acquiring) {
+                if !self.isPaused.load(ordering: .relaxed) {
+                    let handles = self.streams.withLock { Array($0.values) }
+                    for handle in handles { handle.refill() }
+                }
+                usleep(3_000)
+            }
+        }
+        thread.name = "soundstage-disk"
+        thread.start()
+        self.thread = thread
+    }
+
+    func add(_ handle: StreamHandle) { streams.withLock { $0[ObjectIdentifier(handle)] = handle } }
+
+    func remove(_ handle: StreamHandle) { _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(handle)) } }
+
+    var handles: [StreamHandle] { streams.withLock { Array($0.values) } }
+
+    func stop() { running.store(false, ordering: .releasing) }
+
+    deinit { running.store(false, ordering: .releasing) }
+}
