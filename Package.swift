@@ -19,6 +19,9 @@ let package = Package(
         .systemLibrary(name: "CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
         // Tiny C helpers.
         .target(name: "CRealtime"),
         .target(name: "CAllocationCounter"),
@@ -27,7 +30,7 @@ let package = Package(
         // Graph model, compiler and render engine.
         .target(name: "AudioGraph", dependencies: ["AudioDSP", "CRealtime"]),
         // Decoding, encoding and sample-rate conversion.
-        .target(name: "AudioFiles", dependencies: ["CSndFile", "CSoxr"]),
+        .target(name: "AudioFiles", dependencies: ["CSndFile", "CSoxr", "CFFmpeg"]),
         // Patch files: YAML <-> located document model.
         .target(name: "Patches", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Glue: applies patches to an engine, loads files into buffers, offline rendering.

@@ -4,8 +4,10 @@ set -euo pipefail
 packages=(
   libjack-jackd2-dev jackd2       # JACK client library, server and tools (jack_lsp, jack_connect, jack_wait)
   libsndfile1-dev libsoxr-dev     # decoding/encoding and sample-rate conversion
+  libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: AAC/ALAC in M4A/MP4
   liblo-dev liblo-tools           # OSC (later issues), oscsend/oscdump for manual checks
   sox                             # used by tests as an independent file writer/meter
+  ffmpeg                          # used by tests as an independent M4A writer (tests skip without it)
 )
 missing=()
 for p in "${packages[@]}"; do

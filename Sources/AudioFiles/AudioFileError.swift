@@ -1,6 +1,8 @@
 // Control side. Every way reading, converting or writing an audio file can fail. Each case carries
 // the path so that the message a user sees always names the file.
 
+import Foundation
+
 /// Failure of `AudioFileReader`, `AudioFileWriter` or the reader's rate conversion.
 ///
 /// `description` is a complete sentence for the user: it names the file (as the caller spelled
@@ -29,6 +31,10 @@ public enum AudioFileError: Error, CustomStringConvertible, Equatable {
     /// The requested region (`startFrame`, `frameCount` frames; nil = to the end) does not lie
     /// inside the file's `fileFrameCount` frames, or has a negative start or length.
     case regionOutOfRange(path: String, startFrame: Int, frameCount: Int?, fileFrameCount: Int)
+    /// Decoding would hold more than `AudioFileReader.maximumSampleCount` samples in memory: the
+    /// header claims `frameCount` frames of `channelCount` channels (an absurd or damaged header,
+    /// or a recording too long to load; stream such files instead).
+    case tooLarge(path: String, frameCount: Int, channelCount: Int)
     /// A parameter is unusable (non-positive sample rate, mismatched channel lengths, …).
     case invalidArgument(path: String, reason: String)
     /// soxr refused or failed the conversion to `targetSampleRate` (Hz).
@@ -43,7 +49,8 @@ public enum AudioFileError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .fileNotFound(let path), .permissionDenied(let path), .notARegularFile(let path, _),
             .emptyFile(let path), .unsupportedFormat(let path, _), .corruptData(let path, _),
-            .truncated(let path, _, _), .regionOutOfRange(let path, _, _, _), .invalidArgument(let path, _),
+            .truncated(let path, _, _), .regionOutOfRange(let path, _, _, _), .tooLarge(let path, _, _),
+            .invalidArgument(let path, _),
             .rateConversionFailed(let path, _, _), .readFailed(let path, _), .writeFailed(let path, _):
             path
         }
@@ -70,6 +77,11 @@ public enum AudioFileError: Error, CustomStringConvertible, Equatable {
         case .regionOutOfRange(_, let start, let count, let fileFrames):
             let requested = count.map { "\($0) frames from frame \(start)" } ?? "frames from frame \(start) to the end"
             return "Cannot read \(file): \(requested) requested, but the file has \(fileFrames) frames."
+        case .tooLarge(_, let frames, let channels):
+            let gibibytes = Double(frames) * Double(channels) * 4 / Double(1 << 30)
+            return "Cannot load \(file): it declares \(frames) frames of \(channels) channels "
+                + "(\(String(format: "%.1f", gibibytes)) GiB as 32-bit floats), more than the "
+                + "\(AudioFileReader.maximumSampleCount) samples the reader holds in memory."
         case .invalidArgument(_, let reason):
             return "Cannot process \(file): \(reason)."
         case .rateConversionFailed(_, let rate, let reason):

@@ -4,8 +4,8 @@ import CSndFile
 
 extension AudioFileFormat {
     /// `SF_INFO.format` for this container with `encoding` (ignored by the lossy formats;
-    /// nil means the format's default).
-    func sndfileCode(encoding: AudioSampleEncoding?) -> Int32 {
+    /// nil means the format's default); nil for the formats FFmpeg writes.
+    func sndfileCode(encoding: AudioSampleEncoding?) -> Int32? {
         let pcm: Int
         switch encoding ?? defaultEncoding ?? .float32 {
         case .float32: pcm = Int(SF_FORMAT_FLOAT)
@@ -21,6 +21,7 @@ extension AudioFileFormat {
         case .oggVorbis: code = Int(SF_FORMAT_OGG) | Int(SF_FORMAT_VORBIS)
         case .opus: code = Int(SF_FORMAT_OGG) | Int(SF_FORMAT_OPUS)
         case .mp3: code = Int(SF_FORMAT_MPEG) | Int(SF_FORMAT_MPEG_LAYER_III)
+        case .aacM4A, .alacM4A, .aacADTS: return nil
         }
         return Int32(truncatingIfNeeded: code)
     }

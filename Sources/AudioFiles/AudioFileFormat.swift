@@ -1,8 +1,10 @@
 // Control side. The container/codec combinations AudioFileWriter can produce, and how a file
 // name's extension maps to one of them.
 
-/// A file format the writer can produce (the reader accepts these and everything else libsndfile
-/// decodes).
+/// A file format the writer can produce (the reader accepts these, everything else libsndfile
+/// decodes and, through FFmpeg, everything else FFmpeg decodes).
+///
+/// libsndfile writes the first seven; FFmpeg (libavformat, libavcodec) writes AAC and ALAC.
 public enum AudioFileFormat: String, Sendable, CaseIterable, Equatable {
     /// RIFF WAVE (`.wav`). PCM or float; no size limit below 4 GiB of sample data.
     case wav
@@ -18,6 +20,17 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Equatable {
     case opus
     /// MPEG-1/2 Layer III (`.mp3`). Lossy; at most 2 channels; MPEG sample rates only.
     case mp3
+    /// AAC-LC (FFmpeg's native `aac` encoder) in an MPEG-4 audio file (`.m4a`, `.mp4`). Lossy;
+    /// gapless: the edit list records the encoder delay and the exact length, so the reader
+    /// returns exactly the frames written.
+    case aacM4A
+    /// Apple Lossless in an MPEG-4 audio file. Never chosen from an extension (`.m4a` means AAC);
+    /// pass it explicitly. Integer samples only (`.int16` or `.int24`).
+    case alacM4A
+    /// AAC-LC in a raw ADTS stream (`.aac`). Lossy and **not gapless**: ADTS has no place for the
+    /// encoder delay or the length, so a reader gets 1024 extra frames at the start and up to
+    /// 1023 at the end. Prefer `.aacM4A` for assets.
+    case aacADTS
 
     /// Chooses a format from a file extension, case-insensitively, with or without the leading dot.
     /// Returns nil for extensions this module does not write.
@@ -32,6 +45,8 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Equatable {
         case "ogg", "oga": self = .oggVorbis
         case "opus": self = .opus
         case "mp3": self = .mp3
+        case "m4a", "mp4": self = .aacM4A
+        case "aac", "adts": self = .aacADTS
         default: return nil
         }
     }
@@ -54,24 +69,51 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Equatable {
         case .oggVorbis: "Ogg Vorbis"
         case .opus: "Opus"
         case .mp3: "MP3"
+        case .aacM4A: "AAC (M4A)"
+        case .alacM4A: "ALAC (M4A)"
+        case .aacADTS: "AAC (ADTS)"
+        }
+    }
+
+    /// The usual file extension, without the dot: "wav", "aiff", "caf", "flac", "ogg", "opus",
+    /// "mp3", "m4a" (AAC and ALAC) or "aac".
+    public var fileExtension: String {
+        switch self {
+        case .wav: "wav"
+        case .aiff: "aiff"
+        case .caf: "caf"
+        case .flac: "flac"
+        case .oggVorbis: "ogg"
+        case .opus: "opus"
+        case .mp3: "mp3"
+        case .aacM4A, .alacM4A: "m4a"
+        case .aacADTS: "aac"
+        }
+    }
+
+    /// True for the formats FFmpeg encodes (AAC, ALAC); false for libsndfile's.
+    var isEncodedByFFmpeg: Bool {
+        switch self {
+        case .aacM4A, .alacM4A, .aacADTS: true
+        case .wav, .aiff, .caf, .flac, .oggVorbis, .opus, .mp3: false
         }
     }
 
     /// True for formats that store samples exactly (up to the chosen encoding's quantization).
     public var isLossless: Bool {
         switch self {
-        case .wav, .aiff, .caf, .flac: true
-        case .oggVorbis, .opus, .mp3: false
+        case .wav, .aiff, .caf, .flac, .alacM4A: true
+        case .oggVorbis, .opus, .mp3, .aacM4A, .aacADTS: false
         }
     }
 
-    /// Encoding used when the caller passes none: `.float32` for WAV/AIFF/CAF, `.int24` for FLAC,
-    /// nil for the lossy formats (which have no sample encoding).
+    /// Encoding used when the caller passes none: `.float32` for WAV/AIFF/CAF, `.int24` for FLAC
+    /// and ALAC, nil for the lossy formats (which have no sample encoding).
     public var defaultEncoding: AudioSampleEncoding? {
         switch self {
         case .wav, .aiff, .caf: .float32
-        case .flac: .int24
-        case .oggVorbis, .opus, .mp3: nil
+        case .flac, .alacM4A: .int24
+        case .oggVorbis, .opus, .mp3, .aacM4A, .aacADTS: nil
         }
     }
 
@@ -80,16 +122,18 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Equatable {
         switch self {
         case .opus: [8000, 12000, 16000, 24000, 48000]
         case .mp3: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
-        case .wav, .aiff, .caf, .flac, .oggVorbis: nil
+        case .aacM4A, .aacADTS: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+        case .wav, .aiff, .caf, .flac, .oggVorbis, .alacM4A: nil
         }
     }
 
     /// Largest channel count the encoder accepts, or nil when libsndfile's own limit applies.
+    /// AAC and ALAC take 1–8 channels, stored in FFmpeg's standard layout for that count (for
+    /// example 5.1 for 6) and read back in the same order.
     public var maximumChannelCount: Int? {
         switch self {
         case .mp3: 2
-        case .flac: 8
-        case .opus: 8
+        case .flac, .opus, .aacM4A, .aacADTS, .alacM4A: 8
         case .wav, .aiff, .caf, .oggVorbis: nil
         }
     }

@@ -1,8 +1,15 @@
-// Control side. Loads audio files into memory through libsndfile, optionally converting the sample
-// rate with soxr. Blocking file I/O: never call it from the render thread.
+// Control side. Loads audio files into memory through libsndfile or, for what libsndfile does not
+// recognise (AAC, ALAC, MP4, …), FFmpeg, optionally converting the sample rate with soxr.
+// Blocking file I/O: never call it from the render thread.
 
 /// Reads audio files: WAV, AIFF, CAF, FLAC, Ogg Vorbis, Opus, MP3 and the other formats
-/// libsndfile 1.2.0 decodes (AU, Wave64, RF64, …).
+/// libsndfile 1.2.0 decodes (AU, Wave64, RF64, …) through libsndfile; AAC and ALAC in MP4/M4A,
+/// ADTS AAC and everything else FFmpeg 5.1 decodes through FFmpeg. libsndfile is always tried
+/// first; FFmpeg only sees files libsndfile reports as unrecognised or unsupported.
+///
+/// Gapless: encoder priming and remainder frames are removed, so a compressed file decodes to
+/// exactly the frames it was made from (MP4 edit lists and iTunSMPB tags; Ogg granule positions,
+/// Opus pre-skip and LAME tags inside libsndfile). See `AudioFileInfo.primingFrameCount`.
 ///
 /// Integer PCM is scaled into [-1, 1) (a sample of -2^(b-1) reads as -1.0). Float files are read
 /// as stored.
@@ -13,15 +20,21 @@
 /// 1681 frames). Formats whose length is not declared anywhere (an Ogg file cut between pages,
 /// an untagged MP3) cannot be told apart from a shorter file and load as such.
 public enum AudioFileReader {
+    /// Most samples (frames × channels) `load` holds in memory: 2³¹, i.e. 8 GiB of 32-bit floats,
+    /// about 6 hours of 48 kHz stereo. Larger requests, including headers that claim absurd
+    /// lengths, throw `AudioFileError.tooLarge` before anything is allocated.
+    public static let maximumSampleCount = 1 << 31
+
     /// Reads a file's header without decoding its audio.
     ///
-    /// Cost: one open and a header parse (for MP3 without length information, one full decode to
-    /// count frames).
+    /// Cost: one open and a header parse (an MP4 is parsed twice, with and without its edit
+    /// list); for MP3 without length information and for FFmpeg formats other than MP4 (ADTS,
+    /// Matroska, …), one full decode to count frames.
     /// - Throws: `AudioFileError` naming `path`: not found, permission denied, not a regular file,
     ///   empty, unsupported format, corrupt header or truncated (the header claims more frames than
     ///   the file holds).
     public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
-        try SndFileReader(path: path).describe()
+        try openSession(path: path).describe()
     }
 
     /// Decodes a file, or a region of it, into memory.
@@ -38,7 +51,8 @@ public enum AudioFileReader {
     /// - Returns: deinterleaved samples at `targetSampleRate` (or the file's rate).
     /// - Throws: the errors of `info(path:)`, plus `.regionOutOfRange`, `.corruptData` (a decoding
     ///   error mid-stream), `.truncated` (fewer frames decode than the file declares),
-    ///   `.invalidArgument` (bad target rate) and `.rateConversionFailed`.
+    ///   `.tooLarge` (more than `maximumSampleCount` samples), `.invalidArgument` (bad target
+    ///   rate) and `.rateConversionFailed`.
     public static func load(
         path: String,
         targetSampleRate: Double? = nil,
@@ -49,7 +63,7 @@ public enum AudioFileReader {
             throw .invalidArgument(
                 path: path, reason: "target sample rate must be a positive number of Hz, not \(targetSampleRate)")
         }
-        let file = try SndFileReader(path: path)
+        let file = try openSession(path: path)
         let fileFrames = try file.frameCount()
         let isRegionValid =
             startFrame >= 0 && startFrame <= fileFrames
@@ -63,6 +77,10 @@ public enum AudioFileReader {
         // of the stream and judge the length afterwards.
         let tolerance = file.truncationTolerance
         let limit = frameCount ?? (tolerance == 0 ? fileFrames - startFrame : nil)
+        let expectedFrames = limit ?? (fileFrames - startFrame)
+        if expectedFrames > maximumSampleCount / max(1, file.channelCount) {
+            throw .tooLarge(path: path, frameCount: expectedFrames, channelCount: file.channelCount)
+        }
         let channels = try file.read(startFrame: startFrame, limit: limit)
         let endFrame = startFrame + (channels.first?.count ?? 0)
         if let frameCount, endFrame < startFrame + frameCount {
@@ -80,4 +98,42 @@ public enum AudioFileReader {
             throw .rateConversionFailed(path: path, targetSampleRate: targetSampleRate, reason: error.reason)
         }
     }
+
+    /// Opens a decoding session: libsndfile first, FFmpeg when libsndfile does not recognise or
+    /// support the file. When neither can, the error carries both libraries' reasons.
+    static func openSession(path: String) throws(AudioFileError) -> any DecodingSession {
+        let sndfileReason: String
+        do {
+            return try SndFileReader(path: path)
+        } catch {
+            guard case .unsupportedFormat(_, let reason) = error else { throw error }
+            sndfileReason = reason
+        }
+        do {
+            return try FFmpegReader(path: path)
+        } catch {
+            guard case .unsupportedFormat(_, let reason) = error else { throw error }
+            throw .unsupportedFormat(path: path, reason: "\(sndfileReason); \(reason)")
+        }
+    }
 }
+
+/// One open file being decoded (libsndfile or FFmpeg). Control side; not shared between threads.
+protocol DecodingSession: AnyObject {
+    /// Frames per second, in Hz, as decoded.
+    var sampleRate: Double { get }
+    /// Channels per frame (≥ 1).
+    var channelCount: Int { get }
+    /// How many frames the decoded length may fall short of `frameCount()` before the file counts
+    /// as truncated; nil when the count is an estimate and any length is accepted.
+    var truncationTolerance: Int? { get }
+    /// Valid frames, from the header or by decoding once.
+    func frameCount() throws(AudioFileError) -> Int
+    /// The header description.
+    func describe() throws(AudioFileError) -> AudioFileInfo
+    /// Decodes from `startFrame`, at most `limit` frames (nil = to the end).
+    func read(startFrame: Int, limit: Int?) throws(AudioFileError) -> [[Float]]
+}
+
+extension SndFileReader: DecodingSession {}
+extension FFmpegReader: DecodingSession {}

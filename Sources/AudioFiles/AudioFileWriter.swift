@@ -1,11 +1,14 @@
-// Control side (or a recorder's disk thread). Encodes audio to a file through libsndfile, either in
-// one call or streamed block by block. Blocking file I/O: never call it from the render thread.
+// Control side (or a recorder's disk thread). Encodes audio to a file through libsndfile (or FFmpeg
+// for AAC and ALAC), either in one call or streamed block by block. Blocking file I/O: never call
+// it from the render thread.
 
 import CSndFile
 import Foundation
 import Synchronization
 
-/// Writes WAV, AIFF, CAF, FLAC, Ogg Vorbis, Opus and MP3 files.
+/// Writes WAV, AIFF, CAF, FLAC, Ogg Vorbis, Opus and MP3 files (libsndfile), and AAC or ALAC in
+/// M4A and AAC in ADTS (FFmpeg). M4A files carry gapless metadata (an exact edit list), so the
+/// reader returns exactly the frames written.
 ///
 /// Streaming use (recorder, offline renderer):
 /// ```swift
@@ -25,22 +28,36 @@ public final class AudioFileWriter: Sendable {
     /// (`SFC_SET_VBR_ENCODING_QUALITY`); ≈ Vorbis q7, LAME V2–V3, Opus ≈ 100 kbit/s stereo.
     public static let defaultQuality = 0.75
 
-    /// Frames interleaved per `sf_writef_float` call by `write(channels:)`.
+    /// Frames interleaved per encoder call by `write(channels:)`.
     private static let interleaveChunkFrames = 4096
+
+    /// AAC bit rate for `quality` when no bit rate is given, in bits per second per channel:
+    /// 32 kbit/s + 128 kbit/s × quality (0.75 gives 128 kbit/s per channel, 256 kbit/s stereo).
+    /// Deliberately high: FFmpeg's native encoder needs more bits than Apple's for the same quality.
+    public static func defaultAACBitRate(channelCount: Int, quality: Double) -> Int {
+        channelCount * Int((32_000 + 128_000 * max(0, min(1, quality))).rounded())
+    }
 
     /// Destination path, as given.
     public let path: String
     /// Container and codec.
     public let format: AudioFileFormat
-    /// Stored sample encoding for PCM containers; nil for the lossy formats.
+    /// Stored sample encoding for PCM containers and ALAC; nil for the lossy formats.
     public let encoding: AudioSampleEncoding?
     /// Frames per second, in Hz (a whole number).
     public let sampleRate: Double
     /// Channels per frame (≥ 1).
     public let channelCount: Int
 
+    /// The library doing the encoding.
+    private enum Encoder {
+        case sndfile(OpaquePointer)
+        case ffmpeg(FFmpegEncoder)
+    }
+
     private struct State {
-        var handle: OpaquePointer?
+        /// Nil once closed.
+        var encoder: Encoder?
         var fd: Int32
         var framesWritten: Int
     }
@@ -52,14 +69,20 @@ public final class AudioFileWriter: Sendable {
     /// - Parameters:
     ///   - path: destination; its directory must exist.
     ///   - format: container and codec; nil chooses it from the extension (`.wav`, `.aif`/`.aiff`,
-    ///     `.caf`, `.flac`, `.ogg`, `.opus`, `.mp3`).
+    ///     `.caf`, `.flac`, `.ogg`, `.opus`, `.mp3`, `.m4a`/`.mp4` for AAC, `.aac` for ADTS AAC).
+    ///     ALAC is never chosen from an extension: pass `.alacM4A`.
     ///   - sampleRate: frames per second, in Hz: a positive whole number. Opus accepts only 8000,
-    ///     12000, 16000, 24000 and 48000; MP3 only the MPEG rates (8000 … 48000).
-    ///   - channelCount: 1 … 1024 (MP3 ≤ 2, FLAC and Opus ≤ 8).
-    ///   - encoding: sample encoding for PCM containers; nil = `format.defaultEncoding` (float32 for
-    ///     WAV/AIFF/CAF, int24 for FLAC). FLAC does not store floats. Ignored by lossy formats.
-    ///   - quality: 0 (smallest file) … 1 (best sound) for Ogg Vorbis, Opus and MP3; ignored by
-    ///     the other formats.
+    ///     12000, 16000, 24000 and 48000; MP3 only the MPEG rates (8000 … 48000); AAC 8000 … 96000
+    ///     (the MPEG-4 rates).
+    ///   - channelCount: 1 … 1024 (MP3 ≤ 2; FLAC, Opus, AAC and ALAC ≤ 8).
+    ///   - encoding: sample encoding for PCM containers and ALAC; nil = `format.defaultEncoding`
+    ///     (float32 for WAV/AIFF/CAF, int24 for FLAC and ALAC). FLAC and ALAC do not store floats.
+    ///     Ignored by lossy formats.
+    ///   - quality: 0 (smallest file) … 1 (best sound) for Ogg Vorbis, Opus, MP3 and (when
+    ///     `bitRate` is nil) AAC; ignored by the other formats.
+    ///   - bitRate: AAC bits per second for all channels, 8,000 … 2,000,000 (FFmpeg clamps it to
+    ///     what AAC can carry at the rate); nil = `defaultAACBitRate(channelCount:quality:)`.
+    ///     Ignored by the other formats.
     /// - Throws: `.invalidArgument` for bad parameters (nothing is created), `.unsupportedFormat`
     ///   for an unknown extension or a combination libsndfile cannot write, `.permissionDenied`,
     ///   `.notARegularFile` (the path names a directory, device or FIFO; nothing is touched) or
@@ -70,25 +93,29 @@ public final class AudioFileWriter: Sendable {
         sampleRate: Double,
         channelCount: Int,
         encoding: AudioSampleEncoding? = nil,
-        quality: Double = AudioFileWriter.defaultQuality
+        quality: Double = AudioFileWriter.defaultQuality,
+        bitRate: Int? = nil
     ) throws(AudioFileError) {
         guard let resolvedFormat = format ?? AudioFileFormat(path: path) else {
             throw .unsupportedFormat(
                 path: path,
                 reason: "cannot choose a format from the file name; use .wav, .aif, .aiff, .caf, .flac, "
-                    + ".ogg, .opus or .mp3, or pass a format")
+                    + ".ogg, .opus, .mp3, .m4a or .aac, or pass a format")
         }
         let resolvedEncoding = resolvedFormat.isLossless ? (encoding ?? resolvedFormat.defaultEncoding) : nil
         let rate = try Self.validatedRate(sampleRate, format: resolvedFormat, path: path)
         try Self.validate(
             channelCount: channelCount, format: resolvedFormat, encoding: resolvedEncoding, quality: quality,
             path: path)
+        if let bitRate, !(8_000...2_000_000).contains(bitRate) {
+            throw .invalidArgument(path: path, reason: "bit rate must lie in 8000…2000000 bit/s, not \(bitRate)")
+        }
 
         var info = SF_INFO()
         info.samplerate = Int32(rate)
         info.channels = Int32(channelCount)
-        info.format = resolvedFormat.sndfileCode(encoding: resolvedEncoding)
-        guard sf_format_check(&info) == SF_TRUE else {
+        info.format = resolvedFormat.sndfileCode(encoding: resolvedEncoding) ?? 0
+        guard resolvedFormat.isEncodedByFFmpeg || sf_format_check(&info) == SF_TRUE else {
             throw .unsupportedFormat(
                 path: path,
                 reason: "libsndfile cannot write \(resolvedFormat.displayName)"
@@ -106,6 +133,27 @@ public final class AudioFileWriter: Sendable {
         if let kind = FileKind.nonRegularDescription(fd: fd) {
             Foundation.close(fd)
             throw .notARegularFile(path: path, kind: kind)
+        }
+        self.path = path
+        self.format = resolvedFormat
+        self.encoding = resolvedEncoding
+        self.sampleRate = Double(rate)
+        self.channelCount = channelCount
+        if resolvedFormat.isEncodedByFFmpeg {
+            let encoder: FFmpegEncoder
+            do {
+                encoder = try FFmpegEncoder(
+                    fd: fd, path: path, format: resolvedFormat, sampleRate: rate, channelCount: channelCount,
+                    encoding: resolvedEncoding,
+                    bitRate: bitRate ?? Self.defaultAACBitRate(channelCount: channelCount, quality: quality))
+            } catch {
+                // Remove the regular file created above.
+                Foundation.close(fd)
+                unlink(path)
+                throw error
+            }
+            self.state = Mutex(State(encoder: .ffmpeg(encoder), fd: fd, framesWritten: 0))
+            return
         }
         let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
         guard let handle = opened.handle else {
@@ -125,21 +173,18 @@ public final class AudioFileWriter: Sendable {
                 handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &vbrQuality, Int32(MemoryLayout<Double>.size))
         }
 
-        self.path = path
-        self.format = resolvedFormat
-        self.encoding = resolvedEncoding
-        self.sampleRate = Double(rate)
-        self.channelCount = channelCount
-        self.state = Mutex(State(handle: handle, fd: fd, framesWritten: 0))
+        self.state = Mutex(State(encoder: .sndfile(handle), fd: fd, framesWritten: 0))
     }
 
     deinit {
         state.withLock { state in
-            if let handle = state.handle {
-                sf_close(handle)
-                Foundation.close(state.fd)
-                state.handle = nil
+            guard let encoder = state.encoder else { return }
+            switch encoder {
+            case .sndfile(let handle): sf_close(handle)
+            case .ffmpeg(let encoder): try? encoder.finish()
             }
+            Foundation.close(state.fd)
+            state.encoder = nil
         }
     }
 
@@ -150,7 +195,7 @@ public final class AudioFileWriter: Sendable {
 
     /// True until `close()` has run.
     public var isOpen: Bool {
-        state.withLock { $0.handle != nil }
+        state.withLock { $0.encoder != nil }
     }
 
     /// Appends `frames` interleaved frames (`frames × channelCount` samples, channel-minor).
@@ -208,21 +253,54 @@ public final class AudioFileWriter: Sendable {
                 start += count
             }
             // A zero-frame write still reports a closed writer.
-            if frames == 0, state.handle == nil {
+            if frames == 0, state.encoder == nil {
                 throw .writeFailed(path: path, reason: "the writer has already been closed")
             }
         }
     }
 
-    /// Flushes the encoder, finalises the header and closes the file. Further writes throw;
-    /// closing again does nothing.
+    /// Rewrites the header so that it declares every frame written so far (`SFC_UPDATE_HEADER_NOW`),
+    /// leaving the file open for more writes. A process killed after this call leaves a file whose
+    /// header covers those frames. WAV, AIFF and CAF rewrite their size fields (two seeks and a small
+    /// write); FLAC, the lossy formats and M4A have nothing to rewrite, and the call does nothing
+    /// (an M4A file becomes readable only when `close()` writes its index).
+    /// Cost: a few system calls; call it about once a second, not per block.
     ///
-    /// - Throws: `.writeFailed` when libsndfile reports an error while finalising.
+    /// - Throws: `.writeFailed` when the writer is closed or libsndfile reports an error.
+    public func updateHeader() throws(AudioFileError) {
+        let path = path
+        try state.withLock { (state: inout State) throws(AudioFileError) in
+            guard let encoder = state.encoder else {
+                throw .writeFailed(path: path, reason: "the writer has already been closed")
+            }
+            // M4A and ADTS have no header to rewrite; an M4A is readable only after close().
+            guard case .sndfile(let handle) = encoder else { return }
+            sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+            if sf_error(handle) != 0 {
+                throw .writeFailed(
+                    path: path, reason: "could not update the header: \(SndFileLibrary.errorText(handle))")
+            }
+        }
+    }
+
+    /// Flushes the encoder, finalises the header (for M4A: writes the index and edit list) and
+    /// closes the file. Further writes throw; closing again does nothing.
+    ///
+    /// - Throws: `.writeFailed` when the encoder reports an error while finalising.
     public func close() throws(AudioFileError) {
         let path = path
         try state.withLock { (state: inout State) throws(AudioFileError) in
-            guard let handle = state.handle else { return }
-            state.handle = nil
+            guard let encoder = state.encoder else { return }
+            state.encoder = nil
+            guard case .sndfile(let handle) = encoder else {
+                guard case .ffmpeg(let ffmpeg) = encoder else { return }
+                var failure: AudioFileError?
+                do throws(AudioFileError) { try ffmpeg.finish() } catch { failure = error }
+                let closeFailed = Foundation.close(state.fd) != 0
+                if let failure { throw failure }
+                if closeFailed { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+                return
+            }
             let status = sf_close(handle)
             let closeFailed = Foundation.close(state.fd) != 0
             if status != 0 {
@@ -243,19 +321,21 @@ public final class AudioFileWriter: Sendable {
     ///   - data: audio with a positive whole `sampleRate` and equal-length channels.
     ///   - path: destination, as for `init`.
     ///   - format: nil chooses it from the extension.
-    ///   - encoding: PCM encoding; nil = the format's default.
+    ///   - encoding: PCM or ALAC encoding; nil = the format's default.
     ///   - quality: 0 … 1 for the lossy formats.
+    ///   - bitRate: AAC bits per second; nil derives it from `quality`.
     /// - Throws: as `init`, `write(channels:)` and `close()`.
     public static func write(
         _ data: AudioData,
         to path: String,
         format: AudioFileFormat? = nil,
         encoding: AudioSampleEncoding? = nil,
-        quality: Double = defaultQuality
+        quality: Double = defaultQuality,
+        bitRate: Int? = nil
     ) throws(AudioFileError) {
         let writer = try AudioFileWriter(
             path: path, format: format, sampleRate: data.sampleRate, channelCount: data.channelCount,
-            encoding: encoding, quality: quality)
+            encoding: encoding, quality: quality, bitRate: bitRate)
         do {
             try writer.write(channels: data.channels)
             try writer.close()
@@ -266,14 +346,20 @@ public final class AudioFileWriter: Sendable {
         }
     }
 
-    /// One `sf_writef_float` call; the caller holds the lock.
+    /// One encoder call; the caller holds the lock.
     private static func writeLocked(
         _ state: inout State, _ samples: UnsafeBufferPointer<Float>, frames: Int, path: String
     ) throws(AudioFileError) {
-        guard let handle = state.handle else {
+        guard let encoder = state.encoder else {
             throw .writeFailed(path: path, reason: "the writer has already been closed")
         }
         guard frames > 0 else { return }
+        guard case .sndfile(let handle) = encoder else {
+            guard case .ffmpeg(let ffmpeg) = encoder else { return }
+            try ffmpeg.write(interleaved: samples, frames: frames)
+            state.framesWritten += frames
+            return
+        }
         let written = Int(sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)))
         state.framesWritten += max(0, written)
         if written != frames {
@@ -312,8 +398,9 @@ public final class AudioFileWriter: Sendable {
                 path: path,
                 reason: "\(format.displayName) takes 1 to \(maximum) channels, not \(channelCount)")
         }
-        if format == .flac, encoding == .float32 {
-            throw .invalidArgument(path: path, reason: "FLAC stores integers only; use int16 or int24")
+        if format == .flac || format == .alacM4A, encoding == .float32 {
+            throw .invalidArgument(
+                path: path, reason: "\(format.displayName) stores integers only; use int16 or int24")
         }
         guard quality.isFinite, (0...1).contains(quality) else {
             throw .invalidArgument(path: path, reason: "quality must lie in 0…1, not \(quality)")

@@ -6,12 +6,12 @@ import Foundation
 
 /// An open file being decoded by libsndfile. Closes the handle and descriptor on deinit.
 ///
-/// The descriptor is opened here (not by libsndfile) so that "not found", "permission denied",
-/// "is a directory" and "empty" are told apart from format errors, and so that the checks and
-/// the decoding see the same file.
+/// The descriptor is opened by `InputFile` (not by libsndfile) so that "not found", "permission
+/// denied", "is a directory" and "empty" are told apart from format errors.
 final class SndFileReader {
     let path: String
     private let fd: Int32
+    private let fileSize: Int
     private let handle: OpaquePointer
     private let format: Int32
     let sampleRate: Double
@@ -29,24 +29,7 @@ final class SndFileReader {
     ///   frames than the file holds; WAV, AIFF and CAF only).
     init(path: String) throws(AudioFileError) {
         self.path = path
-        // O_NONBLOCK so that opening a FIFO cannot hang; it has no effect on regular files.
-        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw Self.openError(path: path, errno: errno) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            let error = AudioFileError.readFailed(path: path, reason: String(cString: strerror(errno)))
-            close(fd)
-            throw error
-        }
-        if let kind = FileKind.nonRegularDescription(mode: status.st_mode) {
-            close(fd)
-            throw .notARegularFile(path: path, kind: kind)
-        }
-        let fileSize = Int(status.st_size)
-        guard fileSize > 0 else {
-            close(fd)
-            throw .emptyFile(path: path)
-        }
+        let (fd, fileSize) = try InputFile.open(path: path)
 
         var info = SF_INFO()
         let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) }
@@ -55,6 +38,7 @@ final class SndFileReader {
             throw Self.formatError(path: path, code: opened.errorCode, text: opened.errorText)
         }
         self.fd = fd
+        self.fileSize = fileSize
         self.handle = handle
         self.format = info.format
         self.sampleRate = Double(info.samplerate)
@@ -119,17 +103,24 @@ final class SndFileReader {
         return hasMPEGLengthTag ? 1152 + 529 : nil
     }
 
-    /// Header description (frame count as in `frameCount()`).
+    /// Header description (frame count as in `frameCount()`). For compressed encodings the bit
+    /// rate is the file's average (size × 8 / duration); libsndfile reports no priming or
+    /// remainder (it removes them itself), so both are 0.
     func describe() throws(AudioFileError) -> AudioFileInfo {
-        AudioFileInfo(
+        let frames = try frameCount()
+        let isCompressed = SndFileLibrary.bytesPerSample(of: format) == nil
+        let bitRate =
+            isCompressed && frames > 0 ? Int((Double(fileSize) * 8 * sampleRate / Double(frames)).rounded()) : nil
+        return AudioFileInfo(
             path: path,
             formatName: SndFileLibrary.formatName(of: format),
             codecName: SndFileLibrary.libraryName(ofFormatCode: SndFileLibrary.subtype(format)) ?? "unknown",
             format: SndFileLibrary.writerFormat(of: format),
             sampleRate: sampleRate,
             channelCount: channelCount,
-            frameCount: try frameCount(),
-            bitDepth: SndFileLibrary.bitDepth(of: format)
+            frameCount: frames,
+            bitDepth: SndFileLibrary.bitDepth(of: format),
+            bitRate: bitRate
         )
     }
 
@@ -199,15 +190,6 @@ final class SndFileReader {
         if skipped < frame {
             throw .regionOutOfRange(
                 path: path, startFrame: frame, frameCount: nil, fileFrameCount: skipped)
-        }
-    }
-
-    /// Maps `open(2)` failures to the error the user should see.
-    private static func openError(path: String, errno code: Int32) -> AudioFileError {
-        switch code {
-        case ENOENT, ENOTDIR: .fileNotFound(path: path)
-        case EACCES, EPERM: .permissionDenied(path: path)
-        default: .readFailed(path: path, reason: String(cString: strerror(code)))
         }
     }
 

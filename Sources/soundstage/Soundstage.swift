@@ -9,5 +9,7 @@ struct Soundstage: ParsableCommand {
         commandName: "soundstage",
         abstract: "A headless audio engine for JACK, driven by patch files.",
         version: version,
-        subcommands: [RunCommand.self, RenderCommand.self, CheckCommand.self])
+        subcommands: [
+            RunCommand.self, RenderCommand.self, CheckCommand.self, InfoCommand.self, ConvertCommand.self,
+        ])
 }

@@ -10,7 +10,7 @@ import Testing
 struct AudioFileFuzzTests {
     static let mutationsPerFormat = 30
 
-    @Test(arguments: ["wav", "aiff", "caf", "flac", "ogg", "opus", "mp3"])
+    @Test(arguments: ["wav", "aiff", "caf", "flac", "ogg", "opus", "mp3", "m4a", "aac"])
     func damagedFileLoadsCleanlyOrThrowsNamingIt(_ fileExtension: String) throws {
         let tone = SignalProbe.sine(frequency: 1_000, amplitude: 0.5, sampleRate: 48_000, frameCount: 9_600)
         let encoding: AudioSampleEncoding? = ["wav", "aiff", "caf"].contains(fileExtension) ? .int16 : nil

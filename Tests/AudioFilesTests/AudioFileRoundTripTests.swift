@@ -11,17 +11,7 @@ struct RoundTripCase: Sendable, CustomTestStringConvertible {
     var format: AudioFileFormat
     var encoding: AudioSampleEncoding?
 
-    var fileExtension: String {
-        switch format {
-        case .wav: "wav"
-        case .aiff: "aiff"
-        case .caf: "caf"
-        case .flac: "flac"
-        case .oggVorbis: "ogg"
-        case .opus: "opus"
-        case .mp3: "mp3"
-        }
-    }
+    var fileExtension: String { format.fileExtension }
 
     var testDescription: String { "\(format.displayName) \(encoding?.rawValue ?? "")" }
 }
