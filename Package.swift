@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "soundstage", targets: ["soundstage"]),
         .library(name: "AudioGraph", targets: ["AudioGraph"]),
         .library(name: "SoundstageKit", targets: ["SoundstageKit"]),
+        .library(name: "OSCControl", targets: ["OSCControl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
@@ -22,6 +23,7 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
+        .systemLibrary(name: "CLibLo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         // Tiny C helpers.
         .target(name: "CRealtime"),
         .target(name: "CAllocationCounter"),
@@ -37,10 +39,12 @@ let package = Package(
         .target(name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches"]),
         // JACK host adapter.
         .target(name: "JackHost", dependencies: ["AudioGraph", "CJack", "CRealtime"]),
+        // OSC control: liblo servers, address space, subscriptions, timetag scheduling.
+        .target(name: "OSCControl", dependencies: ["AudioGraph", "SoundstageKit", "AudioFiles", "CLibLo"]),
         .executableTarget(
             name: "soundstage",
             dependencies: [
-                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches",
+                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -53,6 +57,10 @@ let package = Package(
         .testTarget(
             name: "SoundstageKitTests",
             dependencies: ["SoundstageKit", "AudioGraph", "AudioFiles", "Patches", "DSPTestSupport", "CAllocationCounter"]
+        ),
+        .testTarget(
+            name: "OSCControlTests", dependencies: ["OSCControl", "AudioGraph", "AudioFiles", "SoundstageKit", "CLibLo"],
+            exclude: ["Python"]
         ),
         .testTarget(
             name: "JackHostTests",

@@ -21,7 +21,7 @@ done
 jackd -n "$server" --no-realtime -d dummy -r 48000 -p 256 >"$tmp/jackd.log" 2>&1 &
 jackd_pid=$!
 jack_wait -s "$server" -w -t 10 >/dev/null
-"$bin" run patches/hello.yaml --server "$server" --duration 4 --no-start-server >"$tmp/run.log" 2>&1 &
+"$bin" run patches/hello.yaml --server "$server" --duration 4 --no-start-server --osc-port 0 >"$tmp/run.log" 2>&1 &
 run_pid=$!
 for _ in $(seq 50); do jack_lsp -s "$server" 2>/dev/null | grep -q soundstage:out_1 && break; sleep 0.1; done
 JACK_DEFAULT_SERVER="$server" timeout 10 jack_rec -f "$tmp/capture.wav" -d 2 soundstage:out_1 soundstage:out_2 >/dev/null 2>&1 || true

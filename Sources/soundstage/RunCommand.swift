@@ -4,6 +4,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import JackHost
+import OSCControl
 import Synchronization
 import SoundstageKit
 
@@ -30,9 +31,25 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Never start a JACK server; fail when none runs.")
     var noStartServer = false
 
+    @Option(name: .long, help: "OSC port, UDP and TCP (0 picks a free port; see docs/OSC.md).")
+    var oscPort: Int = OSCServiceOptions.defaultPort
+
+    @Option(name: .long, help: "Address the OSC server binds (127.0.0.1: this machine only; 0.0.0.0 or :: for the network).")
+    var oscHost: String = "127.0.0.1"
+
+    @Option(name: .long, help: "Folder OSC clients may read and write (repeatable; default: the patch's folder and the working directory).")
+    var fileRoot: [String] = []
+
     func validate() throws {
         if let duration { guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be > 0") } }
         guard !name.isEmpty, name.utf8.count <= 64 else { throw ValidationError("--name must be 1–64 bytes") }
+        guard (0...65535).contains(oscPort) else { throw ValidationError("--osc-port must be 0…65535") }
+        for root in fileRoot {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("--file-root '\(root)' is not a folder")
+            }
+        }
     }
 
     func run() throws {
@@ -81,6 +98,20 @@ struct RunCommand: ParsableCommand {
         say("ports: " + (report.outputPorts + report.inputPorts).joined(separator: ", "))
         for c in report.connections { say("connection: \(c)") }
         say(loaded.summary())
+
+        // OSC control: one thread owning the liblo servers; it only calls Engine methods.
+        let oscHostAdapter = JackOSCHost(host)
+        let roots = fileRoot.isEmpty ? FileAccessPolicy.defaults(patchPath: patch).roots : fileRoot
+        let osc = OSCService(engine: loaded.engine, host: oscHostAdapter, options: OSCServiceOptions(
+            port: oscPort, host: oscHost, fileRoots: roots, programName: "soundstage", version: Soundstage.version))
+        do {
+            let port = try osc.start()
+            say("OSC: udp and tcp on \(oscHost):\(port) (file roots: \(roots.joined(separator: ", ")))")
+        } catch {
+            printError("could not start OSC control: \(error)")
+            throw ExitCode(1)
+        }
+        defer { osc.stop() }
         say(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
 
         // 4. Control loop: housekeeping every 10 ms until a signal, the duration, or server loss.
@@ -92,17 +123,24 @@ struct RunCommand: ParsableCommand {
             for event in events.drain() {
                 switch event {
                 case .serverLost(let reason):
+                    osc.post(.serverLost(reason: reason))
                     printError("JACK server lost: \(reason). Exiting (automatic reconnection is not implemented yet).")
                     exitCode = 1
                     break loop
                 case .sampleRateChanged(let rate):
                     say("JACK sample rate changed to \(rate) Hz: rebuilding buffers at that rate.")
                     for problem in loaded.changeSampleRate(to: Double(rate)) { printError(problem) }
+                    osc.post(.configurationChanged(sampleRate: rate, bufferSize: host.bufferSize))
                 case .bufferSizeChanged(let frames):
                     say("JACK period is now \(frames) frames.")
-                case .xrun:
-                    break
+                    osc.post(.configurationChanged(sampleRate: host.sampleRate, bufferSize: frames))
+                case .xrun(let count, let delay):
+                    osc.post(.xrun(count: count, delayedMicroseconds: delay))
                 }
+            }
+            if oscHostAdapter.quitRequested {
+                say("/quit received over OSC: stopping.")
+                break
             }
             if let signal = stopSignal.received {
                 say("\(signal) received: stopping.")
@@ -112,6 +150,7 @@ struct RunCommand: ParsableCommand {
             usleep(10_000)
         }
         say("xruns: \(host.xrunCount)")
+        osc.stop()
         host.stop()
         ownServer?.stop()
         ownServer = nil
@@ -144,6 +183,47 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
     }
+}
+
+/// The JACK host as OSC sees it: status, port connections of our client, and /quit.
+final class JackOSCHost: OSCHost, Sendable {
+    let host: JackHost
+    private let quitFlag = Atomic<Bool>(false)
+
+    init(_ host: JackHost) { self.host = host }
+
+    func status() -> OSCHostStatus {
+        OSCHostStatus(
+            state: host.isServerLost ? "server-lost" : host.isRunning ? "running" : "stopped",
+            sampleRate: host.sampleRate, bufferSize: host.bufferSize, dspLoad: host.cpuLoad,
+            xrunCount: host.xrunCount, serverName: host.serverName, clientName: host.actualClientName ?? "")
+    }
+
+    func connect(_ source: String, to destination: String) throws(OSCHostError) {
+        let result = host.connect(source, to: destination)
+        if case .failed(let reason) = result.outcome { throw OSCHostError(reason) }
+    }
+
+    func disconnect(_ source: String, from destination: String) throws(OSCHostError) {
+        let result = host.disconnect(source, from: destination)
+        if case .failed(let reason) = result.outcome { throw OSCHostError(reason) }
+    }
+
+    func listConnections() -> [(source: String, destination: String)] {
+        var edges: [(source: String, destination: String)] = []
+        for port in host.outputPortNames {
+            for other in host.connections(of: port) { edges.append((port, other)) }
+        }
+        for port in host.inputPortNames {
+            for other in host.connections(of: port) { edges.append((other, port)) }
+        }
+        return edges
+    }
+
+    /// The main loop checks `quitRequested` and leaves (Relaxed: a flag polled every 10 ms).
+    func quit() { quitFlag.store(true, ordering: .relaxed) }
+
+    var quitRequested: Bool { quitFlag.load(ordering: .relaxed) }
 }
 
 /// Host events, handed from the host's event thread to the control loop.

@@ -58,6 +58,7 @@ import Testing
         let server = "ss_cli_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
         let r = try Fixtures.run(Fixtures.executable, [
             "run", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--server", server, "--duration", "1.5",
+            "--osc-port", "0",
         ], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("No JACK server '\(server)' was running: started jackd (dummy backend"))
@@ -70,6 +71,7 @@ import Testing
         let server = "ss_none_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
         let r = try Fixtures.run(Fixtures.executable, [
             "run", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--server", server, "--no-start-server",
+            "--osc-port", "0",
         ], timeout: 30)
         #expect(r.status != 0)
         #expect(r.stderr.contains("no JACK server named '\(server)'"))
@@ -94,7 +96,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: log) }
         let first = Process()
         first.executableURL = URL(fileURLWithPath: Fixtures.executable)
-        first.arguments = ["run", hello, "--server", server, "--duration", "30", "--no-start-server"]
+        first.arguments = ["run", hello, "--server", server, "--duration", "30", "--no-start-server", "--osc-port", "0"]
         first.standardOutput = try FileHandle(forWritingTo: log)
         first.standardError = FileHandle.nullDevice
         try first.run()
@@ -106,7 +108,8 @@ import Testing
             if !firstIsUp { usleep(50_000) }
         }
         #expect(firstIsUp)
-        let second = try Fixtures.run(Fixtures.executable, ["run", hello, "--server", server, "--duration", "1", "--no-start-server"])
+        let second = try Fixtures.run(Fixtures.executable, ["run", hello, "--server", server, "--duration", "1", "--no-start-server",
+                                                                   "--osc-port", "0"])
         first.terminate()  // SIGTERM: a clean shutdown
         first.waitUntilExit()
         #expect(first.terminationStatus == 0)

@@ -1,0 +1,57 @@
+// Control side. What the OSC service needs from the audio host (JACK in the CLI; a mock in tests).
+
+/// The audio host as seen from OSC: status for `/status`, JACK port connections for `/graph/*` with
+/// full port names, and `/quit`. Methods are called on the OSC thread and may block briefly (JACK IPC).
+public protocol OSCHost: AnyObject, Sendable {
+    /// The host's state for `/status.reply`.
+    func status() -> OSCHostStatus
+    /// Connects two full port names (either order).
+    func connect(_ source: String, to destination: String) throws(OSCHostError)
+    /// Disconnects two full port names (either order).
+    func disconnect(_ source: String, from destination: String) throws(OSCHostError)
+    /// The port connections of this client's own ports, as (source, destination) full names.
+    func listConnections() -> [(source: String, destination: String)]
+    /// Asks the host to shut down (the CLI leaves its main loop). Called after `/done /quit` is sent.
+    func quit()
+}
+
+/// The host's state as `/status` reports it.
+public struct OSCHostStatus: Sendable, Equatable {
+    /// "running", "stopped", "server-lost", …
+    public var state: String
+    public var sampleRate: Int
+    public var bufferSize: Int
+    /// DSP load in percent.
+    public var dspLoad: Double
+    public var xrunCount: Int
+    public var serverName: String
+    public var clientName: String
+
+    public init(state: String, sampleRate: Int, bufferSize: Int, dspLoad: Double, xrunCount: Int,
+                serverName: String, clientName: String) {
+        self.state = state
+        self.sampleRate = sampleRate
+        self.bufferSize = bufferSize
+        self.dspLoad = dspLoad
+        self.xrunCount = xrunCount
+        self.serverName = serverName
+        self.clientName = clientName
+    }
+}
+
+/// A failed host operation.
+public struct OSCHostError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Host events the embedding layer forwards to `OSCService.post(_:)`; subscribers are notified.
+public enum OSCHostEvent: Sendable, Equatable {
+    /// The server reported xruns; `count` is the total so far.
+    case xrun(count: Int, delayedMicroseconds: Double)
+    /// The server went away.
+    case serverLost(reason: String)
+    /// Period or rate changed.
+    case configurationChanged(sampleRate: Int, bufferSize: Int)
+}

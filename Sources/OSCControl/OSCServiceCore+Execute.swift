@@ -1,0 +1,183 @@
+// OSC thread. Running collected requests: atomic bundles, time tags → sample frames, held future
+// bundles, /late, summarized pattern failures, /sync.
+import AudioGraph
+
+/// A future bundle waiting for its release time (its time tag minus the scheduling lookahead).
+struct HeldBundle {
+    /// CLOCK_MONOTONIC seconds.
+    let release: Double
+    let requests: [OSCRequest]
+}
+
+/// A `/sync` waiting for earlier work to take effect.
+struct PendingSync {
+    let client: ClientRef
+    let argument: OSCArgument
+    /// Worker jobs issued before it.
+    let jobs: Int
+    /// Engine commands sent before it.
+    let commands: Int
+    let received: Double
+    /// Engine sample time seen once everything above was done; /synced goes out after the render
+    /// thread has passed it (so a program published before /sync is installed too).
+    var renderedMark: Int64?
+}
+
+extension OSCServiceCore {
+    /// Runs a packet's requests: a plain message at once (the next render cycle); a bundle atomically,
+    /// at once or at its time tag.
+    func execute(_ items: [Collected], isBundle: Bool) {
+        var requests: [OSCRequest] = []
+        for item in items {
+            switch item {
+            case .request(let r): requests.append(r)
+            case .failure(let client, let address, let failure): sendError(client, address: address, failure)
+            }
+        }
+        guard !requests.isEmpty else { return }
+        let tags = requests.map(\.timetag).filter { !$0.isImmediate }
+        guard isBundle, let earliest = tags.min() else {
+            run(requests, frames: nil)
+            return
+        }
+        let now = SystemClock.pairedNow()
+        let ahead = earliest.seconds(since: now.wall)
+        if ahead > options.schedulingHorizon {
+            sendError(requests[0].client, address: requests[0].address, OSCFailure(.badTimetag,
+                "the bundle's time tag is \(Int(ahead)) s ahead; the limit is \(Int(options.schedulingHorizon)) s"))
+            return
+        }
+        if ahead > options.schedulingLookahead {
+            guard held.count < options.maxScheduledBundles else {
+                sendError(requests[0].client, address: requests[0].address, OSCFailure(.scheduleFull,
+                    "\(held.count) future bundles are already waiting; this one was dropped"))
+                return
+            }
+            let release = Double(now.monotonicNanoseconds) / 1e9 + ahead - options.schedulingLookahead
+            let detached = requests.map { request -> OSCRequest in
+                var copy = request
+                copy.client = request.client.detached
+                return copy
+            }
+            let bundle = HeldBundle(release: release, requests: detached)
+            let index = held.firstIndex { $0.release > release } ?? held.endIndex
+            held.insert(bundle, at: index)
+            return
+        }
+        runTimed(requests, now: now)
+    }
+
+    /// Hands held bundles whose release time has come to the engine.
+    func releaseDueBundles(now: Double) {
+        while let first = held.first, first.release <= now {
+            held.removeFirst()
+            runTimed(first.requests, now: SystemClock.pairedNow())
+        }
+    }
+
+    /// Runs a bundle with sample times from its time tags; a late bundle runs at once and its sender
+    /// gets `/late s:address f:seconds`.
+    func runTimed(_ requests: [OSCRequest], now: (wall: OSCTimetag, monotonicNanoseconds: Int64)) {
+        guard let anchor = engine.clockAnchor().map(OSCClockMapping.Anchor.init) else {
+            // Nothing rendered yet: there is no clock to schedule against; apply at the first cycle.
+            run(requests, frames: nil)
+            return
+        }
+        let frames = OSCClockMapping.sampleTimes(
+            for: requests.map(\.timetag), wallNow: now.wall, monotonicNow: now.monotonicNanoseconds, anchor: anchor)
+        if let earliestTag = requests.map(\.timetag).filter({ !$0.isImmediate }).min(),
+           let earliestFrame = frames.compactMap({ $0 }).min() {
+            var late = -earliestTag.seconds(since: now.wall)
+            let next = engine.sampleTime
+            if earliestFrame < next { late = max(late, Double(next - earliestFrame) / anchor.sampleRate) }
+            if late > 0 {
+                counters.lateBundles.add(1)
+                let first = requests[0]
+                if clients.mayReportError(first.client.key, now: SystemClock.monotonicSeconds()) {
+                    let address = first.patternAddress ?? first.address
+                    reply(first.client, OSCMessage("/late", [.string(address), .float(Float(late))]))
+                }
+            }
+        }
+        run(requests, frames: frames)
+    }
+
+    /// Runs requests in order; more than one (a bundle, or a pattern's matches) in one engine batch so
+    /// their changes reach the render thread in the same cycle. Failures are reported afterwards; a
+    /// pattern's failures as one /error.
+    func run(_ requests: [OSCRequest], frames: [Int64?]?) {
+        var failures: [(request: OSCRequest, failure: OSCFailure)] = []
+        func perform(_ index: Int) {
+            do throws(OSCFailure) {
+                try route(requests[index], frame: frames?[index] ?? nil)
+            } catch {
+                failures.append((requests[index], error))
+            }
+        }
+        if requests.count == 1 {
+            perform(0)
+        } else {
+            do throws(EngineError) {
+                try engine.batch { () throws(EngineError) in
+                    for index in requests.indices { perform(index) }
+                }
+            } catch {
+                sendError(requests[0].client, address: requests[0].patternAddress ?? requests[0].address, OSCFailure(error))
+            }
+        }
+        report(failures, of: requests)
+    }
+
+    private func report(_ failures: [(request: OSCRequest, failure: OSCFailure)], of requests: [OSCRequest]) {
+        guard !failures.isEmpty else { return }
+        var byPattern: [Int: [(request: OSCRequest, failure: OSCFailure)]] = [:]
+        var order: [Int] = []
+        for item in failures {
+            guard let id = item.request.patternID else {
+                sendError(item.request.client, address: item.request.address, item.failure)
+                continue
+            }
+            if byPattern[id] == nil { order.append(id) }
+            byPattern[id, default: []].append(item)
+        }
+        for id in order {
+            let list = byPattern[id]!
+            let total = requests.filter { $0.patternID == id }.count
+            let first = list[0]
+            let pattern = first.request.patternAddress ?? first.request.address
+            let message = list.count == 1 && total == 1
+                ? first.failure.message
+                : "\(list.count) of \(total) matches of '\(OSCText.sanitized(pattern))' failed; first: "
+                    + "\(first.request.address): \(first.failure.message)"
+            sendError(first.request.client, address: pattern, OSCFailure(first.failure.code, message))
+        }
+    }
+
+    // MARK: /sync
+
+    func checkSyncs(now: Double) {
+        guard !pendingSyncs.isEmpty else { return }
+        let consumed = engine.renderEngine.commands.consumedCount
+        let rendered = engine.sampleTime
+        var remaining: [PendingSync] = []
+        for var sync in pendingSyncs {
+            if let mark = sync.renderedMark {
+                if rendered > mark {
+                    reply(sync.client, OSCMessage("/synced", [sync.argument]))
+                    continue
+                }
+            } else if jobsCompleted >= sync.jobs && consumed >= sync.commands {
+                sync.renderedMark = rendered
+            }
+            // The timeout counts from when the jobs before it finished (a long load is not a stall).
+            let since = jobsCompleted >= sync.jobs ? max(sync.received, jobsCompletedAt) : now
+            if now - since > options.syncTimeout {
+                sendError(sync.client, address: "/sync", OSCFailure(.notRendering,
+                    "the engine rendered nothing for \(options.syncTimeout) s; earlier commands have not taken effect"))
+                continue
+            }
+            remaining.append(sync)
+        }
+        pendingSyncs = remaining
+    }
+}

@@ -1,0 +1,134 @@
+// OSC thread (handlers) and worker queue (decoding, patch files). /buffer/* and /patch/*: every path is
+// confined to the file roots; blocking work runs on the worker and completes with /done or /error.
+import AudioFiles
+import AudioGraph
+import Foundation
+import SoundstageKit
+
+extension OSCServiceCore {
+    /// `/buffer/load s:name s:path [h:startFrame] [h:frameCount]` → (worker: decode, convert to the engine
+    /// rate) → (OSC thread: add to the engine) → `/done /buffer/load s:name i:frames i:channels f:rate`.
+    /// Start and count are in the file's own frames.
+    func bufferLoad(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let name = try a.string("buffer name")
+        let path = try a.string("path")
+        let start = try a.optionalInteger("start frame")
+        let count = try a.optionalInteger("frame count")
+        try a.end()
+        guard Engine.isValidNodeName(name) else {
+            throw OSCFailure(.invalidName, "'\(OSCText.sanitized(name))' is not a valid buffer name "
+                + "(letters, digits, '_', '-', '.'; at most 64 characters)")
+        }
+        guard (start ?? 0) >= 0, (count ?? 1) >= 1, (start ?? 0) <= Int64(Int32.max), (count ?? 1) <= Int64(Int32.max) else {
+            throw OSCFailure(.outOfRange, "start must be ≥ 0 and the frame count ≥ 1")
+        }
+        let resolved = try resolve(path)
+        let rate = engine.configuration.sampleRate
+        let client = r.client.detached
+        runJob {
+            let data: AudioData
+            do throws(AudioFileError) {
+                data = try AudioFileReader.load(path: resolved, targetSampleRate: rate, startFrame: Int(start ?? 0),
+                                                frameCount: count.map { Int($0) })
+            } catch {
+                let failure = OSCFailure(.fileError, "\(error)")
+                return { core in core.sendError(client, address: "/buffer/load", failure) }
+            }
+            guard data.channelCount > 0, data.frameCount > 0 else {
+                let failure = OSCFailure(.bufferMismatch, "'\(path)' holds no audio")
+                return { core in core.sendError(client, address: "/buffer/load", failure) }
+            }
+            let buffer = SampleBuffer(name: name, channels: data.channels, sampleRate: rate)
+            return { core in
+                do throws(EngineError) {
+                    try core.engine.addBuffer(buffer)
+                    core.done(client, "/buffer/load", [
+                        .string(name), .int32(Int32(clamping: buffer.frameCount)), .int32(Int32(buffer.channelCount)),
+                        .float(Float(rate)),
+                    ])
+                } catch {
+                    core.sendError(client, address: "/buffer/load", OSCFailure(error))
+                }
+            }
+        }
+    }
+
+    /// `/buffer/free s:name` → `/done /buffer/free s:name`
+    func bufferFree(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let name = try a.string("buffer name")
+        try a.end()
+        try engineCall { () throws(EngineError) in try engine.removeBuffer(name) }
+        done(r.client, "/buffer/free", [.string(name)])
+    }
+
+    /// `/buffer/list` → `/buffer/info s:name i:channels i:frames f:rate` per buffer, then `/reply s:/buffer/list`.
+    func bufferList(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        for b in engine.buffers() {
+            reply(r.client, OSCMessage("/buffer/info", [
+                .string(b.name), .int32(Int32(b.channelCount)), .int32(Int32(clamping: b.frameCount)),
+                .float(Float(b.sampleRate)),
+            ]))
+        }
+        reply(r.client, OSCMessage("/reply", [.string("/buffer/list")]))
+    }
+
+    /// `/patch/load s:path` — replaces the graph (worker: parse, decode, check; then one batch) →
+    /// `/done /patch/load s:path`, or `/error /patch/load 67 "…every problem…"` with the graph unchanged.
+    func patchLoad(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let path = try a.string("path")
+        try a.end()
+        let resolved = try resolve(path)
+        let engine = self.engine
+        let client = r.client.detached
+        runJob {
+            do throws(PatchLoadError) {
+                try PatchLoader.apply(path: resolved, to: engine)
+                return { core in
+                    core.graphDirty = true
+                    core.done(client, "/patch/load", [.string(path)])
+                }
+            } catch {
+                let failure = OSCFailure(.patchError, Self.limit(error.description, bytes: 1200))
+                return { core in
+                    core.graphDirty = true
+                    core.sendError(client, address: "/patch/load", failure)
+                }
+            }
+        }
+    }
+
+    /// `/patch/save s:path` — writes the running graph as a patch (atomically) → `/done /patch/save s:path`.
+    func patchSave(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let path = try a.string("path")
+        try a.end()
+        let resolved = try resolve(path)
+        let engine = self.engine
+        let client = r.client.detached
+        runJob {
+            let yaml = PatchSnapshot.yaml(of: engine)
+            do {
+                try yaml.write(toFile: resolved, atomically: true, encoding: .utf8)
+                return { core in core.done(client, "/patch/save", [.string(path)]) }
+            } catch {
+                let failure = OSCFailure(.patchError, "cannot write '\(path)': \(error.localizedDescription)")
+                return { core in core.sendError(client, address: "/patch/save", failure) }
+            }
+        }
+    }
+
+    /// `text` cut to at most `bytes` UTF-8 bytes (replies must fit a datagram).
+    static func limit(_ text: String, bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var out = ""
+        for ch in text {
+            if out.utf8.count + ch.utf8.count > bytes - 3 { break }
+            out.append(ch)
+        }
+        return out + "…"
+    }
+}

@@ -1,0 +1,302 @@
+// OSC thread. /node/new, /node/free, /node/list and the per-node addresses: parameters (set and get),
+// /params, and player transport and scheduling.
+import AudioFiles
+import AudioGraph
+
+extension OSCServiceCore {
+    /// `/node/new s:kind s:name [s:key value]…`
+    func nodeNew(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let kindName = try a.string("kind")
+        let name = try a.string("name")
+        guard let kind = NodeKind(rawValue: kindName) else {
+            throw OSCFailure(.unknownKind,
+                             "unknown node kind '\(OSCText.sanitized(kindName))' (kinds: \(NodeKind.allNames))")
+        }
+        var parameters: [String: ParameterValue] = [:]
+        while !a.isAtEnd {
+            let key = try a.string("parameter name")
+            let argument = try a.any("value of '\(key)'")
+            guard let value = argument.parameterValue else {
+                throw a.failure("the value of '\(OSCText.sanitized(key))' has the unsupported type \(argument.typeTag)")
+            }
+            guard parameters[key] == nil else { throw a.failure("parameter '\(OSCText.sanitized(key))' is given twice") }
+            parameters[key] = value
+        }
+        if case .string(let path)? = parameters["file"], !path.isEmpty {
+            // Decoding the file would stall the OSC thread: attach on the worker.
+            parameters["file"] = .string(try resolve(path))
+            let engine = self.engine
+            let client = r.client.detached
+            let initial = parameters
+            runJob {
+                do throws(EngineError) {
+                    try engine.attach(kind, name: name, parameters: initial)
+                    return { core in
+                        core.graphDirty = true
+                        core.done(client, "/node/new", [.string(name)])
+                    }
+                } catch {
+                    let failure = OSCFailure(error)
+                    return { core in core.sendError(client, address: "/node/new", failure) }
+                }
+            }
+            return
+        }
+        try engineCall { () throws(EngineError) in try engine.attach(kind, name: name, parameters: parameters) }
+        graphDirty = true
+        done(r.client, "/node/new", [.string(name)])
+    }
+
+    /// `/node/free s:name…` — one `/done /node/free s:name` per node freed.
+    func nodeFree(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        var names = [try a.string("name")]
+        while !a.isAtEnd { names.append(try a.string("name")) }
+        for name in names {
+            let wasPlaying = isPlaying(name)
+            do throws(EngineError) {
+                try engine.detach(name)
+                graphDirty = true
+                done(r.client, "/node/free", [.string(name)])
+                if wasPlaying { notifyPlayerFinished(name, completed: false, sampleTime: engine.sampleTime) }
+            } catch {
+                sendError(r.client, address: r.address, OSCFailure(error))
+            }
+        }
+    }
+
+    /// `/node/list` → `/node/info s:name s:kind i:channels i:active` per node, then `/reply s:/node/list`.
+    func nodeList(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        for node in engine.nodes() {
+            reply(r.client, OSCMessage("/node/info", [
+                .string(node.name), .string(node.kind.rawValue), .int32(Int32(node.outputChannelCount)),
+                .int32(node.isActive ? 1 : 0),
+            ]))
+        }
+        reply(r.client, OSCMessage("/reply", [.string("/node/list")]))
+    }
+
+    /// `/node/<name>/…`
+    func nodeAddress(_ r: OSCRequest, frame: Int64?) throws(OSCFailure) {
+        let rest = r.address.dropFirst("/node/".count)
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
+        }
+        let name = String(rest[..<slash])
+        let tail = String(rest[rest.index(after: slash)...])
+        guard !name.isEmpty, !tail.isEmpty else {
+            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
+        }
+        switch tail {
+        case "params": try nodeParams(r, node: name)
+        case "play", "pause", "stop": try transport(r, node: name, verb: tail, frame: frame)
+        case "schedule/buffer": try scheduleBuffer(r, node: name, frame: frame)
+        case "schedule/file": try scheduleFile(r, node: name)
+        case "reset":
+            try OSCArguments(r).end()
+            try engineCall { () throws(EngineError) in try engine.resetNode(name) }
+            done(r.client, r.address)
+        default:
+            guard !tail.contains("/") else {
+                throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
+            }
+            try parameter(r, node: name, parameter: tail, frame: frame)
+        }
+    }
+
+    /// `/node/<name>/<param> value` sets (no reply); without a value it replies on the same address.
+    private func parameter(_ r: OSCRequest, node: String, parameter: String, frame: Int64?) throws(OSCFailure) {
+        if r.arguments.isEmpty {
+            let value = try engineCall { () throws(EngineError) in try engine.get(node, parameter) }
+            reply(r.client, OSCMessage(r.address, [OSCArgument(value)]))
+            return
+        }
+        let a = OSCArguments(r)
+        guard r.arguments.count == 1 else { throw a.failure("takes one value to set the parameter, or none to read it") }
+        guard let value = r.arguments[0].parameterValue else {
+            throw OSCFailure(.wrongType, "\(node).\(OSCText.sanitized(parameter)) cannot take a value of OSC type "
+                + "\(r.arguments[0].typeTag)")
+        }
+        if parameter == "file", case .string(let path) = value, !path.isEmpty {
+            let resolved = try resolve(path)
+            // Validate the node now; decode on the worker.
+            guard try kind(of: node) == .player else {
+                throw OSCFailure(.unknownParameter, "only players have a 'file' parameter")
+            }
+            let engine = self.engine
+            let client = r.client.detached
+            let address = r.address
+            runJob {
+                do throws(EngineError) {
+                    try engine.set(node, "file", to: .string(resolved))
+                    return { _ in }
+                } catch {
+                    let failure = OSCFailure(error)
+                    return { core in core.sendError(client, address: address, failure) }
+                }
+            }
+            return
+        }
+        try engineCall { () throws(EngineError) in try engine.set(node, parameter, to: value, atSampleTime: frame) }
+    }
+
+    /// `/node/<name>/params` → `/node/<name>/param s:name s:type s:unit f|N:min f|N:max default value s:flags`
+    /// per parameter, then `/reply s:/node/<name>/params`.
+    private func nodeParams(_ r: OSCRequest, node: String) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        guard let info = engine.nodes().first(where: { $0.name == node }) else {
+            throw OSCFailure(.unknownNode, "no node named '\(OSCText.sanitized(node))'")
+        }
+        for spec in info.kind.parameters(bandCount: info.parameters["bands"]?.intValue ?? NodeKind.defaultEQBandCount) {
+            var flags: [String] = []
+            if spec.isSmoothed { flags.append("smoothed") }
+            if spec.isReadOnly { flags.append("readonly") }
+            reply(r.client, OSCMessage("/node/\(node)/param", [
+                .string(spec.name), .string(spec.type.rawValue), .string(spec.unit),
+                spec.minimum.map { .float(Float($0)) } ?? .null, spec.maximum.map { .float(Float($0)) } ?? .null,
+                OSCArgument(spec.defaultValue), OSCArgument(info.parameters[spec.name] ?? spec.defaultValue),
+                .string(flags.joined(separator: ",")),
+            ]))
+        }
+        reply(r.client, OSCMessage("/reply", [.string(r.address)]))
+    }
+
+    /// `/node/<name>/play|pause|stop [t:time | h:sampleTime]`
+    private func transport(_ r: OSCRequest, node: String, verb: String, frame: Int64?) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        var time = frame
+        if !a.isAtEnd {
+            let argument = try a.any("time")
+            switch argument {
+            case .timetag(let tag):
+                time = tag.isImmediate ? nil : sampleTime(for: tag, client: r.client, address: r.address)
+            case .int32, .int64:
+                guard let value = argument.integerValue, value >= 0 else {
+                    throw a.failure("the engine sample time must be ≥ 0")
+                }
+                time = value
+            default:
+                throw a.failure("the time must be an OSC time tag (t) or an engine sample time (h or i)")
+            }
+        }
+        try a.end()
+        switch verb {
+        case "play":
+            try engineCall { () throws(EngineError) in try engine.play(node, atSampleTime: time) }
+        case "pause":
+            try engineCall { () throws(EngineError) in try engine.pause(node, atSampleTime: time) }
+        default:
+            let wasPlaying = isPlaying(node)
+            try engineCall { () throws(EngineError) in try engine.stop(node, atSampleTime: time) }
+            if wasPlaying { notifyPlayerFinished(node, completed: false, sampleTime: time ?? engine.sampleTime) }
+        }
+        done(r.client, r.address)
+    }
+
+    /// `/node/<name>/schedule/buffer s:buffer [s:options]` — the buffer becomes the player's material from
+    /// its start ("loop" in the options loops it). Sample-accurate inside a timed bundle.
+    private func scheduleBuffer(_ r: OSCRequest, node: String, frame: Int64?) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let buffer = try a.string("buffer name")
+        let optionText = try a.optionalString("options") ?? ""
+        try a.end()
+        var loop = false
+        for word in optionText.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "|" }) {
+            switch word.lowercased() {
+            case "loop", "loops": loop = true
+            default: throw a.failure("unknown option '\(OSCText.sanitized(String(word)))' (supported: loop)")
+            }
+        }
+        guard try kind(of: node) == .player else {
+            throw OSCFailure(.notAllowed, "'\(node)' is not a player")
+        }
+        try engineCall { () throws(EngineError) in
+            try engine.batch { () throws(EngineError) in
+                try engine.set(node, "start", to: .int(0), atSampleTime: frame)
+                try engine.set(node, "frames", to: .int(0), atSampleTime: frame)
+                try engine.set(node, "loop", to: .bool(loop), atSampleTime: frame)
+                try engine.set(node, "buffer", to: .string(buffer), atSampleTime: frame)
+            }
+        }
+        done(r.client, r.address, [.string(buffer)])
+    }
+
+    /// `/node/<name>/schedule/file s:path [h:startFrame] [h:frameCount]` — decoded on the worker, then
+    /// the player's material (frames at the engine rate); `/done … s:path i:frames i:channels`.
+    private func scheduleFile(_ r: OSCRequest, node: String) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let path = try a.string("path")
+        let start = try a.optionalInteger("start frame")
+        let count = try a.optionalInteger("frame count")
+        try a.end()
+        guard (start ?? 0) >= 0, (start ?? 0) <= Int64(Int32.max), (count ?? 1) >= 1, (count ?? 1) <= Int64(Int32.max) else {
+            throw OSCFailure(.outOfRange, "start must be 0…\(Int32.max) and the frame count 1…\(Int32.max)")
+        }
+        guard try kind(of: node) == .player else {
+            throw OSCFailure(.notAllowed, "'\(node)' is not a player")
+        }
+        let resolved = try resolve(path)
+        let engine = self.engine
+        let client = r.client.detached
+        let address = r.address
+        let rate = engine.configuration.sampleRate
+        runJob {
+            do throws(EngineError) {
+                try engine.set(node, "start", to: .int(0))
+                try engine.set(node, "frames", to: .int(0))
+                try engine.set(node, "loop", to: .bool(false))
+                try engine.set(node, "file", to: .string(resolved))
+                if start != nil || count != nil {
+                    try engine.batch { () throws(EngineError) in
+                        try engine.set(node, "start", to: .int(Int(start ?? 0)))
+                        try engine.set(node, "frames", to: .int(Int(count ?? 0)))
+                    }
+                }
+                let channels = (try? engine.get(node, "channels"))?.intValue ?? 0
+                let total = (try? AudioFileReader.info(path: resolved)).map {
+                    Int((Double($0.frameCount) * rate / $0.sampleRate).rounded())
+                } ?? 0
+                let frames = count.map { Int($0) } ?? max(0, total - Int(start ?? 0))
+                return { core in
+                    core.done(client, address, [.string(path), .int32(Int32(clamping: frames)), .int32(Int32(channels))])
+                }
+            } catch {
+                let failure = OSCFailure(error)
+                return { core in core.sendError(client, address: address, failure) }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The kind of an existing node.
+    func kind(of node: String) throws(OSCFailure) -> NodeKind {
+        guard let info = engine.nodes().first(where: { $0.name == node }) else {
+            throw OSCFailure(.unknownNode, "no node named '\(OSCText.sanitized(node))'")
+        }
+        return info.kind
+    }
+
+    func isPlaying(_ node: String) -> Bool {
+        (try? engine.get(node, "playing"))?.boolValue == true
+    }
+
+    /// The engine frame of a time tag given as an argument; a past tag is reported with /late.
+    func sampleTime(for tag: OSCTimetag, client: ClientRef, address: String) -> Int64? {
+        guard let anchor = engine.clockAnchor().map(OSCClockMapping.Anchor.init) else { return nil }
+        let now = SystemClock.pairedNow()
+        let frame = OSCClockMapping.sampleTime(for: tag, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
+                                               anchor: anchor)
+        let next = engine.sampleTime
+        let late = max(-tag.seconds(since: now.wall), Double(next - frame) / anchor.sampleRate)
+        if late > 0 {
+            counters.lateBundles.add(1)
+            if clients.mayReportError(client.key, now: SystemClock.monotonicSeconds()) {
+                reply(client, OSCMessage("/late", [.string(address), .float(Float(late))]))
+            }
+        }
+        return frame
+    }
+}

@@ -1,0 +1,314 @@
+// OSC thread. /notify, /renew, /meters; leases; notifications of graph changes, players, xruns and the
+// JACK server; meter bundles; keeping liblo's node addresses in step with the engine's nodes.
+import AudioGraph
+import Foundation
+
+/// A client that asked for notifications (`/notify 1`), until its lease runs out.
+struct Subscription {
+    let id: Int32
+    let address: LoAddress
+    /// CLOCK_MONOTONIC seconds.
+    var expires: Double
+    var meters: MeterFeed?
+}
+
+/// Meter traffic for one subscriber.
+struct MeterFeed {
+    /// Seconds between bundles.
+    var interval: Double
+    /// Nodes to meter; nil for every node.
+    var nodes: [String]?
+    var nextDue: Double
+    /// Readings since the last bundle: per node, per channel.
+    var peaks: [String: [Float]] = [:]
+    var powers: [String: [Double]] = [:]
+    var counts: [String: Int] = [:]
+
+    mutating func accumulate(_ node: String, _ levels: [ChannelLevel]) {
+        var peak = peaks[node] ?? Array(repeating: -160, count: levels.count)
+        var power = powers[node] ?? Array(repeating: 0, count: levels.count)
+        guard peak.count == levels.count else {
+            peaks[node] = nil
+            powers[node] = nil
+            counts[node] = nil
+            return accumulate(node, levels)
+        }
+        for (c, level) in levels.enumerated() {
+            peak[c] = max(peak[c], level.peakDecibels)
+            power[c] += pow(10, Double(level.rmsDecibels) / 10)
+        }
+        peaks[node] = peak
+        powers[node] = power
+        counts[node, default: 0] += 1
+    }
+
+    /// One `/meter` message per node read since the last call (sorted by name), then a fresh interval.
+    mutating func take() -> [OSCMessage] {
+        let messages = peaks.keys.sorted().map { node -> OSCMessage in
+            let n = Double(max(1, counts[node] ?? 1))
+            let rms = (powers[node] ?? []).map { p -> Float in p > 1e-16 ? max(-160, Float(10 * log10(p / n))) : -160 }
+            return OSCMeterPacking.message(node: node, peakDecibels: peaks[node] ?? [], rmsDecibels: rms)
+        }
+        peaks = [:]
+        powers = [:]
+        counts = [:]
+        return messages
+    }
+}
+
+extension OSCServiceCore {
+    var meterSubscriptions: [Int32] { subscriptions.compactMap { $0.value.meters == nil ? nil : $0.key } }
+
+    /// The subscription a request speaks for: the one for `url`, the one its sender registered a reply
+    /// URL with, or the one at the sender's own address.
+    func subscriptionID(for client: ClientRef, url: String?) -> Int32? {
+        if let url {
+            let normalized = LoAddress.url(url)?.url ?? url
+            return subscriptions.first { $0.value.address.url == normalized }?.key
+        }
+        if let id = routes[client.key], subscriptions[id] != nil { return id }
+        if case .owned(let own) = client.target {
+            return subscriptions.first { $0.value.address.url == own.url }?.key
+        }
+        return nil
+    }
+
+    /// `/notify i:1|0 [s:url]` → `/done /notify i:id f:leaseSeconds` (`i:0` when unsubscribing).
+    func notifyRequest(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let on = try a.flag("1 (subscribe) or 0 (unsubscribe)")
+        let url = try a.optionalString("reply URL")
+        try a.end()
+        let now = SystemClock.monotonicSeconds()
+        guard on else {
+            if let id = subscriptionID(for: r.client, url: url) { removeSubscription(id) }
+            done(r.client, "/notify", [.int32(0)])
+            return
+        }
+        let address: LoAddress
+        if let url {
+            guard let parsed = LoAddress.url(url) else {
+                throw a.failure("'\(OSCText.sanitized(url))' is not an osc.udp:// or osc.tcp:// URL with a host and a port")
+            }
+            address = parsed
+        } else if case .owned(let own) = r.client.target {
+            address = own
+        } else {
+            throw a.failure("a TCP client must give a reply URL (s:osc.udp://host:port/ or osc.tcp://host:port/)")
+        }
+        let id: Int32
+        if let existing = subscriptions.first(where: { $0.value.address.url == address.url })?.key {
+            id = existing
+            subscriptions[id]?.expires = now + options.leaseDuration
+        } else {
+            id = nextSubscriptionID
+            nextSubscriptionID += 1
+            subscriptions[id] = Subscription(id: id, address: address, expires: now + options.leaseDuration)
+        }
+        if url != nil { routes[r.client.key] = id }
+        done(r.client, "/notify", [.int32(id), .float(Float(options.leaseDuration))])
+    }
+
+    /// `/renew [s:url]` → `/done /renew f:leaseSeconds`
+    func renew(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let url = try a.optionalString("reply URL")
+        try a.end()
+        guard let id = subscriptionID(for: r.client, url: url) else {
+            throw OSCFailure(.notSubscribed, "no active subscription for this client; send /notify 1 first")
+        }
+        subscriptions[id]?.expires = SystemClock.monotonicSeconds() + options.leaseDuration
+        done(r.client, "/renew", [.float(Float(options.leaseDuration))])
+    }
+
+    /// `/meters i:intervalMilliseconds [s:url] [s:node…]` → `/done /meters i:interval s:node…` (0 turns
+    /// meters off; no node names: every node). The URL (`osc.udp://…`) names the subscription, for senders
+    /// such as oscsend whose source port changes.
+    func meters(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let interval = try a.integer("interval in milliseconds")
+        var nodes: [String] = []
+        var url: String?
+        while !a.isAtEnd {
+            let text = try a.string("node name")
+            if nodes.isEmpty && url == nil && text.hasPrefix("osc.") { url = text } else { nodes.append(text) }
+        }
+        guard let id = subscriptionID(for: r.client, url: url) else {
+            throw OSCFailure(.notSubscribed, "meters belong to a subscription; send /notify 1 first")
+        }
+        if interval == 0 {
+            subscriptions[id]?.meters = nil
+            updateMetering()
+            done(r.client, "/meters", [.int32(0)])
+            return
+        }
+        guard interval >= options.minimumMeterInterval, interval <= 60_000 else {
+            throw OSCFailure(.outOfRange, "the meter interval must be 0 (off) or \(options.minimumMeterInterval)…60000 ms")
+        }
+        let existing = Set(engine.nodes().map(\.name))
+        if let missing = nodes.first(where: { !existing.contains($0) }) {
+            throw OSCFailure(.unknownNode, "no node named '\(OSCText.sanitized(missing))'")
+        }
+        let now = SystemClock.monotonicSeconds()
+        let seconds = Double(interval) / 1000
+        subscriptions[id]?.meters = MeterFeed(interval: seconds, nodes: nodes.isEmpty ? nil : nodes, nextDue: now + seconds)
+        updateMetering()
+        nextMeterTick = min(nextMeterTick, now)
+        done(r.client, "/meters", [.int32(Int32(interval))] + nodes.map { .string($0) })
+    }
+
+    func removeSubscription(_ id: Int32) {
+        guard let removed = subscriptions.removeValue(forKey: id) else { return }
+        routes = routes.filter { $0.value != id }
+        if removed.meters != nil { updateMetering() }
+    }
+
+    func expireLeases(now: Double) {
+        for (id, subscription) in subscriptions where subscription.expires < now { removeSubscription(id) }
+    }
+
+    /// Sends `message` to every subscriber.
+    func notify(_ message: OSCMessage) {
+        for subscription in subscriptions.values { endpoint.send(message, to: subscription.address.raw) }
+    }
+
+    // MARK: Meters
+
+    /// Turns engine metering on for exactly the nodes some subscriber wants.
+    func updateMetering() {
+        var wanted = Set<String>()
+        for subscription in subscriptions.values {
+            guard let feed = subscription.meters else { continue }
+            wanted.formUnion(feed.nodes ?? Array(knownNodes.keys))
+        }
+        for node in wanted.subtracting(meteredNodes) {
+            if (try? engine.setMetering(node, enabled: true)) != nil { meteredNodes.insert(node) }
+        }
+        for node in meteredNodes.subtracting(wanted) {
+            _ = try? engine.setMetering(node, enabled: false)
+            meteredNodes.remove(node)
+        }
+    }
+
+    /// Reads the engine's meters, folds them into each feed, and sends the feeds that are due: one
+    /// bundle per tick, split so every datagram stays under 4 KB.
+    func meterTick(now: Double) {
+        let readings = engine.readMeters()
+        var shortest = 1.0
+        for id in meterSubscriptions {
+            guard var subscription = subscriptions[id], var feed = subscription.meters else { continue }
+            for node in feed.nodes ?? Array(readings.keys) {
+                if let levels = readings[node] { feed.accumulate(node, levels) }
+            }
+            if now >= feed.nextDue {
+                let tag = OSCTimetag.now()
+                for group in OSCMeterPacking.bundles(feed.take()) {
+                    endpoint.sendBundle(group, timetag: tag, to: subscription.address.raw)
+                }
+                feed.nextDue += feed.interval
+                if feed.nextDue < now { feed.nextDue = now + feed.interval }
+            }
+            shortest = min(shortest, feed.interval)
+            subscription.meters = feed
+            subscriptions[id] = subscription
+        }
+        nextMeterTick = now + shortest
+    }
+
+    // MARK: Graph mirror
+
+    /// Compares the engine's nodes and connections with the last scan: registers node addresses with
+    /// liblo (so patterns fan out over them) and notifies subscribers of what changed.
+    func scanGraph() {
+        let nodes = engine.nodes()
+        let initial = !graphScanned
+        var current: [String: NodeKind] = [:]
+        for node in nodes { current[node.name] = node.kind }
+        var nodesChanged = false
+        for (name, kind) in knownNodes.sorted(by: { $0.key < $1.key }) where current[name] != kind {
+            unregisterNodeMethods(name)
+            meteredNodes.remove(name)
+            nodesChanged = true
+            if !initial { notify(OSCMessage("/node/removed", [.string(name)])) }
+        }
+        for node in nodes where knownNodes[node.name] != node.kind {
+            registerNodeMethods(node.name, kind: node.kind)
+            nodesChanged = true
+            if !initial { notify(OSCMessage("/node/added", [.string(node.name), .string(node.kind.rawValue)])) }
+        }
+        knownNodes = current
+        let connections = Set(engine.connections())
+        if !initial && !subscriptions.isEmpty {
+            func endpoints(_ c: Connection) -> [OSCArgument] {
+                [.string("\(c.source):\(c.sourceBus)"), .string("\(c.destination):\(c.destinationBus)")]
+            }
+            for c in knownConnections.subtracting(connections).sorted(by: { $0.description < $1.description }) {
+                notify(OSCMessage("/graph/disconnected", endpoints(c)))
+            }
+            for c in connections.subtracting(knownConnections).sorted(by: { $0.description < $1.description }) {
+                notify(OSCMessage("/graph/connected", endpoints(c)))
+            }
+        }
+        knownConnections = connections
+        graphScanned = true
+        graphDirty = false
+        nextGraphScan = SystemClock.monotonicSeconds() + options.graphScanInterval
+        if nodesChanged && !meterSubscriptions.isEmpty { updateMetering() }
+    }
+
+    /// The addresses liblo knows for a node (for pattern dispatch).
+    static func nodeMethodPaths(_ name: String, kind: NodeKind) -> [String] {
+        var tails = kind.parameters.map(\.name) + ["params"]
+        if kind == .player { tails += ["play", "pause", "stop", "schedule/buffer", "schedule/file"] }
+        if kind.isEffect { tails += ["reset"] }
+        return tails.map { "/node/\(name)/\($0)" }
+    }
+
+    private func registerNodeMethods(_ name: String, kind: NodeKind) {
+        unregisterNodeMethods(name)
+        let paths = Self.nodeMethodPaths(name, kind: kind)
+        for path in paths { endpoint.addMethod(path, handler: nodeMethodHandler, userData: userData) }
+        nodePaths[name] = paths
+    }
+
+    private func unregisterNodeMethods(_ name: String) {
+        for path in nodePaths.removeValue(forKey: name) ?? [] { endpoint.removeMethod(path) }
+    }
+
+    // MARK: Events
+
+    func notifyPlayerFinished(_ node: String, completed: Bool, sampleTime: Int64) {
+        guard !subscriptions.isEmpty else { return }
+        notify(OSCMessage("/player/finished", [.string(node), .int32(completed ? 1 : 0), .int64(sampleTime)]))
+    }
+
+    func handleEngineEvent(_ event: EngineEvent) {
+        guard !subscriptions.isEmpty else { return }
+        if case .playerFinished(let node, let time) = event {
+            notifyPlayerFinished(node, completed: true, sampleTime: time)
+            let buffer = (try? engine.get(node, "buffer"))?.stringValue ?? ""
+            let file = (try? engine.get(node, "file"))?.stringValue ?? ""
+            notify(OSCMessage("/buffer/consumed", [.string(node), .string(buffer.isEmpty ? file : buffer), .int64(time)]))
+        }
+    }
+
+    func handleHostEvent(_ event: OSCHostEvent) {
+        switch event {
+        case .xrun(let count, let delay):
+            pendingXrun = (count, delay)
+            flushXrun(now: SystemClock.monotonicSeconds())
+        case .serverLost(let reason):
+            notify(OSCMessage("/engine/services_lost", [.string(reason)]))
+        case .configurationChanged(let rate, let frames):
+            notify(OSCMessage("/engine/config", [.int32(Int32(clamping: rate)), .int32(Int32(clamping: frames))]))
+        }
+    }
+
+    /// `/engine/xrun i:total f:delayMicroseconds`, at most 10 per second (later ones are folded in).
+    func flushXrun(now: Double) {
+        guard let xrun = pendingXrun, now - lastXrunSent >= 0.1 else { return }
+        pendingXrun = nil
+        lastXrunSent = now
+        notify(OSCMessage("/engine/xrun", [.int32(Int32(clamping: xrun.count)), .float(Float(xrun.delay))]))
+    }
+}

@@ -1,0 +1,413 @@
+// OSC thread. The service's state and main loop: receiving (UDP screened by us, TCP by liblo), liblo
+// dispatch into collected requests, timers (held bundles, meters, leases, /sync, graph scans).
+// Thread contract: created by `OSCService.start()` on the caller's thread; after that only the OSC
+// thread touches it, except `inbox`, `counters` and `stopRequested`, which are thread-safe.
+import AudioGraph
+import CLibLo
+import Dispatch
+import Glibc
+import SoundstageKit
+import Synchronization
+
+/// Work other threads hand to the OSC thread.
+enum InboxItem: @unchecked Sendable {
+    case engineEvent(EngineEvent)
+    case hostEvent(OSCHostEvent)
+    /// A worker job finished; `complete` runs on the OSC thread.
+    case jobFinished(sequence: Int, complete: (OSCServiceCore) -> Void)
+}
+
+/// A thread-safe list of inbox items.
+final class Inbox: Sendable {
+    private let items = Mutex<[InboxItem]>([])
+    func post(_ item: InboxItem) { items.withLock { $0.append(item) } }
+    func drain() -> [InboxItem] { items.withLock { list in defer { list = [] }; return list } }
+}
+
+/// Counters readable from any thread.
+final class OSCCounters: Sendable {
+    let packets = AtomicCounter()
+    let messages = AtomicCounter()
+    let malformed = AtomicCounter()
+    let oversized = AtomicCounter()
+    let errorsSent = AtomicCounter()
+    let errorsSuppressed = AtomicCounter()
+    let lateBundles = AtomicCounter()
+}
+
+/// One request: a message as dispatched (a pattern message becomes one request per matching node
+/// address), with its sender and time tag.
+struct OSCRequest {
+    var address: String
+    var arguments: [OSCArgument]
+    var timetag: OSCTimetag
+    var client: ClientRef
+    /// Set for requests expanded from a pattern (their failures are summarized, never one per match).
+    var patternID: Int?
+    var patternAddress: String?
+}
+
+/// What a dispatch produced, in order.
+enum Collected {
+    case request(OSCRequest)
+    case failure(ClientRef, address: String, OSCFailure)
+}
+
+/// A pattern message being fanned out by liblo.
+struct PatternContext {
+    let id: Int
+    let address: String
+    let arguments: [OSCArgument]
+    let timetag: OSCTimetag
+    let client: ClientRef
+    var matches = 0
+}
+
+final class OSCServiceCore: @unchecked Sendable {
+    let engine: Engine
+    let host: OSCHost?
+    let options: OSCServiceOptions
+    let files: FileAccessPolicy
+    let endpoint: LoEndpoint
+    let inbox = Inbox()
+    let counters: OSCCounters
+    let stopRequested = Atomic<Bool>(false)
+    let worker = DispatchQueue(label: "soundstage.osc.worker")
+
+    var clients: ClientTable
+    // Dispatch (between a receive and `finishDispatch`).
+    var collected: [Collected] = []
+    var bundleDepth = 0
+    var packetIsBundle = false
+    var currentUDPClient: ClientRef?
+    var pattern: PatternContext?
+    var nextPatternID = 0
+    // Scheduling, jobs, /sync.
+    var held: [HeldBundle] = []
+    var jobsIssued = 0
+    var jobsCompleted = 0
+    var jobsCompletedAt = 0.0
+    var pendingSyncs: [PendingSync] = []
+    // Graph mirror (node addresses registered with liblo; change notifications).
+    var knownNodes: [String: NodeKind] = [:]
+    var knownConnections: Set<Connection> = []
+    var nodePaths: [String: [String]] = [:]
+    var graphScanned = false
+    var graphDirty = true
+    var nextGraphScan = 0.0
+    // Subscriptions.
+    var subscriptions: [Int32: Subscription] = [:]
+    var nextSubscriptionID: Int32 = 1
+    var routes: [String: Int32] = [:]
+    var meteredNodes: Set<String> = []
+    var nextMeterTick = 0.0
+    var pendingXrun: (count: Int, delay: Double)?
+    var lastXrunSent = -1.0
+    var nextPoll = 0.0
+    var nextLeaseCheck = 0.0
+    // Receive buffer: one datagram plus one byte to detect oversized ones.
+    let receiveCapacity: Int
+    let receiveBuffer: UnsafeMutableRawPointer
+
+    init(engine: Engine, host: OSCHost?, options: OSCServiceOptions, counters: OSCCounters) throws(OSCServiceError) {
+        self.engine = engine
+        self.host = host
+        self.options = options
+        self.counters = counters
+        files = FileAccessPolicy(roots: options.fileRoots)
+        endpoint = try LoEndpoint(host: options.host, port: options.port, enablesTCP: options.enablesTCP,
+                                  maxPacketSize: max(64, options.maxPacketSize))
+        clients = ClientTable(burst: max(1, options.errorBurst), rate: max(0.01, options.errorsPerSecond))
+        receiveCapacity = max(64, options.maxPacketSize) + 1
+        receiveBuffer = .allocate(byteCount: receiveCapacity, alignment: 16)
+        let userData = Unmanaged.passUnretained(self).toOpaque()
+        endpoint.installHandlers(generic: genericHandler, bundleStart: bundleStartHandler,
+                                 bundleEnd: bundleEndHandler, userData: userData)
+    }
+
+    deinit {
+        receiveBuffer.deallocate()
+    }
+
+    var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    // MARK: Main loop
+
+    /// Runs until `stopRequested`.
+    func run() {
+        scanGraph()
+        while !stopRequested.load(ordering: .acquiring) {
+            let (udpReady, tcpReady) = endpoint.wait(timeoutMilliseconds: loopTimeout())
+            if udpReady { receiveUDP() }
+            if tcpReady { receiveTCP() }
+            drainInbox()
+            runTimers()
+        }
+        // Deliver what was posted just before the stop (a "server lost" notification, say); jobs still
+        // on the worker finish, and their replies are dropped with the sockets.
+        drainInbox()
+        worker.sync {}
+    }
+
+    /// Milliseconds until the next timer, at most 5.
+    private func loopTimeout() -> Int32 {
+        let now = SystemClock.monotonicSeconds()
+        var next = now + 0.005
+        if let first = held.first { next = min(next, first.release) }
+        if !meterSubscriptions.isEmpty { next = min(next, nextMeterTick) }
+        if options.pollsEngine { next = min(next, nextPoll) }
+        return Int32(max(0, min(5, ((next - now) * 1000).rounded(.up))))
+    }
+
+    private func runTimers() {
+        let now = SystemClock.monotonicSeconds()
+        if options.pollsEngine && now >= nextPoll {
+            engine.poll()
+            nextPoll = now + 0.01
+            drainInbox()
+        }
+        releaseDueBundles(now: now)
+        if !meterSubscriptions.isEmpty && now >= nextMeterTick { meterTick(now: now) }
+        if now >= nextLeaseCheck {
+            expireLeases(now: now)
+            nextLeaseCheck = now + 0.05
+        }
+        if graphDirty || now >= nextGraphScan { scanGraph() }
+        checkSyncs(now: now)
+        flushXrun(now: now)
+    }
+
+    private func drainInbox() {
+        for item in inbox.drain() {
+            switch item {
+            case .engineEvent(let event): handleEngineEvent(event)
+            case .hostEvent(let event): handleHostEvent(event)
+            case .jobFinished(let sequence, let complete):
+                complete(self)
+                jobsCompleted = max(jobsCompleted, sequence)
+                jobsCompletedAt = SystemClock.monotonicSeconds()
+            }
+        }
+        if graphDirty { scanGraph() }
+    }
+
+    // MARK: Receiving
+
+    /// Reads every waiting datagram (up to a bound, so timers still run under a flood). Each is checked
+    /// for size and OSC validity before liblo dispatches it, so bad packets get an /error.
+    private func receiveUDP() {
+        var host = [CChar](repeating: 0, count: 64)
+        for _ in 0..<1024 {
+            var port: Int32 = 0
+            let n = loshim_recv_datagram(endpoint.udpSocket, receiveBuffer, receiveCapacity, &host, host.count, &port)
+            if n == -Int(EAGAIN) { return }
+            if n < 0 { continue }
+            counters.packets.add(1)
+            let now = SystemClock.monotonicSeconds()
+            let hostText = host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            guard let client = clients.udpClient(host: hostText, port: Int(port), now: now) else { continue }
+            guard n <= options.maxPacketSize else {
+                counters.oversized.add(1)
+                sendError(client, address: "", OSCFailure(.packetTooLarge,
+                    "packet of \(n) bytes exceeds the maximum of \(options.maxPacketSize) bytes"))
+                continue
+            }
+            do throws(OSCDecodeError) {
+                _ = try OSCPacket.decode(UnsafeRawBufferPointer(start: receiveBuffer, count: n))
+            } catch {
+                counters.malformed.add(1)
+                sendError(client, address: "", OSCFailure(.malformedPacket, "malformed packet: \(error.message)"))
+                continue
+            }
+            currentUDPClient = client
+            _ = lo_server_dispatch_data(endpoint.udp, receiveBuffer, n)
+            currentUDPClient = nil
+            finishDispatch(client: client)
+        }
+    }
+
+    /// Lets liblo read and dispatch TCP frames (one packet per call).
+    private func receiveTCP() {
+        guard let tcp = endpoint.tcp else { return }
+        for _ in 0..<256 {
+            let n = lo_server_recv_noblock(tcp, 0)
+            finishDispatch(client: nil)
+            if n <= 0 { return }
+            counters.packets.add(1)
+        }
+    }
+
+    /// Runs what the last dispatch collected. A bundle liblo abandoned half-way (a malformed TCP frame:
+    /// liblo then never calls the end handler) is dropped.
+    private func finishDispatch(client: ClientRef?) {
+        finalizePattern()
+        let items = collected
+        collected = []
+        let wasBundle = packetIsBundle
+        packetIsBundle = false
+        if bundleDepth != 0 {
+            bundleDepth = 0
+            counters.malformed.add(1)
+            if let sender = client ?? firstClient(items) {
+                sendError(sender, address: "", OSCFailure(.malformedPacket, "malformed bundle; nothing applied"))
+            }
+            return
+        }
+        guard !items.isEmpty else { return }
+        execute(items, isBundle: wasBundle)
+        // Node addresses must be registered before the next packet is dispatched.
+        if graphDirty { scanGraph() }
+    }
+
+    private func firstClient(_ items: [Collected]) -> ClientRef? {
+        for item in items {
+            switch item {
+            case .request(let r): return r.client
+            case .failure(let c, _, _): return c
+            }
+        }
+        return nil
+    }
+
+    // MARK: Dispatch callbacks (inside lo_server_dispatch_data / lo_server_recv)
+
+    /// The sender of a message being dispatched.
+    func client(of message: lo_message?) -> ClientRef? {
+        if let currentUDPClient { return currentUDPClient }
+        guard let message, let source = lo_message_get_source(message) else { return nil }
+        let host = lo_address_get_hostname(source).map { String(cString: $0) } ?? "?"
+        let port = lo_address_get_port(source).map { String(cString: $0) } ?? "?"
+        let key = "tcp:\(host):\(port)"
+        clients.touchTCP(key: key, now: SystemClock.monotonicSeconds())
+        return ClientRef(key: key, target: .borrowedTCP(lo_address: source))
+    }
+
+    /// Every message reaches this first (the generic method is first in liblo's list). A literal address
+    /// becomes a request and stops liblo's search; a pattern starts a fan-out that node methods collect.
+    func receiveGeneric(path: UnsafePointer<CChar>?, types: UnsafePointer<CChar>?,
+                        argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?, argc: Int32,
+                        message: lo_message?) -> Int32 {
+        finalizePattern()
+        counters.messages.add(1)
+        guard let path, let client = client(of: message) else { return 0 }
+        let address = String(cString: path)
+        let tag = message.map { lo_message_get_timestamp($0) }.map { OSCTimetag(seconds: $0.sec, fraction: $0.frac) }
+            ?? .immediate
+        guard let arguments = LoValues.arguments(types: types, argv: argv, argc: argc) else {
+            collected.append(.failure(client, address: address, OSCFailure(.badArguments, "unsupported argument type")))
+            return 0
+        }
+        if OSCText.isPattern(address) {
+            pattern = PatternContext(id: nextPatternID, address: address, arguments: arguments, timetag: tag,
+                                     client: client)
+            nextPatternID += 1
+        } else {
+            collected.append(.request(OSCRequest(address: address, arguments: arguments, timetag: tag, client: client)))
+        }
+        // 0 stops liblo's search for a literal address; for a pattern liblo calls every match anyway.
+        return 0
+    }
+
+    /// A node address matched a pattern: one request per match.
+    func receiveNodeMethod(path: UnsafePointer<CChar>?) -> Int32 {
+        guard let path, var context = pattern else { return 0 }
+        context.matches += 1
+        pattern = context
+        collected.append(.request(OSCRequest(
+            address: String(cString: path), arguments: context.arguments, timetag: context.timetag,
+            client: context.client, patternID: context.id, patternAddress: context.address)))
+        return 0
+    }
+
+    /// Closes the pattern being fanned out; a pattern that matched nothing gets one /error.
+    func finalizePattern() {
+        guard let context = pattern else { return }
+        pattern = nil
+        if context.matches == 0 {
+            collected.append(.failure(context.client, address: context.address,
+                OSCFailure(.unknownAddress, "the pattern '\(OSCText.sanitized(context.address))' matches no node address")))
+        }
+    }
+
+    func bundleStarted() {
+        finalizePattern()
+        bundleDepth += 1
+        packetIsBundle = true
+    }
+
+    func bundleEnded() {
+        finalizePattern()
+        bundleDepth -= 1
+    }
+
+    // MARK: Replies
+
+    /// Sends `message` to the client's registered reply URL, or back to the sender.
+    func reply(_ client: ClientRef, _ message: OSCMessage) {
+        if let id = routes[client.key], let subscription = subscriptions[id] {
+            endpoint.send(message, to: subscription.address.raw)
+            return
+        }
+        switch client.target {
+        case .owned(let address): endpoint.send(message, to: address.raw)
+        case .borrowedTCP(let address): endpoint.send(message, to: address)
+        case .unreachable: break
+        }
+    }
+
+    /// `/error s:address i:code s:message`, rate-limited per client.
+    func sendError(_ client: ClientRef, address: String, _ failure: OSCFailure) {
+        guard clients.mayReportError(client.key, now: SystemClock.monotonicSeconds()) else {
+            counters.errorsSuppressed.add(1)
+            return
+        }
+        counters.errorsSent.add(1)
+        reply(client, OSCMessage("/error", [.string(address), .int32(failure.code.rawValue), .string(failure.message)]))
+    }
+
+    /// `/done address args…`.
+    func done(_ client: ClientRef, _ address: String, _ arguments: [OSCArgument] = []) {
+        reply(client, OSCMessage("/done", [.string(address)] + arguments))
+    }
+
+    // MARK: Worker jobs
+
+    /// Runs `work` on the worker queue (blocking work: decoding, patch files); its result runs on the
+    /// OSC thread. Jobs run one at a time, in order (scsynth's sequenced commands).
+    func runJob(_ work: @escaping @Sendable () -> (OSCServiceCore) -> Void) {
+        jobsIssued += 1
+        let sequence = jobsIssued
+        let inbox = self.inbox
+        worker.async {
+            let complete = work()
+            inbox.post(.jobFinished(sequence: sequence, complete: complete))
+        }
+    }
+}
+
+// MARK: C callbacks (liblo calls them on the OSC thread, inside a dispatch)
+
+private let genericHandler: LoMethodHandler = { path, types, argv, argc, message, userData in
+    guard let userData else { return 0 }
+    let core = Unmanaged<OSCServiceCore>.fromOpaque(userData).takeUnretainedValue()
+    return core.receiveGeneric(path: path, types: types, argv: argv, argc: argc, message: message)
+}
+
+/// Registered for every node address, so liblo's pattern matching can fan `/node/*/volume` out.
+let nodeMethodHandler: LoMethodHandler = { path, _, _, _, _, userData in
+    guard let userData else { return 0 }
+    let core = Unmanaged<OSCServiceCore>.fromOpaque(userData).takeUnretainedValue()
+    return core.receiveNodeMethod(path: path)
+}
+
+private let bundleStartHandler: lo_bundle_start_handler = { _, userData in
+    guard let userData else { return 0 }
+    Unmanaged<OSCServiceCore>.fromOpaque(userData).takeUnretainedValue().bundleStarted()
+    return 0
+}
+
+private let bundleEndHandler: lo_bundle_end_handler = { userData in
+    guard let userData else { return 0 }
+    Unmanaged<OSCServiceCore>.fromOpaque(userData).takeUnretainedValue().bundleEnded()
+    return 0
+}

@@ -1,0 +1,35 @@
+// docs/OSC.md stays in step with the code: parameter tables, error codes, addresses, default port.
+import AudioGraph
+import Foundation
+@testable import OSCControl
+import Testing
+
+@Suite struct OSCDocumentationTests {
+    static let document: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return (try? String(contentsOf: root.appendingPathComponent("docs/OSC.md"), encoding: .utf8)) ?? ""
+    }()
+
+    @Test(arguments: NodeKind.allCases)
+    func parameterTablesMatchTheEngine(kind: NodeKind) {
+        #expect(Self.document.contains(ParameterDocumentation.markdownTable(for: kind)))
+    }
+
+    @Test(arguments: OSCErrorCode.allCases)
+    func everyErrorCodeIsDocumented(code: OSCErrorCode) {
+        #expect(Self.document.contains("| \(code.rawValue) | `\(code)` |"))
+    }
+
+    @Test func everyAddressHasARow() {
+        let addresses = [
+            "/ping", "/status", "/version", "/quit", "/sync", "/node/new", "/node/free", "/node/list",
+            "/node/<name>/<param>", "/node/<name>/params", "/node/<name>/play", "/node/<name>/pause",
+            "/node/<name>/stop", "/node/<name>/schedule/buffer", "/node/<name>/schedule/file", "/graph/connect",
+            "/graph/disconnect", "/graph/list", "/buffer/load", "/buffer/free", "/buffer/list", "/patch/load",
+            "/patch/save", "/notify", "/renew", "/meters",
+        ]
+        for address in addresses { #expect(Self.document.contains("| `\(address)` |"), "\(address)") }
+        #expect(Self.document.contains("**\(OSCServiceOptions.defaultPort)**"))
+    }
+}

@@ -1,0 +1,99 @@
+// /node/*: create, list, free, set and get with coercion, parameter listings, and engine error codes.
+import AudioGraph
+@testable import OSCControl
+import Testing
+
+@Suite struct OSCNodeTests {
+    @Test func createListAndFree() throws {
+        let f = try OSCFixture()
+        let done = f.client.command("/node/new", [.string("mixer"), .string("sub"), .string("outputVolume"), .float(0.5)])
+        #expect(done?.arguments == [.string("/node/new"), .string("sub")])
+        #expect(try f.engine.get("sub", "outputVolume") == .float(0.5))
+        f.client.send("/node/list")
+        f.client.receive(timeout: 3) { $0.address == "/reply" }
+        let infos = f.client.take("/node/info")
+        #expect(infos.map { $0.arguments[0] } == [.string("main"), .string("output"), .string("sub")])
+        #expect(infos[2].arguments == [.string("sub"), .string("mixer"), .int32(2), .int32(0)])
+        #expect(f.client.take("/reply").first?.arguments == [.string("/node/list")])
+        #expect(f.client.command("/node/free", [.string("sub")])?.arguments == [.string("/node/free"), .string("sub")])
+        #expect(!f.engine.nodes().contains { $0.name == "sub" })
+    }
+
+    @Test func setAndGetOnTheSameAddress() throws {
+        let f = try OSCFixture()
+        _ = f.client.command("/node/new", [.string("player"), .string("p1")])
+        f.client.send("/node/p1/volume", [.float(0.25)])
+        let reply = f.client.request("/node/p1/volume")
+        #expect(reply?.arguments == [.float(0.25)])
+        #expect(f.client.takeErrors().isEmpty)
+    }
+
+    @Test func numbersAndBooleansAreCoerced() throws {
+        let f = try OSCFixture()
+        _ = f.client.command("/node/new", [.string("player"), .string("p1")])
+        f.client.send("/node/p1/volume", [.int32(0)])          // i → float parameter
+        f.client.send("/node/p1/pan", [.double(-0.5)])         // d → float
+        f.client.send("/node/p1/start", [.float(480)])         // whole f → int parameter
+        f.client.send("/node/p1/frames", [.int64(960)])        // h → int
+        f.client.send("/node/p1/loop", [.bool(true)])          // T
+        #expect(f.client.request("/node/p1/loop")?.arguments == [.bool(true)])
+        f.client.send("/node/p1/loop", [.int32(0)])            // 0 → false
+        #expect(f.client.request("/node/p1/loop")?.arguments == [.bool(false)])
+        f.client.send("/node/p1/loop", [.float(1)])            // 1.0 → true
+        #expect(f.client.request("/node/p1/loop")?.arguments == [.bool(true)])
+        #expect(f.client.request("/node/p1/volume")?.arguments == [.float(0)])
+        #expect(f.client.request("/node/p1/pan")?.arguments == [.float(-0.5)])
+        #expect(f.client.request("/node/p1/start")?.arguments == [.int32(480)])
+        #expect(f.client.request("/node/p1/frames")?.arguments == [.int32(960)])
+        #expect(f.client.takeErrors().isEmpty)
+    }
+
+    @Test func engineErrorsKeepTheirCodes() throws {
+        let f = try OSCFixture()
+        _ = f.client.command("/node/new", [.string("player"), .string("p1")])
+        func code(_ address: String, _ arguments: [OSCArgument] = []) -> Int32? {
+            f.client.send(address, arguments)
+            f.client.receive(timeout: 2) { $0.address == "/error" }
+            return f.client.takeErrors().first?.errorCode
+        }
+        #expect(code("/node/ghost/volume", [.float(0.5)]) == 10)
+        #expect(code("/node/new", [.string("player"), .string("p1")]) == 11)
+        #expect(code("/node/new", [.string("player"), .string("bad name")]) == 12)
+        #expect(code("/node/new", [.string("theremin"), .string("x")]) == 13)
+        #expect(code("/node/free", [.string("main")]) == 14)
+        #expect(code("/node/p1/color", [.float(1)]) == 20)
+        #expect(code("/node/p1/volume", [.string("loud")]) == 21)
+        #expect(code("/node/p1/start", [.float(1.5)]) == 21)
+        #expect(code("/node/p1/loop", [.int32(2)]) == 21)
+        #expect(code("/node/p1/volume", [.float(1.5)]) == 22)
+        #expect(code("/node/p1/channels", [.int32(1)]) == 23)
+        #expect(code("/node/p1/volume", [.blob([1])]) == 21)
+        #expect(code("/node/p1/volume", [.float(1), .float(1)]) == 61)
+        #expect(try f.engine.get("p1", "volume") == .float(1))
+    }
+
+    @Test func paramsListsEveryParameter() throws {
+        let f = try OSCFixture()
+        _ = f.client.command("/node/new", [.string("player"), .string("p1"), .string("volume"), .float(0.5)])
+        f.client.send("/node/p1/params")
+        f.client.receive(timeout: 3) { $0.address == "/reply" }
+        let params = f.client.take("/node/p1/param")
+        #expect(params.map { $0.arguments[0] } == NodeKind.player.parameters.map { .string($0.name) })
+        let volume = try #require(params.first)
+        #expect(volume.arguments == [.string("volume"), .string("float"), .string("linear"), .float(0), .float(1),
+                                     .float(1), .float(0.5), .string("smoothed")])
+        let channels = try #require(params.last)
+        #expect(channels.arguments.last == .string("readonly"))
+        #expect(f.client.take("/reply").first?.arguments == [.string("/node/p1/params")])
+    }
+
+    @Test func nodeNewWithFileDecodesOffTheOSCThread() throws {
+        let f = try OSCFixture()
+        let path = try f.writeWAV("a.wav", channels: [Array(repeating: 0.1, count: 480), Array(repeating: 0.2, count: 480)])
+        let done = f.client.command("/node/new", [.string("player"), .string("p"), .string("file"), .string(path)])
+        #expect(done?.address == "/done")
+        #expect(try f.engine.get("p", "channels") == .int(2))
+        #expect(f.client.command("/node/new", [.string("player"), .string("q"), .string("file"), .string("/etc/passwd")])?
+            .errorCode == 64)
+    }
+}

@@ -1,0 +1,84 @@
+// Address patterns fan out through liblo's matcher over registered node addresses, without /error storms.
+import AudioGraph
+import Foundation
+@testable import OSCControl
+import Testing
+
+@Suite struct OSCPatternTests {
+    private func fixtureWithPlayers() throws -> OSCFixture {
+        let f = try OSCFixture()
+        for name in ["osc1", "osc2", "osc3"] {
+            #expect(f.client.command("/node/new", [.string("player"), .string(name)])?.address == "/done")
+        }
+        f.client.send("/ping")
+        _ = f.client.receive(timeout: 2) { $0.address == "/pong" }
+        return f
+    }
+
+    @Test func starSetsEveryNodeWithoutErrors() throws {
+        let f = try fixtureWithPlayers()
+        // `output` has no volume: the pattern simply does not reach it; `main` and the players do.
+        f.client.send("/node/*/volume", [.float(0)])
+        f.client.send("/ping")
+        f.client.receive(timeout: 2) { $0.address == "/pong" }
+        #expect(f.client.takeErrors().isEmpty)
+        for name in ["main", "osc1", "osc2", "osc3"] { #expect(try f.engine.get(name, "volume") == .float(0)) }
+    }
+
+    @Test(arguments: ["/node/osc[12]/pan", "/node/{osc1,osc2}/pan", "/node/osc?/pan"])
+    func patternFormsMatchTheirNodes(pattern: String) throws {
+        let f = try fixtureWithPlayers()
+        f.client.send(pattern, [.float(-1)])
+        f.client.send("/ping")
+        f.client.receive(timeout: 2) { $0.address == "/pong" }
+        #expect(f.client.takeErrors().isEmpty)
+        #expect(try f.engine.get("osc1", "pan") == .float(-1))
+        #expect(try f.engine.get("osc2", "pan") == .float(-1))
+        if pattern.contains("?") { #expect(try f.engine.get("osc3", "pan") == .float(-1)) }
+        else { #expect(try f.engine.get("osc3", "pan") == .float(0)) }
+    }
+
+    @Test func patternGetRepliesPerNode() throws {
+        let f = try fixtureWithPlayers()
+        f.client.send("/node/osc*/volume")
+        f.client.receive(timeout: 1)
+        let replies = f.client.pending.map(\.message).filter { $0.address.hasSuffix("/volume") }
+        #expect(Set(replies.map(\.address)) == ["/node/osc1/volume", "/node/osc2/volume", "/node/osc3/volume"])
+    }
+
+    @Test func failingMatchesGiveOneError() throws {
+        let f = try fixtureWithPlayers()
+        f.client.send("/node/osc*/volume", [.float(7)])
+        f.client.receive(timeout: 1)
+        let errors = f.client.takeErrors()
+        #expect(errors.count == 1)
+        #expect(errors.first?.errorCode == 22)
+        #expect(errors.first?.arguments[0] == .string("/node/osc*/volume"))
+    }
+
+    @Test func patternMatchingNothingIsOneError() throws {
+        let f = try fixtureWithPlayers()
+        f.client.send("/node/zz*/volume", [.float(0)])
+        f.client.send("/buffer/*", [])
+        f.client.receive(timeout: 1)
+        let errors = f.client.takeErrors()
+        #expect(errors.map(\.errorCode) == [60, 60])
+    }
+
+    @Test func nodeAddressesFollowTheGraph() throws {
+        let f = try fixtureWithPlayers()
+        #expect(f.client.command("/node/free", [.string("osc2")])?.address == "/done")
+        f.client.send("/node/osc*/volume", [.float(0.5)])
+        f.client.send("/ping")
+        f.client.receive(timeout: 2) { $0.address == "/pong" }
+        #expect(f.client.takeErrors().isEmpty)
+        #expect(try f.engine.get("osc1", "volume") == .float(0.5))
+        // Nodes made by other code (not over OSC) are picked up by the periodic scan.
+        try f.engine.attach(.player, name: "osc9")
+        Thread.sleep(forTimeInterval: 0.5)
+        f.client.send("/node/osc9/volu?e", [.float(0.125)])
+        f.client.send("/ping")
+        f.client.receive(timeout: 2) { $0.address == "/pong" }
+        #expect(try f.engine.get("osc9", "volume") == .float(0.125))
+    }
+}

@@ -1,0 +1,59 @@
+// Player addresses: transport, scheduling buffers and files, finished notifications.
+import AudioGraph
+import Foundation
+@testable import OSCControl
+import Testing
+
+@Suite struct OSCPlayerTests {
+    @Test func scheduleBufferPlayPauseStop() throws {
+        let f = try OSCFixture()
+        try f.engine.addBuffer(SampleBuffer(name: "dc", channels: [Array(repeating: 0.5, count: 48_000)], sampleRate: 48_000))
+        _ = f.client.command("/node/new", [.string("player"), .string("p")])
+        #expect(f.client.command("/node/p/schedule/buffer", [.string("dc"), .string("loop")])?.arguments
+            == [.string("/node/p/schedule/buffer"), .string("dc")])
+        #expect(try f.engine.get("p", "loop") == .bool(true))
+        #expect(try f.engine.get("p", "buffer") == .string("dc"))
+        #expect(f.client.command("/node/p/play")?.address == "/done")
+        #expect(try f.engine.get("p", "playing") == .bool(true))
+        #expect(f.client.command("/node/p/pause")?.address == "/done")
+        #expect(try f.engine.get("p", "playing") == .bool(false))
+        #expect(f.client.command("/node/p/stop")?.address == "/done")
+        #expect(f.client.command("/node/p/schedule/buffer", [.string("dc"), .string("sideways")])?.errorCode == 61)
+        #expect(f.client.command("/node/main/play")?.errorCode == 14)
+        #expect(f.client.command("/node/p/play", [.string("now")])?.errorCode == 61)
+    }
+
+    @Test func scheduleFileDecodesOnTheWorker() throws {
+        let f = try OSCFixture()
+        let path = try f.writeWAV("clip.wav", channels: [Array(repeating: 0.25, count: 9600)])
+        _ = f.client.command("/node/new", [.string("player"), .string("p")])
+        let done = f.client.command("/node/p/schedule/file", [.string("clip.wav"), .int64(100), .int64(1000)])
+        #expect(done?.arguments == [.string("/node/p/schedule/file"), .string("clip.wav"), .int32(1000), .int32(1)])
+        #expect(try f.engine.get("p", "file") == .string(path))
+        #expect(try f.engine.get("p", "start") == .int(100))
+        #expect(try f.engine.get("p", "frames") == .int(1000))
+        #expect(f.client.command("/node/p/schedule/file", [.string("nothing.wav")])?.errorCode == 42)
+    }
+
+    @Test func finishedPlayersAreNotified() throws {
+        let f = try OSCFixture()
+        try f.engine.addBuffer(SampleBuffer(name: "short", channels: [Array(repeating: 0.5, count: 480)], sampleRate: 48_000))
+        _ = f.client.command("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("short")])
+        _ = f.client.command("/graph/connect", [.string("p"), .string("main")])
+        #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
+        f.client.send("/node/p/play")
+        f.client.receive(timeout: 3) { $0.address == "/buffer/consumed" }
+        let finished = try #require(f.client.take("/player/finished").first)
+        #expect(finished.arguments[0] == .string("p"))
+        #expect(finished.arguments[1] == .int32(1))
+        #expect(f.client.take("/buffer/consumed").first?.arguments[1] == .string("short"))
+        // Stopping a playing player reports an unsuccessful finish.
+        f.client.send("/node/p/schedule/buffer", [.string("short"), .string("loop")])
+        f.client.send("/node/p/play")
+        f.client.receive(timeout: 0.5)
+        _ = f.client.takeAll()
+        f.client.send("/node/p/stop")
+        f.client.receive(timeout: 2) { $0.address == "/player/finished" }
+        #expect(f.client.take("/player/finished").first?.arguments[1] == .int32(0))
+    }
+}

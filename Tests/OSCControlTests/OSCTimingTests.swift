@@ -1,0 +1,126 @@
+// Bundles: atomic application, time tags to exact frames, late bundles. These render in real time.
+import AudioGraph
+import Foundation
+@testable import OSCControl
+import Testing
+
+@Suite(.serialized) struct OSCTimingTests {
+    /// Two players of a constant buffer, one hard left and one hard right, stopped.
+    private func twoPlayers(_ f: OSCFixture, frames: Int = 4800, click: Bool = false) throws {
+        let samples = click ? OSCFixture.click(frames: frames) : Array(repeating: Float(1), count: frames)
+        try f.engine.addBuffer(SampleBuffer(name: "b", channels: [samples], sampleRate: 48_000))
+        for (name, pan) in [("left", -1.0), ("right", 1.0)] {
+            #expect(f.client.command("/node/new", [.string("player"), .string(name), .string("buffer"), .string("b"),
+                                                   .string("pan"), .double(pan)])?.address == "/done")
+            #expect(f.client.command("/graph/connect", [.string(name), .string("main")])?.address == "/done")
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+
+    @Test func bundleMessagesLandInTheSameCycle() throws {
+        let f = try OSCFixture()
+        try twoPlayers(f)
+        var from = f.renderer.frameCount
+        for _ in 0..<10 {
+            f.client.sendBundle(.immediate, [OSCMessage("/node/left/play"), OSCMessage("/node/right/play")])
+            Thread.sleep(forTimeInterval: 0.05)
+            let left = try #require(f.renderer.onset(channel: 0, from: from, threshold: 0.01))
+            let right = try #require(f.renderer.onset(channel: 1, from: from, threshold: 0.01))
+            #expect(left == right)
+            f.client.sendBundle(.immediate, [OSCMessage("/node/left/stop"), OSCMessage("/node/right/stop")])
+            Thread.sleep(forTimeInterval: 0.05)
+            from = f.renderer.frameCount
+        }
+        #expect(f.client.takeErrors().isEmpty)
+    }
+
+    @Test func timetagsHalfASecondApartStart24000FramesApart() throws {
+        let f = try OSCFixture()
+        try twoPlayers(f, frames: 48, click: true)
+        for _ in 0..<5 {
+            let from = f.renderer.frameCount
+            let t0 = OSCTimetag.now().adding(seconds: 0.3)
+            f.client.sendBundle(t0, [], nested: [
+                (t0, [OSCMessage("/node/left/play")]),
+                (t0.adding(seconds: 0.5), [OSCMessage("/node/right/play")]),
+            ])
+            Thread.sleep(forTimeInterval: 1.0)
+            let left = try #require(f.renderer.onset(channel: 0, from: from))
+            let right = try #require(f.renderer.onset(channel: 1, from: from))
+            #expect(right - left == 24_000)
+            f.client.sendBundle(.immediate, [OSCMessage("/node/left/stop"), OSCMessage("/node/right/stop")])
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(f.client.take("/late").isEmpty)
+        #expect(f.client.takeErrors().isEmpty)
+    }
+
+    @Test func parameterSetsLandOnTheirFrame() throws {
+        let f = try OSCFixture()
+        // A looping ramp 0…1 per second: setting `start` rewinds to the region start, so each channel
+        // jumps to 0.5 exactly on the frame where its set landed.
+        let ramp = (0..<48_000).map { Float($0) / 48_000 }
+        try f.engine.addBuffer(SampleBuffer(name: "ramp", channels: [ramp], sampleRate: 48_000))
+        for (name, pan) in [("left", -1.0), ("right", 1.0)] {
+            _ = f.client.command("/node/new", [.string("player"), .string(name), .string("buffer"), .string("ramp"),
+                                               .string("pan"), .double(pan), .string("loop"), .bool(true)])
+            _ = f.client.command("/graph/connect", [.string(name), .string("main")])
+        }
+        f.client.sendBundle(.immediate, [OSCMessage("/node/left/play"), OSCMessage("/node/right/play")])
+        Thread.sleep(forTimeInterval: 0.1)
+        let from = f.renderer.frameCount
+        let t0 = OSCTimetag.now().adding(seconds: 0.25)
+        f.client.sendBundle(t0, [], nested: [
+            (t0, [OSCMessage("/node/left/start", [.int32(24_000)])]),
+            (t0.adding(seconds: 0.1), [OSCMessage("/node/right/start", [.int32(24_000)])]),
+        ])
+        Thread.sleep(forTimeInterval: 0.6)
+        func jump(_ c: Int) -> Int? {
+            let samples = f.renderer.channel(c)
+            var i = from + 1
+            while i < samples.count {
+                if abs(samples[i] - 0.5) < 1e-4 && abs(samples[i] - samples[i - 1]) > 0.01 { return i }
+                i += 1
+            }
+            return nil
+        }
+        let left = try #require(jump(0))
+        let right = try #require(jump(1))
+        #expect(right - left == 4_800)
+        #expect(f.client.takeErrors().isEmpty)
+    }
+
+    @Test func lateBundlesApplyAtOnceAndAreReported() throws {
+        let f = try OSCFixture()
+        try twoPlayers(f)
+        let from = f.renderer.frameCount
+        f.client.sendBundle(OSCTimetag.now().adding(seconds: -0.5), [OSCMessage("/node/left/play")])
+        f.client.receive(timeout: 2) { $0.address == "/late" }
+        let late = try #require(f.client.take("/late").first)
+        #expect(late.arguments.first == .string("/node/left/play"))
+        if case .float(let seconds) = late.arguments[1] { #expect(seconds > 0.4 && seconds < 1.5) }
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(f.renderer.onset(channel: 0, from: from, threshold: 0.01) != nil)
+    }
+
+    @Test func playWithATimetagArgument() throws {
+        let f = try OSCFixture()
+        try twoPlayers(f, frames: 48, click: true)
+        let from = f.renderer.frameCount
+        let t0 = OSCTimetag.now().adding(seconds: 0.2)
+        f.client.send("/node/left/play", [.timetag(t0)])
+        f.client.send("/node/right/play", [.timetag(t0.adding(seconds: 0.25))])
+        Thread.sleep(forTimeInterval: 0.8)
+        let left = try #require(f.renderer.onset(channel: 0, from: from))
+        let right = try #require(f.renderer.onset(channel: 1, from: from))
+        // Two separate conversions: each lands within a frame of its tag's exact offset.
+        #expect(abs(right - left - 12_000) <= 1)
+    }
+
+    @Test func farFutureTimetagsAreRefused() throws {
+        let f = try OSCFixture()
+        f.client.sendBundle(OSCTimetag.now().adding(seconds: 7200), [OSCMessage("/ping")])
+        f.client.receive(timeout: 2) { $0.address == "/error" }
+        #expect(f.client.takeErrors().first?.errorCode == 65)
+    }
+}
