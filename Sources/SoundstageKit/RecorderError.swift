@@ -1,0 +1,60 @@
+// Control side. Every way a recording can fail or lose audio; each case names the file.
+import AudioFiles
+import AudioGraph
+
+/// Why frames did not reach a recording.
+public enum RecorderFrameLossCause: String, Sendable, Equatable {
+    /// The tap's ring filled because `Engine.poll()` was not called often enough
+    /// (`EngineEvent.tapOverflow`); the render thread dropped the frames.
+    case tapOverflow
+    /// The disk thread fell more than `RecorderSettings.maximumBacklog` behind; the recorder dropped
+    /// the frames instead of buffering without bound.
+    case writerBehind
+}
+
+/// A refused recorder request or a problem reported while recording.
+///
+/// `description` is a complete sentence naming the file (as the caller spelled the path).
+public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Creating, writing, updating or finalising the file failed, or its format is unusable
+    /// (unknown extension, a combination the encoder refuses). The wrapped error names the file.
+    case file(AudioFileError)
+    /// The engine refused: unknown node, no such output bus, tap out of range.
+    case engine(path: String, EngineError)
+    /// `frames` frames did not reach the file. The recording continues without them (no silence is
+    /// inserted), so later audio moves earlier by that many frames.
+    case framesLost(path: String, frames: Int, cause: RecorderFrameLossCause)
+    /// The request does not fit the recorder's state (for example `deleteRecording()` while recording).
+    case notAllowed(path: String, reason: String)
+    /// A parameter is out of range (a negative duration, a settings value outside its range).
+    case invalidArgument(path: String, reason: String)
+
+    /// The recording's file.
+    public var path: String {
+        switch self {
+        case .file(let error): error.path
+        case .engine(let path, _), .framesLost(let path, _, _), .notAllowed(let path, _),
+            .invalidArgument(let path, _):
+            path
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .file(let error):
+            return error.description
+        case .engine(let path, let error):
+            return "Cannot record to '\(path)': \(error.message)."
+        case .framesLost(let path, let frames, let cause):
+            let why = switch cause {
+            case .tapOverflow: "the engine was not polled often enough and the tap overflowed"
+            case .writerBehind: "the disk could not keep up and the recorder's backlog was full"
+            }
+            return "Recording '\(path)' lost \(frames) frames: \(why)."
+        case .notAllowed(let path, let reason):
+            return "Cannot do that with the recording '\(path)': \(reason)."
+        case .invalidArgument(let path, let reason):
+            return "Cannot record to '\(path)': \(reason)."
+        }
+    }
+}
