@@ -5,15 +5,29 @@
 #include <xmmintrin.h>
 #endif
 
-void ss_enable_flush_to_zero(void) {
+uint64_t ss_enable_flush_to_zero(void) {
 #if defined(__x86_64__) || defined(__i386__)
     // Bit 15 = flush-to-zero, bit 6 = denormals-are-zero.
-    _mm_setcsr(_mm_getcsr() | 0x8040);
+    unsigned int previous = _mm_getcsr();
+    _mm_setcsr(previous | 0x8040);
+    return previous;
 #elif defined(__aarch64__)
     uint64_t fpcr;
     __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
-    fpcr |= (1ULL << 24); // FZ
-    __asm__ __volatile__("msr fpcr, %0" : : "r"(fpcr));
+    __asm__ __volatile__("msr fpcr, %0" : : "r"(fpcr | (1ULL << 24))); // FZ
+    return fpcr;
+#else
+    return 0;
+#endif
+}
+
+void ss_restore_floating_point_mode(uint64_t state) {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr((unsigned int)state);
+#elif defined(__aarch64__)
+    __asm__ __volatile__("msr fpcr, %0" : : "r"(state));
+#else
+    (void)state;
 #endif
 }
 

@@ -85,15 +85,18 @@ public enum PatchLoader {
             }
             var parameters: [String: ParameterValue] = [:]
             var ok = true
+            // An EQ's parameters depend on its band count.
+            let bands = node.parameter("bands").flatMap { parameterValue($0.value)?.intValue } ?? NodeKind.defaultEQBandCount
+            let specs = kind.parameters(bandCount: min(max(bands, 1), 16))
             for param in node.params {
                 guard let value = parameterValue(param.value) else {
                     report(param.valueLocation ?? param.keyLocation, "\(node.name).\(param.key): lists are not accepted here")
                     ok = false
                     continue
                 }
-                guard let spec = kind.parameter(named: param.key) else {
+                guard let spec = specs.first(where: { $0.name == param.key }) else {
                     report(param.keyLocation, "\(kind.rawValue) '\(node.name)' has no parameter '\(param.key)' "
-                        + "(it has: \(kind.parameters.map(\.name).joined(separator: ", ")))")
+                        + "(it has: \(specs.map(\.name).joined(separator: ", ")))")
                     ok = false
                     continue
                 }

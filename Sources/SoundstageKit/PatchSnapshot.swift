@@ -30,7 +30,8 @@ public enum PatchSnapshot {
         var nodes: [PatchNode] = []
         for node in engine.nodes() {
             var params: [PatchParameter] = []
-            for spec in node.kind.parameters where !spec.isReadOnly {
+            let bands = node.parameters["bands"]?.intValue ?? NodeKind.defaultEQBandCount
+            for spec in node.kind.parameters(bandCount: bands) where !spec.isReadOnly {
                 guard let value = node.parameters[spec.name], value != spec.defaultValue else { continue }
                 params.append(PatchParameter(key: spec.name, value: patchValue(value)))
             }

@@ -18,6 +18,15 @@ import Testing
                                                                     "loop": .bool(true), "playing": .bool(true)])
             try engine.connect("p\(i)", to: "main")
         }
+        // Effects on the render path too: p0 runs through a reverb, an EQ and a delay.
+        try engine.attach(.reverb, name: "verb", parameters: ["preset": .string("largeHall")])
+        try engine.attach(.eq, name: "eq", parameters: ["band0.bypass": .bool(false), "band0.gain": .float(6)])
+        try engine.attach(.delay, name: "echo", parameters: ["delayTime": .float(0.25)])
+        try engine.disconnect("p0", from: "main")
+        try engine.connect("p0", to: "verb")
+        try engine.connect("verb", to: "eq")
+        try engine.connect("eq", to: "echo")
+        try engine.connect("echo", to: "main")
         try engine.installTap(on: "main", frameCount: 1024) { _ in }
 
         let totalFrames = 48_000 * 12
@@ -73,6 +82,9 @@ import Testing
             try engine.set("p\(n % 8)", "volume", to: .float(Double(n % 10) / 10))
             try engine.set("p\(n % 8)", "pan", to: .float(Double(n % 21) / 10 - 1))
             try engine.set("main", "outputVolume", to: .float(0.9))
+            try engine.set("verb", "preset", to: .int(n % 13))
+            try engine.set("echo", "delayTime", to: .float(Double(n % 8) / 10))
+            try engine.set("eq", "band0.frequency", to: .float(200 + Double(n % 50) * 100))
             try engine.attach(.mixer, name: "m\(n)")
             try engine.connect(name, to: "m\(n)")
             try engine.connect("m\(n)", to: "main")

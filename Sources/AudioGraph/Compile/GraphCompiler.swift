@@ -57,13 +57,19 @@ enum GraphCompiler {
         let order = executionOrder(nodes: input.nodes, connections: input.connections, active: active)
         let stride = input.maxBlockFrames
 
-        // One bus per active node (the output node's bus holds what goes to the host).
+        // One bus per active node (the output node's bus holds what goes to the host); effects also get
+        // an input bus their sources are summed into.
         var busOffset: [String: Int] = [:]
+        var inputBusOffset: [String: Int] = [:]
         var total = 0
         for name in order {
             guard let node = input.nodes[name] else { continue }
             busOffset[name] = total
             total += node.outputChannelCount * stride
+            if node.kind.isEffect {
+                inputBusOffset[name] = total
+                total += node.outputChannelCount * stride
+            }
         }
         let slab = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, total))
         slab.initialize(repeating: 0)
@@ -73,7 +79,7 @@ enum GraphCompiler {
         }
 
         // Mixer (and output) input tables, all in one allocation.
-        let summing: Set<NodeKind> = [.mixer, .output]
+        let summing: Set<NodeKind> = [.mixer, .output, .reverb, .delay, .distortion, .eq]
         var mixerInputCount = 0
         for name in order where summing.contains(input.nodes[name]?.kind ?? .player) {
             mixerInputCount += input.connections.filter { $0.destination == name && active.contains($0.source) }.count
@@ -112,6 +118,11 @@ enum GraphCompiler {
             case .output:
                 guard let b = bus(name), let mixer = node.mixer else { continue }
                 steps.append(.output(mixer, inputTable(for: name, unityMixing: node.mixing), b))
+            case .reverb, .delay, .distortion, .eq:
+                guard let b = bus(name), let unity = node.mixer, let effect = node.effect,
+                      let inputOffset = inputBusOffset[name] else { continue }
+                let inputBus = BusRef(data: slab.baseAddress! + inputOffset, channelCount: node.outputChannelCount, stride: stride)
+                steps.append(.effect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b))
             }
             for tap in input.taps where tap.node == name {
                 if let b = bus(name) { steps.append(.tap(tap.state, b)) }

@@ -33,11 +33,18 @@ extension Engine {
             guard kind != .output else {
                 throw EngineError(.notAllowed, "the engine has exactly one output node, named 'output'")
             }
+            // An EQ's parameter table depends on its band count, so read that first.
+            var specs = kind.parameters
+            if kind == .eq, let bands = parameters["bands"] {
+                let count = try validate(kind: kind, node: name, "bands", bands, creating: true).intValue ?? 1
+                specs = kind.parameters(bandCount: count)
+            }
             var validated: [(String, ParameterValue)] = []
             for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
-                validated.append((key, try validate(kind: kind, node: name, key, value)))
+                validated.append((key, try validate(kind: kind, node: name, key, value, specs: specs, creating: true)))
             }
             let record = state.makeRecord(name: name, kind: kind)
+            if kind == .eq { record.useSpecs(specs) }
             state.nodes[name] = record
             do throws(EngineError) {
                 // Initial values are applied before any program or command can reach the new state.
@@ -58,6 +65,7 @@ extension Engine {
                 throw EngineError(.notAllowed, "'\(name)' is built in and cannot be removed")
             }
             var purges = [TimedCommand(.purge(UnsafeMutableRawPointer(node.mixing)))]
+            if let effect = node.effect { purges.append(TimedCommand(.purge(effect.raw))) }
             if let p = node.player { purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(p)))) }
             if let m = node.mixer { purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(m)))) }
             try send(purges)

@@ -24,7 +24,7 @@ extension Engine {
         }
         try lock.withLock { _ throws(EngineError) in
             let record = try record(node)
-            let coerced = try validate(kind: record.kind, node: node, parameter, value)
+            let coerced = try validate(kind: record.kind, node: node, parameter, value, specs: record.specs)
             try apply(record, parameter, coerced, loadedFile: loaded, time: time ?? -1)
         }
     }
@@ -43,16 +43,22 @@ extension Engine {
     // MARK: Helpers (lock held unless noted)
 
     func unknownParameter(_ name: String, kind: NodeKind, node: String) -> EngineError {
-        EngineError(.unknownParameter,
-            "\(kind.rawValue) '\(node)' has no parameter '\(name)' (it has: \(kind.parameters.map(\.name).joined(separator: ", ")))")
+        let names = (state.nodes[node]?.specs ?? kind.parameters).map(\.name)
+        return EngineError(.unknownParameter,
+            "\(kind.rawValue) '\(node)' has no parameter '\(name)' (it has: \(names.joined(separator: ", ")))")
     }
 
-    func validate(kind: NodeKind, node: String, _ name: String, _ value: ParameterValue) throws(EngineError)
-        -> ParameterValue
+    func validate(kind: NodeKind, node: String, _ name: String, _ value: ParameterValue,
+                  specs: [ParameterSpec]? = nil, creating: Bool = false) throws(EngineError) -> ParameterValue
     {
-        guard let spec = kind.parameter(named: name) else { throw unknownParameter(name, kind: kind, node: node) }
+        guard let spec = (specs ?? kind.parameters).first(where: { $0.name == name }) else {
+            throw unknownParameter(name, kind: kind, node: node)
+        }
         if spec.isReadOnly {
             throw EngineError(.readOnly, "\(node).\(name) is read-only (\(spec.summary))")
+        }
+        if spec.isCreationOnly && !creating {
+            throw EngineError(.readOnly, "\(node).\(name) can only be given when the node is created")
         }
         return try spec.coerce(value, node: node)
     }
@@ -82,6 +88,23 @@ extension Engine {
         if node.kind == .mixer {
             node.outputChannelCount = node.int("channels")
             node.mixer?.pointee.outputVolume.jump(to: Float(node.double("outputVolume")))
+        }
+        if node.kind.isEffect {
+            node.outputChannelCount = node.int("channels")
+            let effect = EffectRef.make(node.kind, sampleRate: state.configuration.sampleRate,
+                                        maxBlockFrames: state.configuration.blockFrames,
+                                        channelCount: node.outputChannelCount,
+                                        bandCount: node.kind == .eq ? node.int("bands") : 1)
+            node.effect = effect
+            // Initial values take effect at once (the kernels start at their table defaults).
+            for (key, value) in parameters {
+                guard let spec = node.specs.first(where: { $0.name == key }) else { continue }
+                if key == "bypass" {
+                    effect?.setInitialBypass(value.boolValue ?? false)
+                } else if let index = NodeKind.effectParameterIndex(node.kind, key) {
+                    effect?.setInitial(index, NodeKind.kernelValue(spec, value))
+                }
+            }
         }
         if let player = node.player {
             var buffer = loaded
@@ -181,7 +204,29 @@ extension Engine {
             try send([TimedCommand(time: time, play ? .playerPlay(player) : .playerPause(player))])
             node.values[key] = value
         default:
-            throw unknownParameter(key, kind: node.kind, node: node.name)
+            guard let effect = node.effect, let spec = node.specs.first(where: { $0.name == key }) else {
+                throw unknownParameter(key, kind: node.kind, node: node.name)
+            }
+            if key == "bypass" {
+                try send([TimedCommand(time: time, .effectBypass(effect, value.boolValue ?? false))])
+            } else if let index = NodeKind.effectParameterIndex(node.kind, key) {
+                try send([TimedCommand(time: time, .effectParameter(effect, index: Int32(index),
+                                                                    value: NodeKind.kernelValue(spec, value)))])
+            } else {
+                throw unknownParameter(key, kind: node.kind, node: node.name)
+            }
+            node.values[key] = value
+        }
+    }
+
+    /// Clears an effect's tails (reverb, delay lines, filter state): AVAudioEngine's `reset` for a node.
+    public func resetNode(_ name: String) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let node = try record(name)
+            guard let effect = node.effect else {
+                throw EngineError(.notAllowed, "'\(name)' is a \(node.kind.rawValue); only effects have tails to reset")
+            }
+            try send([TimedCommand(.effectReset(effect))])
         }
     }
 }

@@ -12,6 +12,10 @@ final class NodeRecord {
     var isInternal = false
     /// Current parameter values, every spec present.
     var values: [String: ParameterValue]
+    /// This node's parameters (an EQ's depend on its band count).
+    var specs: [ParameterSpec]
+    /// The effect kernel of an effect node.
+    var effect: EffectRef?
     /// Channels of the output bus (0 for the output node).
     var outputChannelCount: Int
     let mixing: UnsafeMutablePointer<MixingState>
@@ -30,6 +34,7 @@ final class NodeRecord {
         self.kind = kind
         self.id = id
         self.outputChannelCount = outputChannelCount
+        specs = kind.parameters
         var values: [String: ParameterValue] = [:]
         for spec in kind.parameters { values[spec.name] = spec.defaultValue }
         self.values = values
@@ -43,7 +48,7 @@ final class NodeRecord {
         } else {
             player = nil
         }
-        if kind == .mixer || kind == .output {
+        if kind == .mixer || kind == .output || kind.isEffect {
             let m = UnsafeMutablePointer<MixerState>.allocate(capacity: 1)
             m.initialize(to: MixerState(outputVolume: 1))
             mixer = m
@@ -52,7 +57,15 @@ final class NodeRecord {
         }
     }
 
+    /// Replaces the parameter table (an EQ created with a band count), resetting values to defaults.
+    func useSpecs(_ newSpecs: [ParameterSpec]) {
+        specs = newSpecs
+        values = [:]
+        for spec in newSpecs { values[spec.name] = spec.defaultValue }
+    }
+
     deinit {
+        effect?.deallocate()
         mixing.deallocate()
         player?.pointee.deallocate()
         player?.deallocate()
@@ -66,8 +79,9 @@ final class NodeRecord {
 
     /// Gain targets (left, right, mono) for this node's volume and pan, given its channel count.
     var mixingTargets: (left: Float, right: Float, mono: Float) {
-        let volume = Float(double("volume"))
-        let pan = Float(double("pan"))
+        // Kinds without mixing settings (effects) pass their sources at unity.
+        let volume = Float(values["volume"]?.doubleValue ?? 1)
+        let pan = Float(values["pan"]?.doubleValue ?? 0)
         let (l, r) = outputChannelCount == 1
             ? EqualPowerPanner.monoGains(pan: pan) : EqualPowerPanner.balanceGains(pan: pan)
         return (l * volume, r * volume, volume)

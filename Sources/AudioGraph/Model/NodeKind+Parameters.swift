@@ -37,7 +37,14 @@ extension NodeKind {
                 ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
                               "Capture channels (JACK ports in_1..N); set by the engine configuration."),
             ]
+        case .reverb, .delay, .distortion, .eq:
+            return Self.effectParameters(self, bandCount: Self.defaultEQBandCount)
         }
+    }
+
+    /// The parameters of a node of this kind created with `bands` EQ bands (other kinds ignore it).
+    public func parameters(bandCount: Int) -> [ParameterSpec] {
+        self == .eq ? Self.effectParameters(self, bandCount: bandCount) : parameters
     }
 
     /// AVAudioMixing settings shared by every source kind; they apply where the node feeds a mixer.

@@ -10,6 +10,14 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
     case player
     /// The live input (JACK capture ports `in_1..N`).
     case input
+    /// Algorithmic reverb with the 13 factory presets (AVAudioUnitReverb).
+    case reverb
+    /// Delay with feedback and a low-pass in the loop (AVAudioUnitDelay).
+    case delay
+    /// Multi-effect distortion with the 22 presets (AVAudioUnitDistortion).
+    case distortion
+    /// N-band parametric EQ with 11 filter types (AVAudioUnitEQ).
+    case eq
 
     /// Number of input buses, or nil for "any number" (mixers).
     public var inputBusCount: Int? {
@@ -17,14 +25,19 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
         case .output: return 1
         case .mixer: return nil
         case .player, .input: return 0
+        case .reverb, .delay, .distortion, .eq: return 1
         }
     }
 
     /// Number of output buses.
     public var outputBusCount: Int { self == .output ? 0 : 1 }
 
-    /// True for kinds whose volume/pan (AVAudioMixing settings) apply where they feed a mixer.
-    public var hasMixingSettings: Bool { self != .output }
+    /// True for kinds whose volume/pan (AVAudioMixing settings) apply where they feed a mixer. Effects
+    /// have none, as in AVAudioEngine ("effects cannot talk to a downstream mixer").
+    public var hasMixingSettings: Bool { self == .mixer || self == .player || self == .input }
+
+    /// True for the effect kinds.
+    public var isEffect: Bool { [.reverb, .delay, .distortion, .eq].contains(self) }
 
     /// Names of all kinds, for error messages.
     public static var allNames: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -9,8 +9,9 @@ public enum ParameterDocumentation {
             "| --- | --- | --- | --- | --- | --- | --- |",
         ]
         for spec in kind.parameters {
-            let type = spec.type.rawValue + (spec.isReadOnly ? " (read-only)" : "")
-            let range = spec.type == .string || spec.type == .bool ? "" : spec.rangeText
+            let type = spec.type.rawValue + (spec.isReadOnly ? " (read-only)" : spec.isCreationOnly ? " (at creation)" : "")
+            let range = !spec.choices.isEmpty ? "a name below, or 0…\(spec.choices.count - 1)"
+                : spec.type == .string || spec.type == .bool ? "" : spec.rangeText
             let value: String
             switch spec.defaultValue {
             case .string(let s): value = "\"\(s)\""
@@ -19,5 +20,11 @@ public enum ParameterDocumentation {
             lines.append("| `\(spec.name)` | \(type) | \(spec.unit) | \(range) | \(value) | \(spec.isSmoothed ? "yes" : "no") | \(spec.summary) |")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The names of a choice parameter, numbered (for the lists under the tables).
+    public static func choiceList(for kind: NodeKind, parameter: String) -> String {
+        guard let spec = kind.parameter(named: parameter) else { return "" }
+        return spec.choices.enumerated().map { "\($0.offset) `\($0.element)`" }.joined(separator: ", ")
     }
 }

@@ -18,12 +18,20 @@ public struct ParameterSpec: Sendable, Equatable {
     public var isSmoothed: Bool
     /// True when the value is derived and cannot be set.
     public var isReadOnly: Bool
+    /// True when the value can be given only when the node is created.
+    public var isCreationOnly: Bool
+    /// For a string parameter with a fixed set of values (presets, filter types): the names, in index
+    /// order. Setting accepts a name or its index.
+    public var choices: [String]
     public var summary: String
 
     public init(
         _ name: String, _ type: ValueType, unit: String = "", range: ClosedRange<Double>? = nil,
-        default defaultValue: ParameterValue, smoothed: Bool = false, readOnly: Bool = false, _ summary: String
+        default defaultValue: ParameterValue, smoothed: Bool = false, readOnly: Bool = false,
+        creationOnly: Bool = false, choices: [String] = [], _ summary: String
     ) {
+        isCreationOnly = creationOnly
+        self.choices = choices
         self.name = name
         self.type = type
         self.unit = unit
@@ -44,6 +52,12 @@ public struct ParameterSpec: Sendable, Equatable {
         let what = "\(node).\(name)"
         switch type {
         case .string:
+            if !choices.isEmpty {
+                if let name = value.stringValue, choices.contains(name) { return .string(name) }
+                if let index = value.intValue, choices.indices.contains(index) { return .string(choices[index]) }
+                throw EngineError(.outOfRange,
+                    "\(what): \(value) is not one of: \(choices.enumerated().map { "\($0.offset) \($0.element)" }.joined(separator: ", "))")
+            }
             guard let s = value.stringValue else {
                 throw EngineError(.wrongType, "\(what) takes a string, not \(value)")
             }

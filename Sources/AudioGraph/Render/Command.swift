@@ -19,6 +19,12 @@ public enum Command: BitwiseCopyable {
     case playerPause(UnsafeMutablePointer<PlayerState>)
     /// Stop: unschedule everything and reset the player timeline to 0.
     case playerStop(UnsafeMutablePointer<PlayerState>)
+    /// Set an effect parameter (kernel table index; glides inside the kernel).
+    case effectParameter(EffectRef, index: Int32, value: Double)
+    /// Bypass an effect (10 ms crossfade) or bring it back.
+    case effectBypass(EffectRef, Bool)
+    /// Clear an effect's tails.
+    case effectReset(EffectRef)
     /// Take the newest program from the slot (no-op when there is none). Sent after each publish.
     case takeProgram
     /// Drop every pending timed command that targets this state (sent before a node is freed).

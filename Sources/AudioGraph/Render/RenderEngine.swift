@@ -84,7 +84,10 @@ public final class RenderEngine: @unchecked Sendable {
         frameCount: Int, inputs: UnsafePointer<UnsafePointer<Float>?>?, inputCount: Int,
         outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int
     ) {
-        ss_enable_flush_to_zero()
+        // Flush denormals while rendering; the caller's floating-point mode comes back afterwards (the
+        // offline renderer runs on threads that do other work too).
+        let floatingPointMode = ss_enable_flush_to_zero()
+        defer { ss_restore_floating_point_mode(floatingPointMode) }
         // Clock anchor: the engine sample time of this cycle's first frame and when the cycle began.
         // Sequence lock: the reader retries while the sequence is odd or changed (all relaxed loads are
         // ordered by the releasing/acquiring sequence updates).
@@ -188,6 +191,27 @@ public final class RenderEngine: @unchecked Sendable {
             player.pointee.isPlaying = false
             player.pointee.playerTime = 0
             emitTransport(player, core)
+        case .effectParameter(let effect, let index, let value):
+            switch effect {
+            case .reverb(let p): p.pointee.setParameter(Int(index), value: value)
+            case .delay(let p): p.pointee.setParameter(Int(index), value: value)
+            case .distortion(let p): p.pointee.setParameter(Int(index), value: value)
+            case .eq(let p): p.pointee.setParameter(Int(index), value: value)
+            }
+        case .effectBypass(let effect, let bypassed):
+            switch effect {
+            case .reverb(let p): p.pointee.setBypass(bypassed)
+            case .delay(let p): p.pointee.setBypass(bypassed)
+            case .distortion(let p): p.pointee.setBypass(bypassed)
+            case .eq(let p): p.pointee.setBypass(bypassed)
+            }
+        case .effectReset(let effect):
+            switch effect {
+            case .reverb(let p): p.pointee.reset()
+            case .delay(let p): p.pointee.reset()
+            case .distortion(let p): p.pointee.reset()
+            case .eq(let p): p.pointee.reset()
+            }
         case .purge(let target):
             core.pointee.removePending(target: target)
         case .takeProgram:
@@ -282,6 +306,14 @@ public final class RenderEngine: @unchecked Sendable {
             case .output(let mixer, let inputs, let bus):
                 MixerKernel.mix(inputs, into: bus, outputVolume: &mixer.pointee.outputVolume, frames: frames)
                 RenderKernels.writeHostOutputs(core, from: bus, frames: frames)
+            case .effect(let effect, let unity, let inputs, let input, let output):
+                MixerKernel.mix(inputs, into: input, outputVolume: &unity.pointee.outputVolume, frames: frames)
+                switch effect {
+                case .reverb(let p): p.pointee.process(input: input, output: output, frames: frames)
+                case .delay(let p): p.pointee.process(input: input, output: output, frames: frames)
+                case .distortion(let p): p.pointee.process(input: input, output: output, frames: frames)
+                case .eq(let p): p.pointee.process(input: input, output: output, frames: frames)
+                }
             case .tap(let tap, let bus):
                 RenderKernels.pushTap(tap, from: bus, frames: frames)
             case .meter(let meter, let bus):
@@ -443,6 +475,13 @@ extension Command {
         case .setFade(let p, _, _): return UnsafeMutableRawPointer(p)
         case .playerEnqueue(let p, _, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
         case .playerPlay(let p), .playerPause(let p), .playerStop(let p): return UnsafeMutableRawPointer(p)
+        case .effectParameter(let e, _, _), .effectBypass(let e, _), .effectReset(let e):
+            switch e {
+            case .reverb(let p): return UnsafeMutableRawPointer(p)
+            case .delay(let p): return UnsafeMutableRawPointer(p)
+            case .distortion(let p): return UnsafeMutableRawPointer(p)
+            case .eq(let p): return UnsafeMutableRawPointer(p)
+            }
         case .purge, .takeProgram: return nil
         }
     }

@@ -1,0 +1,75 @@
+// Control side. Parameter tables of the effect kinds, built from the kernels' own descriptions.
+import AudioDSP
+
+extension NodeKind {
+    /// Default EQ band count when a patch or `/node/new` does not give `bands`.
+    public static let defaultEQBandCount = 4
+
+    /// The parameters of an effect node (an EQ with `bandCount` bands).
+    static func effectParameters(_ kind: NodeKind, bandCount: Int) -> [ParameterSpec] {
+        var specs: [ParameterSpec] = []
+        switch kind {
+        case .reverb: specs = ReverbKernel.parameters.map { spec(from: $0) }
+        case .delay: specs = DelayKernel.parameters.map { spec(from: $0) }
+        case .distortion: specs = DistortionKernel.parameters.map { spec(from: $0) }
+        case .eq:
+            specs = EQKernel.globalParameters.map { spec(from: $0) }
+            specs.append(ParameterSpec("bands", .int, unit: "bands", range: 1...Double(EQKernel.maxBandCount),
+                                       default: .int(defaultEQBandCount), creationOnly: true,
+                                       "Number of bands (AVAudioUnitEQ numberOfBands); set when the node is created."))
+            for band in 0..<bandCount {
+                for parameter in EQKernel.bandParameters {
+                    var s = spec(from: parameter)
+                    s.name = "band\(band).\(parameter.name)"
+                    specs.append(s)
+                }
+            }
+        default:
+            return []
+        }
+        specs.append(spec(from: EffectParameter.bypass))
+        specs.append(ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
+                                   "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
+        return specs
+    }
+
+    /// The kernel parameter index of `name` (nil for bypass, channels, bands).
+    static func effectParameterIndex(_ kind: NodeKind, _ name: String) -> Int? {
+        switch kind {
+        case .reverb: return ReverbKernel.parameters.firstIndex { $0.name == name }
+        case .delay: return DelayKernel.parameters.firstIndex { $0.name == name }
+        case .distortion: return DistortionKernel.parameters.firstIndex { $0.name == name }
+        case .eq:
+            if name == "globalGain" { return 0 }
+            guard name.hasPrefix("band"), let dot = name.firstIndex(of: "."),
+                  let band = Int(name[name.index(name.startIndex, offsetBy: 4)..<dot]),
+                  let p = EQKernel.bandParameters.firstIndex(where: { $0.name == name[name.index(after: dot)...] })
+            else { return nil }
+            return 1 + 5 * band + p
+        default:
+            return nil
+        }
+    }
+
+    /// A ParameterSpec from a kernel's description: `index` parameters become named choices, `bool` ones
+    /// booleans, the rest floats.
+    private static func spec(from p: EffectParameter) -> ParameterSpec {
+        if !p.valueNames.isEmpty {
+            return ParameterSpec(p.name, .string, default: .string(p.valueNames[Int(p.defaultValue)]), smoothed: p.isSmoothed,
+                                 choices: p.valueNames, p.summary)
+        }
+        if p.unit == "bool" {
+            return ParameterSpec(p.name, .bool, default: .bool(p.defaultValue != 0), smoothed: p.isSmoothed, p.summary)
+        }
+        return ParameterSpec(p.name, .float, unit: p.unit, range: p.minimum...p.maximum, default: .float(p.defaultValue),
+                             smoothed: p.isSmoothed, p.summary + (p.isMaximumNyquist ? " (at most half the sample rate)" : ""))
+    }
+
+    /// The kernel value for a validated parameter value (choice names become their index).
+    static func kernelValue(_ spec: ParameterSpec, _ value: ParameterValue) -> Double {
+        if !spec.choices.isEmpty, let name = value.stringValue, let index = spec.choices.firstIndex(of: name) {
+            return Double(index)
+        }
+        return value.doubleValue ?? 0
+    }
+}
