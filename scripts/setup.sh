@@ -5,9 +5,10 @@ packages=(
   libjack-jackd2-dev jackd2       # JACK client library, server and tools (jack_lsp, jack_connect, jack_wait)
   libsndfile1-dev libsoxr-dev     # decoding/encoding and sample-rate conversion
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: AAC/ALAC in M4A/MP4
-  liblo-dev liblo-tools           # OSC (later issues), oscsend/oscdump for manual checks
+  liblo-dev liblo-tools           # OSC control; oscsend/oscdump for tests and manual checks
   sox                             # used by tests as an independent file writer/meter
   ffmpeg                          # used by tests as an independent M4A writer (tests skip without it)
+  python3-venv                    # tests run python-osc (from PyPI) in a private venv
 )
 missing=()
 for p in "${packages[@]}"; do
