@@ -94,6 +94,7 @@ extension OSCServiceCore {
         case "play", "pause", "stop": try transport(r, node: name, verb: tail, frame: frame)
         case "schedule/buffer": try scheduleBuffer(r, node: name, frame: frame)
         case "schedule/file": try scheduleFile(r, node: name)
+        case "enqueue": try enqueue(r, node: name, frame: frame)
         case "reset":
             try OSCArguments(r).end()
             try engineCall { () throws(EngineError) in try engine.resetNode(name) }

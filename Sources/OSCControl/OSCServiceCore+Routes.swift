@@ -25,6 +25,7 @@ extension OSCServiceCore {
         case "/notify": try notifyRequest(r)
         case "/renew": try renew(r)
         case "/meters": try meters(r)
+        case "/sound/play": try soundPlay(r)
         default:
             if r.address.hasPrefix("/node/") {
                 try nodeAddress(r, frame: frame)

@@ -259,7 +259,7 @@ extension OSCServiceCore {
     /// The addresses liblo knows for a node (for pattern dispatch).
     static func nodeMethodPaths(_ name: String, kind: NodeKind) -> [String] {
         var tails = kind.parameters.map(\.name) + ["params"]
-        if kind == .player { tails += ["play", "pause", "stop", "schedule/buffer", "schedule/file"] }
+        if kind == .player { tails += ["play", "pause", "stop", "schedule/buffer", "schedule/file", "enqueue"] }
         if kind.isEffect { tails += ["reset"] }
         return tails.map { "/node/\(name)/\($0)" }
     }
@@ -284,6 +284,7 @@ extension OSCServiceCore {
 
     func handleEngineEvent(_ event: EngineEvent) {
         guard !subscriptions.isEmpty else { return }
+        handleScheduleEvent(event)
         if case .playerFinished(let node, let time) = event {
             notifyPlayerFinished(node, completed: true, sampleTime: time)
             let buffer = (try? engine.get(node, "buffer"))?.stringValue ?? ""
