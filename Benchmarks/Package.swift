@@ -1,0 +1,52 @@
+// swift-tools-version:6.1
+// Soundstage benchmarks: a package of their own (swift-nio style), so the main build stays free of
+// package-benchmark. Run from the repository root:
+//   swift package --package-path Benchmarks benchmark
+//   Benchmarks/run.sh
+// See docs/benchmarks.md.
+import PackageDescription
+
+let package = Package(
+    name: "SoundstageBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // The root package, named explicitly: a path dependency's identity is otherwise its folder name,
+        // which is "main" in one checkout and something else in another clone.
+        .package(name: "Soundstage", path: ".."),
+        // ordo-one/benchmark (formerly package-benchmark; the plugin warns that the old identifier will
+        // go). The MallocInterposer trait alone: the RuntimeInterposer trait needs swift-runtime-interposer,
+        // which our machines cannot resolve.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Already in the graph through ordo-one/benchmark; named here because GraphBenchmarks installs its
+        // allocation hook to count the render thread's own mallocs.
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+    ],
+    targets: [
+        // Shared fixtures: engine set-up and the render loop, used by both executables below.
+        .target(
+            name: "RenderFixtures",
+            dependencies: [.product(name: "AudioGraph", package: "Soundstage")],
+            path: "Support/RenderFixtures"
+        ),
+        // Counts the render thread's own mallocs, retains and releases inside the render calls.
+        .target(name: "CRenderProbe", path: "Support/CRenderProbe"),
+        .executableTarget(
+            name: "GraphBenchmarks",
+            dependencies: [
+                "RenderFixtures",
+                "CRenderProbe",
+                .product(name: "AudioGraph", package: "Soundstage"),
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
+            path: "GraphBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Plain measurement without the plugin: CPU ms per second of audio, per player, × real time.
+        .executableTarget(
+            name: "RenderCost",
+            dependencies: ["RenderFixtures", .product(name: "AudioGraph", package: "Soundstage")],
+            path: "Tools/RenderCost"
+        ),
+    ]
+)
