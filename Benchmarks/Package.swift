@@ -48,5 +48,11 @@ let package = Package(
             dependencies: ["RenderFixtures", .product(name: "AudioGraph", package: "Soundstage")],
             path: "Tools/RenderCost"
         ),
+        // Plain measurement of one stereo instance of each effect node.
+        .executableTarget(
+            name: "EffectCost",
+            dependencies: [.product(name: "AudioGraph", package: "Soundstage")],
+            path: "Tools/EffectCost"
+        ),
     ]
 )
