@@ -27,6 +27,29 @@ public enum OSCClockMapping {
         }
     }
 
+    /// Keeps one anchor for as long as the engine's clock agrees with it, so that time tags converted at
+    /// different moments (separate messages, separate bundles) keep their exact frame distances. Each
+    /// render cycle's start jitters by scheduling latency; re-anchoring on every conversion would move
+    /// frames by that jitter. The reference is replaced when the latest anchor drifts from it by more
+    /// than `tolerance` seconds (a clock drift, an xrun, a restart) or the rate changes.
+    public struct StableReference: Sendable {
+        public private(set) var anchor: Anchor?
+        public var tolerance: Double
+
+        public init(tolerance: Double = 0.002) { self.tolerance = tolerance }
+
+        /// The anchor to convert with, given the engine's latest one.
+        public mutating func update(with latest: Anchor) -> Anchor {
+            if let current = anchor, current.sampleRate == latest.sampleRate {
+                let predicted = Double(current.sampleTime)
+                    + Double(latest.monotonicNanoseconds - current.monotonicNanoseconds) / 1e9 * current.sampleRate
+                if abs(predicted - Double(latest.sampleTime)) <= tolerance * latest.sampleRate { return current }
+            }
+            anchor = latest
+            return latest
+        }
+    }
+
     /// The engine sample time of `tag`, given the wall clock and the monotonic clock read together.
     public static func sampleTime(
         for tag: OSCTimetag, wallNow: OSCTimetag, monotonicNow: Int64, anchor: Anchor

@@ -78,7 +78,7 @@ extension OSCServiceCore {
     /// Runs a bundle with sample times from its time tags; a late bundle runs at once and its sender
     /// gets `/late s:address f:seconds`.
     func runTimed(_ requests: [OSCRequest], now: (wall: OSCTimetag, monotonicNanoseconds: Int64)) {
-        guard let anchor = engine.clockAnchor().map(OSCClockMapping.Anchor.init) else {
+        guard let anchor = currentClockAnchor() else {
             // Nothing rendered yet: there is no clock to schedule against; apply at the first cycle.
             run(requests, frames: nil)
             return

@@ -284,9 +284,15 @@ extension OSCServiceCore {
         (try? engine.get(node, "playing"))?.boolValue == true
     }
 
+    /// The clock anchor to convert time tags with: the engine's latest, held steady while it agrees.
+    func currentClockAnchor() -> OSCClockMapping.Anchor? {
+        guard let latest = engine.clockAnchor().map(OSCClockMapping.Anchor.init) else { return nil }
+        return clockReference.update(with: latest)
+    }
+
     /// The engine frame of a time tag given as an argument; a past tag is reported with /late.
     func sampleTime(for tag: OSCTimetag, client: ClientRef, address: String) -> Int64? {
-        guard let anchor = engine.clockAnchor().map(OSCClockMapping.Anchor.init) else { return nil }
+        guard let anchor = currentClockAnchor() else { return nil }
         let now = SystemClock.pairedNow()
         let frame = OSCClockMapping.sampleTime(for: tag, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
                                                anchor: anchor)

@@ -78,6 +78,8 @@ final class OSCServiceCore: @unchecked Sendable {
     // Dispatch (between a receive and `finishDispatch`).
     var collected: [Collected] = []
     var bundleDepth = 0
+    /// The clock mapping in use (see `OSCClockMapping.StableReference`).
+    var clockReference = OSCClockMapping.StableReference()
     var packetIsBundle = false
     var currentUDPClient: ClientRef?
     var pattern: PatternContext?

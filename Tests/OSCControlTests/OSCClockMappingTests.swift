@@ -44,3 +44,18 @@ import Testing
         #expect(frames == [nil, nil])
     }
 }
+
+@Suite struct OSCStableReferenceTests {
+    @Test func jitteringCyclesKeepOneReferenceAndDriftReplacesIt() {
+        var reference = OSCClockMapping.StableReference(tolerance: 0.002)
+        let first = OSCClockMapping.Anchor(sampleTime: 0, monotonicNanoseconds: 1_000_000_000, sampleRate: 48_000)
+        #expect(reference.update(with: first) == first)
+        // A cycle 256 frames later that started 0.3 ms late: same reference.
+        let jittered = OSCClockMapping.Anchor(sampleTime: 256, monotonicNanoseconds: 1_000_000_000 + 5_333_333 + 300_000,
+                                              sampleRate: 48_000)
+        #expect(reference.update(with: jittered) == first)
+        // 10 ms of drift: a new reference.
+        let drifted = OSCClockMapping.Anchor(sampleTime: 48_000, monotonicNanoseconds: 2_010_000_000, sampleRate: 48_000)
+        #expect(reference.update(with: drifted) == drifted)
+    }
+}

@@ -7,7 +7,7 @@ extension Engine {
 
     /// Before the first frame is rendered nothing can click, so edits take effect without fades (a patch
     /// loads exactly as written).
-    var isSilentSoFar: Bool { renderEngine.renderedFrames == 0 }
+    var isSilentSoFar: Bool { !renderEngine.hasStarted }
 
     /// Adds `edge` to the model with a fade rising from silence (or revives it if it is fading out).
     func addEdge(_ edge: Connection) throws(EngineError) {
@@ -27,7 +27,8 @@ extension Engine {
         state.connections.removeAll { $0 == edge }
         guard let fade = state.fades.removeValue(forKey: edge) else { return }
         if isSilentSoFar {
-            bury(fade)
+            // Still in the installed program: released once the program without it is installed.
+            state.buryAfterPublish.append(fade)
             return
         }
         try send([TimedCommand(.setFade(fade.ramp, target: 0, rampFrames: Int32(fadeFrames)))])

@@ -77,7 +77,8 @@ extension Engine {
                 try retireEdge(edge, rename: [name: key])
             }
             if isSilentSoFar {
-                bury(node)
+                // Still in the installed program: released once the program without it is installed.
+                state.buryAfterPublish.append(node)
                 for item in node.items.values { release(item) }
             } else {
                 state.dyingNodes[key] = Retiring(item: node, commandCount: sentCommandCount)

@@ -81,6 +81,9 @@ public final class Engine: @unchecked Sendable {
             state.graveyard.bury(previous, generation: program.generation, commandCount: 0)
         }
         state.lastPublished = program
+        // Objects the previous program referenced and the new one does not.
+        for object in state.buryAfterPublish { bury(object) }
+        state.buryAfterPublish = []
         // The render thread takes the program when it reaches this command, so a program and the commands
         // sent after it in one batch take effect in the same cycle.
         if state.batchDepth > 0 {
@@ -219,6 +222,9 @@ struct ControlState {
     /// Underrun frames already reported, per stream.
     var reportedUnderruns: [ObjectIdentifier: Int] = [:]
     var reportedStreamFailures: Set<ObjectIdentifier> = []
+    /// Objects removed from the model that the installed program may still reference: buried with the
+    /// generation of the next published program.
+    var buryAfterPublish: [AnyObject] = []
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
     /// The fade of every live connection.

@@ -20,6 +20,8 @@ public final class RenderEngine: @unchecked Sendable {
     let installedGenerationCounter = Atomic<Int>(0)
     /// Frames rendered since the engine was created (statistics and engine time for the control side).
     let renderedFrameCounter = Atomic<Int>(0)
+    /// Set when the first render call begins (before it takes any program).
+    let hasStartedCounter = Atomic<Bool>(false)
     /// Clock anchor, published by `render` with a sequence lock: odd while being written.
     let anchorSequence = Atomic<Int>(0)
     let anchorSampleTime = Atomic<Int>(0)
@@ -73,6 +75,9 @@ public final class RenderEngine: @unchecked Sendable {
         }
     }
 
+    /// Any thread. True once a render call has begun.
+    public var hasStarted: Bool { hasStartedCounter.load(ordering: .acquiring) }
+
     /// Any thread. Frames rendered so far (relaxed: a statistic).
     public var renderedFrames: Int { renderedFrameCounter.load(ordering: .relaxed) }
 
@@ -87,6 +92,8 @@ public final class RenderEngine: @unchecked Sendable {
         // Flush denormals while rendering; the caller's floating-point mode comes back afterwards (the
         // offline renderer runs on threads that do other work too).
         let floatingPointMode = ss_enable_flush_to_zero()
+        // Release: the control side, seeing this, knows programs may be in use from now on.
+        hasStartedCounter.store(true, ordering: .releasing)
         defer { ss_restore_floating_point_mode(floatingPointMode) }
         // Clock anchor: the engine sample time of this cycle's first frame and when the cycle began.
         // Sequence lock: the reader retries while the sequence is odd or changed (all relaxed loads are
