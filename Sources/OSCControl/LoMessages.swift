@@ -56,7 +56,14 @@ enum LoValues {
             case .string(let s): lo_message_add_string(m, s)
             case .symbol(let s): lo_message_add_symbol(m, s)
             case .blob(let bytes):
-                let blob = bytes.withUnsafeBytes { lo_blob_new(Int32(bytes.count), $0.baseAddress) }
+                // liblo cannot make an empty blob (lo_blob_new(0) is NULL, and adding NULL crashes while
+                // serialising), so an empty blob goes out as nil.
+                guard !bytes.isEmpty,
+                      let blob = bytes.withUnsafeBytes({ lo_blob_new(Int32(bytes.count), $0.baseAddress) })
+                else {
+                    lo_message_add_nil(m)
+                    continue
+                }
                 lo_message_add_blob(m, blob)
                 lo_blob_free(blob)
             case .timetag(let t): lo_message_add_timetag(m, lo_timetag(sec: t.seconds, frac: t.fraction))
