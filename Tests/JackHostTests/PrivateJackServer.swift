@@ -38,7 +38,12 @@ final class PrivateJackServer: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         pid = process.processIdentifier
-        let wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
+        var wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
+        if wait.status != 0 && process.isRunning {
+            // Under heavy load (many suites start servers at once) jackd can take longer to accept
+            // clients: give a running server a second, longer chance.
+            wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "20"])
+        }
         guard wait.status == 0 else {
             stop()
             throw FixtureError("jackd '\(name)' did not come up: \(wait.output)\n\(logTail())")

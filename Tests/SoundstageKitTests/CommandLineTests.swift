@@ -89,7 +89,7 @@ import Testing
             jackd.terminate()
             jackd.waitUntilExit()
         }
-        _ = try Fixtures.run("/usr/bin/jack_wait", ["-s", server, "-w", "-t", "10"], timeout: 15)
+        _ = try Fixtures.run("/usr/bin/jack_wait", ["-s", server, "-w", "-t", "30"], timeout: 35)
         let hello = Fixtures.patches.appendingPathComponent("hello.yaml").path
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("first-\(server).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
