@@ -59,7 +59,8 @@ let package = Package(
             dependencies: ["SoundstageKit", "AudioGraph", "AudioFiles", "Patches", "DSPTestSupport", "CAllocationCounter"]
         ),
         .testTarget(
-            name: "OSCControlTests", dependencies: ["OSCControl", "AudioGraph", "AudioFiles", "SoundstageKit", "CLibLo"],
+            name: "OSCControlTests",
+            dependencies: ["OSCControl", "AudioGraph", "AudioFiles", "SoundstageKit", "CLibLo", "DSPTestSupport", "CAllocationCounter"],
             exclude: ["Python"]
         ),
         .testTarget(
