@@ -7,8 +7,9 @@ import Glibc
 import Synchronization
 import Testing
 
-/// The heavy external tests (the 20× scenario on JACK, the 100k-packet fuzz) run one after another, so
-/// neither disturbs the other's timing on a small machine.
+/// The heavy external tests (the 20× scenario, the 100k-packet fuzz) and every test that starts a private
+/// jackd run one after another, so none disturbs another's timing on a small machine and at most one of
+/// them holds a slot of JACK's per-user server registry.
 @Suite(.serialized) struct OSCExternalSerialSuites {}
 
 extension Trait where Self == ConditionTrait {

@@ -2,13 +2,11 @@
 // mutations of them, bundles, oversized and random datagrams) and a render thread that counts what it
 // allocates. Used by FuzzPacketTests.
 import AudioGraph
+import DSPTestSupport
 import Foundation
 import Glibc
 @testable import OSCControl
 import Synchronization
-#if canImport(DSPTestSupport) && canImport(CAllocationCounter)
-import DSPTestSupport
-#endif
 
 /// xorshift64*, seeded, so every run sends the same packets.
 struct PacketFuzzRandom {
@@ -226,11 +224,9 @@ struct PacketFuzzer {
     }
 }
 
-/// Whether the render thread's allocations can be counted: DSPTestSupport's `AllocationProbe` over the
-/// CAllocationCounter malloc interposer. OSCControlTests must list both targets as dependencies in
-/// Package.swift for this to be guaranteed; without them the count is reported as unavailable.
+/// The render thread's heap allocations, frees and mutex locks, counted by DSPTestSupport's
+/// `AllocationProbe` over the CAllocationCounter malloc interposer (linked into the test executable).
 enum RenderAllocationCounter {
-    #if canImport(DSPTestSupport) && canImport(CAllocationCounter)
     static var unavailableReason: String? {
         AllocationProbe.isActive ? nil : "the counting malloc (CAllocationCounter) is not the process's malloc"
     }
@@ -238,13 +234,6 @@ enum RenderAllocationCounter {
     static var counts: (allocations: Int64, frees: Int64, locks: Int64) {
         (AllocationProbe.allocations, AllocationProbe.frees, AllocationProbe.locks)
     }
-    #else
-    static var unavailableReason: String? {
-        "OSCControlTests does not depend on DSPTestSupport and CAllocationCounter (Package.swift)"
-    }
-    static func track(_ on: Bool) {}
-    static var counts: (allocations: Int64, frees: Int64, locks: Int64) { (0, 0, 0) }
-    #endif
 }
 
 /// Renders an engine in real time on its own thread, 256-frame periods (like a JACK process callback),
