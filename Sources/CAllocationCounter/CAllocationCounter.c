@@ -1,5 +1,6 @@
 // Test-only malloc/pthread interposer. Forwards to glibc's __libc_* entry points and counts calls made
-// by threads that opted in with ss_track_current_thread(1). Any thread may call anything here.
+// by threads that opted in with ss_track_current_thread(channel), per channel, so tests running in
+// parallel in one process never see each other's counts. Any thread may call anything here.
 #define _GNU_SOURCE
 #include "CAllocationCounter.h"
 #include <dlfcn.h>
@@ -19,10 +20,13 @@ extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
 extern void __libc_free(void *);
 
+#define SS_CHANNEL_COUNT 64
+/// The channel the calling thread counts into; 0 = not tracked.
 static _Thread_local int tracked;
-static _Atomic int64_t allocations;
-static _Atomic int64_t frees;
-static _Atomic int64_t locks;
+static _Atomic int64_t allocations[SS_CHANNEL_COUNT];
+static _Atomic int64_t frees[SS_CHANNEL_COUNT];
+static _Atomic int64_t locks[SS_CHANNEL_COUNT];
+static _Atomic int next_channel;
 
 // SS_ALLOCATION_TRAP=1 in the environment raises SIGTRAP at each counted call while armed, so a
 // debugger shows the offending stack (gdb -ex run -ex bt); =2 prints the stack to stderr instead.
@@ -51,7 +55,7 @@ static inline void maybe_trap(void) {
 
 static inline void count_alloc(void) {
     if (tracked) {
-        atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&allocations[tracked], 1, memory_order_relaxed);
         maybe_trap();
     }
 }
@@ -71,7 +75,7 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
     return 0;
 }
 void free(void *p) {
-    if (p && tracked) atomic_fetch_add_explicit(&frees, 1, memory_order_relaxed);
+    if (p && tracked) atomic_fetch_add_explicit(&frees[tracked], 1, memory_order_relaxed);
     __libc_free(p);
 }
 
@@ -85,36 +89,47 @@ __attribute__((constructor)) static void resolve_pthread(void) {
 }
 
 int pthread_mutex_lock(pthread_mutex_t *m) {
-    if (tracked) { atomic_fetch_add_explicit(&locks, 1, memory_order_relaxed); maybe_trap(); }
+    if (tracked) { atomic_fetch_add_explicit(&locks[tracked], 1, memory_order_relaxed); maybe_trap(); }
     if (!real_lock) resolve_pthread();
     return real_lock ? real_lock(m) : 0;
 }
 int pthread_mutex_trylock(pthread_mutex_t *m) {
-    if (tracked) atomic_fetch_add_explicit(&locks, 1, memory_order_relaxed);
+    if (tracked) atomic_fetch_add_explicit(&locks[tracked], 1, memory_order_relaxed);
     if (!real_trylock) resolve_pthread();
     return real_trylock ? real_trylock(m) : 0;
 }
 
-void ss_track_current_thread(int enabled) { tracked = enabled; }
+/// Channel reserved for `ss_allocation_counter_is_active`; probes get 1 ... SELF_TEST_CHANNEL - 1.
+#define SELF_TEST_CHANNEL (SS_CHANNEL_COUNT - 1)
+static inline int valid(int channel) { return channel > 0 && channel < SELF_TEST_CHANNEL; }
+
+int ss_allocation_channel_open(void) {
+    // Reused round-robin; a process never has that many probes alive at once.
+    int n = atomic_fetch_add(&next_channel, 1);
+    int channel = 1 + n % (SELF_TEST_CHANNEL - 1);
+    ss_reset_tracked_counts(channel);
+    return channel;
+}
+void ss_track_current_thread(int channel) { tracked = valid(channel) ? channel : 0; }
 void ss_arm_trap(int armed) { atomic_store(&trap_armed, armed); }
-int64_t ss_tracked_allocation_count(void) { return atomic_load(&allocations); }
-int64_t ss_tracked_free_count(void) { return atomic_load(&frees); }
-int64_t ss_tracked_lock_count(void) { return atomic_load(&locks); }
-void ss_reset_tracked_counts(void) {
-    atomic_store(&allocations, 0);
-    atomic_store(&frees, 0);
-    atomic_store(&locks, 0);
+int64_t ss_tracked_allocation_count(int channel) { return valid(channel) ? atomic_load(&allocations[channel]) : 0; }
+int64_t ss_tracked_free_count(int channel) { return valid(channel) ? atomic_load(&frees[channel]) : 0; }
+int64_t ss_tracked_lock_count(int channel) { return valid(channel) ? atomic_load(&locks[channel]) : 0; }
+void ss_reset_tracked_counts(int channel) {
+    if (!valid(channel)) return;
+    atomic_store(&allocations[channel], 0);
+    atomic_store(&frees[channel], 0);
+    atomic_store(&locks[channel], 0);
 }
 int ss_allocation_counter_is_active(void) {
     int was = tracked;
-    tracked = 1;
+    tracked = SELF_TEST_CHANNEL;
     self_testing = 1;
-    int64_t before = atomic_load(&allocations);
+    int64_t before = atomic_load(&allocations[SELF_TEST_CHANNEL]);
     void *volatile p = malloc(16);
     free(p);
-    int64_t after = atomic_load(&allocations);
+    int64_t after = atomic_load(&allocations[SELF_TEST_CHANNEL]);
     tracked = was;
     self_testing = 0;
-    atomic_fetch_sub(&allocations, after - before);
     return after > before;
 }

@@ -45,7 +45,7 @@ public final class JackHost: Sendable {
     }
 
     /// Test hook: `hook` runs once, on JACK's process thread, at the start of the first cycle after the
-    /// next `start()` (for example `{ ss_track_current_thread(1) }`). It must be RT-safe itself.
+    /// next `start()` (for example one that calls `ss_track_current_thread`). It must be RT-safe itself.
     public func setRenderThreadStartHook(_ hook: (@convention(c) () -> Void)?) {
         core.state.withLock { $0.startHook = hook }
     }

@@ -34,6 +34,7 @@ import Testing
         let done = Atomic<Bool>(false)
         let editRounds = Atomic<Int>(0)
         let counts = Mutex<(allocations: Int64, locks: Int64, frames: Int, measuredFrom: Int, swaps: Int)>((0, 0, 0, -1, 0))
+        let probe = AllocationProbe()
         let thread = Thread {
             let block = 256
             let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
@@ -46,7 +47,7 @@ import Testing
             var warmedUp = false
             var measuredFrom = -1
             var generationAtWarmup = 0
-            AllocationProbe.trackCurrentThread(true)
+            probe.trackCurrentThread(true)
             // Render at least 12 s of audio, and keep going until the control thread has made 60 rounds
             // of edits, however fast or slow either thread runs on this machine.
             while rendered < totalFrames || editRounds.load(ordering: .relaxed) < 60 {
@@ -55,16 +56,16 @@ import Testing
                     measuredFrom = rendered
                     generationAtWarmup = render.installedGeneration
                     AllocationProbe.armTrap(true)
-                    baseline = (AllocationProbe.allocations, AllocationProbe.locks)
+                    baseline = (probe.allocations, probe.locks)
                 }
                 render.render(frameCount: block, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers), outputCount: 2)
                 rendered += block
                 // Pace loosely so the control thread's edits interleave with rendering.
                 if rendered % 4096 == 0 { usleep(200) }
             }
-            let totals = (AllocationProbe.allocations - baseline.0, AllocationProbe.locks - baseline.1)
+            let totals = (probe.allocations - baseline.0, probe.locks - baseline.1)
             AllocationProbe.armTrap(false)
-            AllocationProbe.trackCurrentThread(false)
+            probe.trackCurrentThread(false)
             let swaps = render.installedGeneration - generationAtWarmup
             counts.withLock { $0 = (totals.0, totals.1, rendered, measuredFrom, swaps) }
             out.deallocate()
@@ -133,12 +134,15 @@ import Testing
     /// The probe must see allocations, or the zero-allocation test above proves nothing.
     @Test func probeCountsAllocationsOnTheTrackedThreadOnly() throws {
         try #require(AllocationProbe.isActive)
-        AllocationProbe.trackCurrentThread(true)
-        let before = AllocationProbe.allocations
+        let probe = AllocationProbe()
+        let bystander = AllocationProbe()
+        probe.trackCurrentThread(true)
+        let before = probe.allocations
         let array = Array(repeating: UInt8(1), count: 1000 + Int.random(in: 0..<10))
-        let after = AllocationProbe.allocations
-        AllocationProbe.trackCurrentThread(false)
+        let after = probe.allocations
+        probe.trackCurrentThread(false)
         #expect(array.count >= 1000)
         #expect(after > before)
+        #expect(bystander.allocations == 0, "another probe's channel counted this thread")
     }
 }

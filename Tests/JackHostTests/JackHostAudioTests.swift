@@ -10,6 +10,8 @@ import Testing
 
 /// Set by the render-thread start hook (a C function pointer cannot capture).
 private let renderHookRan = Atomic<Bool>(false)
+/// The probe channel the start hook tracks the process thread into.
+private let renderHookChannel = Atomic<Int32>(0)
 
 extension JackHostTests {
     @Suite("Audio")
@@ -81,9 +83,12 @@ extension JackHostTests {
         @Test(.enabled(if: AllocationProbe.isActive, "the allocation counter is not linked in"))
         func processThreadNeitherAllocatesNorLocks() throws {
             renderHookRan.store(false, ordering: .relaxed)
+            let probe = AllocationProbe()
+            // Relaxed: published to the process thread by jack_activate (a syscall and a thread start).
+            renderHookChannel.store(probe.channel, ordering: .relaxed)
             let server = try PrivateJackServer()
             let hook: @convention(c) () -> Void = {
-                ss_track_current_thread(1)
+                ss_track_current_thread(renderHookChannel.load(ordering: .relaxed))
                 // Relaxed: read after the test has slept past several cycles.
                 renderHookRan.store(true, ordering: .relaxed)
             }
@@ -92,7 +97,9 @@ extension JackHostTests {
             #expect(waitUntil(timeout: 3) { host.processCycleCount > 100 }, "warm-up")
             let hookRan = renderHookRan.load(ordering: .relaxed)
             #expect(hookRan, "the start hook did not run")
-            AllocationProbe.reset()
+            probe.reset()
+            AllocationProbe.armTrap(true)
+            defer { AllocationProbe.armTrap(false) }
             let start = host.processCycleCount
             // Parameter changes exercise the command queue on the process thread meanwhile.
             let deadline = Date().addingTimeInterval(3)
@@ -103,8 +110,8 @@ extension JackHostTests {
                 usleep(100_000)
             }
             let cycles = host.processCycleCount - start
-            let allocations = AllocationProbe.allocations
-            let locks = AllocationProbe.locks
+            let allocations = probe.allocations
+            let locks = probe.locks
             #expect(cycles > 300, "only \(cycles) cycles ran in 3 s")
             #expect(allocations == 0, "\(allocations) allocations on the process thread in \(cycles) cycles")
             #expect(locks == 0, "\(locks) mutex locks on the process thread in \(cycles) cycles")

@@ -226,13 +226,15 @@ struct PacketFuzzer {
 
 /// The render thread's heap allocations, frees and mutex locks, counted by DSPTestSupport's
 /// `AllocationProbe` over the CAllocationCounter malloc interposer (linked into the test executable).
-enum RenderAllocationCounter {
+struct RenderAllocationCounter {
     static var unavailableReason: String? {
         AllocationProbe.isActive ? nil : "the counting malloc (CAllocationCounter) is not the process's malloc"
     }
-    static func track(_ on: Bool) { AllocationProbe.trackCurrentThread(on) }
-    static var counts: (allocations: Int64, frees: Int64, locks: Int64) {
-        (AllocationProbe.allocations, AllocationProbe.frees, AllocationProbe.locks)
+    /// This counter's own channel: other tests' probes running meanwhile never add to it.
+    private let probe = AllocationProbe()
+    func track(_ on: Bool) { probe.trackCurrentThread(on) }
+    var counts: (allocations: Int64, frees: Int64, locks: Int64) {
+        (probe.allocations, probe.frees, probe.locks)
     }
 }
 
@@ -310,18 +312,19 @@ final class CountingRenderer: @unchecked Sendable {
         var slow = 0
         var longest = 0.0
         // Nothing below allocates: pointers, atomics, clock_gettime and usleep.
-        RenderAllocationCounter.track(true)
-        let beforeProbe = RenderAllocationCounter.counts.allocations
+        let counter = RenderAllocationCounter()
+        counter.track(true)
+        let beforeProbe = counter.counts.allocations
         let probe = malloc(64)
         // The pointer escapes into an atomic, so an optimizer cannot drop the malloc/free pair.
         probeSink.store(Int(bitPattern: probe), ordering: .relaxed)
         free(probe)
-        let counterSawProbe = RenderAllocationCounter.counts.allocations > beforeProbe
+        let counterSawProbe = counter.counts.allocations > beforeProbe
         while !stopFlag.load(ordering: .acquiring) {
             if !measuring && measureFlag.load(ordering: .acquiring) {
                 measuring = true
                 measuredFrom = frames
-                baseline = RenderAllocationCounter.counts
+                baseline = counter.counts
             }
             let before = Self.now()
             render.render(frameCount: period, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers),
@@ -336,8 +339,8 @@ final class CountingRenderer: @unchecked Sendable {
             let wait = next - Self.now()
             if wait > 0 { usleep(UInt32(wait * 1e6)) } else if wait < -0.1 { next = Self.now() }
         }
-        let end = RenderAllocationCounter.counts
-        RenderAllocationCounter.track(false)
+        let end = counter.counts
+        counter.track(false)
         report.withLock {
             $0 = Report(frames: frames, measuredFrames: measuring ? frames - measuredFrom : 0,
                         allocations: measuring ? end.allocations - baseline.allocations : 0,

@@ -81,16 +81,17 @@ func renderDistortion(_ k: UnsafeMutablePointer<DistortionKernel>, _ bus: BusRef
             distortion.deallocate()
             buffer.deallocate()
         }
-        AllocationProbe.trackCurrentThread(true)
-        let before = (AllocationProbe.allocations, AllocationProbe.locks)
+        let probe = AllocationProbe()
+        probe.trackCurrentThread(true)
+        let before = (probe.allocations, probe.locks)
         for _ in 0..<200 {
             renderEQ(eq, bus, frames: frames)
             renderDelay(delay, bus, frames: frames)
             renderReverb(reverb, bus, frames: frames)
             renderDistortion(distortion, bus, frames: frames)
         }
-        let after = (AllocationProbe.allocations, AllocationProbe.locks)
-        AllocationProbe.trackCurrentThread(false)
+        let after = (probe.allocations, probe.locks)
+        probe.trackCurrentThread(false)
         #expect(after.0 == before.0, "allocations on the render path")
         #expect(after.1 == before.1, "locks on the render path")
     }
