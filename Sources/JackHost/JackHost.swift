@@ -60,7 +60,7 @@ public final class JackHost: Sendable {
         let startHook = core.state.withLock { $0.startHook }
         let result: Result<JackHostStartReport, JackHostError> = core.state.withLock { state in
             if state.session != nil { return .failure(.alreadyRunning) }
-            switch open(startHook: startHook) {
+            switch open(startHook: startHook, inserts: state.insertLayout) {
             case .failure(let error):
                 return .failure(error)
             case .success(let (report, session)):
@@ -81,11 +81,20 @@ public final class JackHost: Sendable {
                 _ = jack_client_close(client)
                 session.client = nil
             }
+            releaseInserts()
             close(session.wakeFD)
             state.session = nil
             return session.eventThread
         }
         if let thread { Self.finish(thread) }
+    }
+
+    /// Control side, after the client is closed (no callback runs): frees the insert table.
+    private func releaseInserts() {
+        core.latencyPorts.withLock { $0 = JackLatencyPorts() }
+        if let old = core.insertTable.exchange(nil, ordering: .acquiringAndReleasing) {
+            JackInsertTable.destroy(old.assumingMemoryBound(to: JackInsertTable.self))
+        }
     }
 
     /// After a server loss the session stays (names stay readable) until `stop()` or the next `start()`.
@@ -104,7 +113,9 @@ public final class JackHost: Sendable {
     }
 
     /// Opens and activates a client. Called with the state lock held; on failure nothing stays open.
-    private func open(startHook: (@convention(c) () -> Void)?) -> Result<(JackHostStartReport, JackSession), JackHostError> {
+    private func open(startHook: (@convention(c) () -> Void)?, inserts: HostInsertLayout?)
+        -> Result<(JackHostStartReport, JackSession), JackHostError>
+    {
         let config = configuration
         if let problem = Self.validate(config) { return .failure(.invalidConfiguration(problem)) }
         let serverName = config.resolvedServerName
@@ -134,6 +145,7 @@ public final class JackHost: Sendable {
         // Until the event thread owns the context, failures undo everything here.
         func fail(_ error: JackHostError) -> Result<(JackHostStartReport, JackSession), JackHostError> {
             _ = jack_client_close(client)
+            releaseInserts()
             JackRenderContext.destroy(context)
             close(fds[0])
             close(fds[1])
@@ -160,6 +172,9 @@ public final class JackHost: Sendable {
         if jack_set_xrun_callback(client, jackXRunCallback, arg) != 0 {
             return fail(.callbackRegistrationFailed(callback: "xrun"))
         }
+        if jack_set_latency_callback(client, jackLatencyCallback, arg) != 0 {
+            return fail(.callbackRegistrationFailed(callback: "latency"))
+        }
         jack_on_info_shutdown(client, jackInfoShutdownCallback, arg)
 
         var outputNames: [String] = []
@@ -181,6 +196,15 @@ public final class JackHost: Sendable {
             }
         }
 
+        core.latencyPorts.withLock { ports in
+            ports = JackLatencyPorts()
+            for i in 0..<config.outputChannelCount { if let p = context.pointee.outputPorts[i] { ports.mainOutputs.append(p) } }
+            for i in 0..<config.inputChannelCount { if let p = context.pointee.inputPorts[i] { ports.mainInputs.append(p) } }
+        }
+        // Inserts exposed before this start (no cycle runs yet).
+        var insertPorts: [String: JackInsertPorts] = [:]
+        if let inserts { _ = applyInserts(inserts, client: client, ports: &insertPorts, isActive: false) }
+
         let thread: pthread_t
         switch JackHostCore.startEventThread(core: core, readFD: fds[0], context: context) {
         case .failure(let error): return fail(error)
@@ -192,6 +216,7 @@ public final class JackHost: Sendable {
         let code = jack_activate(client)
         if code != 0 {
             _ = jack_client_close(client)
+            releaseInserts()
             // EOF ends the event thread, which frees the context. Detached, not joined: its exit path
             // takes the state lock, which we hold.
             close(fds[1])
@@ -201,7 +226,7 @@ public final class JackHost: Sendable {
 
         let session = JackSession(
             client: client, context: context, wakeFD: fds[1], eventThread: thread, actualClientName: actualName,
-            serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames)
+            serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames, insertPorts: insertPorts)
         let connections = makeConnections(client: client, session: session)
         let report = JackHostStartReport(
             requestedClientName: config.clientName, actualClientName: actualName, serverName: serverName,

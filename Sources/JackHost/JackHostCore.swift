@@ -1,5 +1,6 @@
 // Control side plus the host's event thread. State shared by `JackHost`, the libjack callbacks (through
 // `JackRenderContext.core`) and the event thread, which outlives neither the client nor this object.
+import AudioGraph
 import CJack
 import Glibc
 import Synchronization
@@ -19,12 +20,16 @@ struct JackSession: Sendable {
     var outputPortNames: [String]
     var inputPortNames: [String]
     var isServerLost = false
+    /// Registered insert ports by node.
+    var insertPorts: [String: JackInsertPorts] = [:]
 }
 
 /// Mutable host state guarded by `JackHostCore.state`.
 struct JackHostState: Sendable {
     var session: JackSession?
     nonisolated(unsafe) var startHook: (@convention(c) () -> Void)?
+    /// The newest insert layout given to `setInserts` (applied at every start).
+    var insertLayout: HostInsertLayout?
 }
 
 /// Shared by the host object, the callbacks and the event thread. Callbacks only touch the atomics.
@@ -42,6 +47,10 @@ final class JackHostCore: Sendable {
     /// Set by the info-shutdown callback; cleared by `start()`.
     let serverLostFlag = Atomic<Bool>(false)
     let shutdownStatus = Atomic<UInt32>(0)
+    /// The insert table the process callback reads (a `JackInsertTable` pointer; nil: no inserts).
+    nonisolated(unsafe) let insertTable = Atomic<UnsafeMutableRawPointer?>(nil)
+    /// Our ports as the latency callback sees them.
+    let latencyPorts = Mutex<JackLatencyPorts>(JackLatencyPorts())
     let handler = Mutex<(@Sendable (JackHostEvent) -> Void)?>(nil)
     let state = Mutex<JackHostState>(JackHostState())
 

@@ -52,6 +52,16 @@ public enum JackPorts {
         return names
     }
 
+    /// jackd (jack2) publishes graph changes at the next cycle boundary, so a connection just made may
+    /// not be visible yet: polls for up to 250 ms (many periods at any usual size).
+    private static func becomesConnected(_ port: OpaquePointer, _ other: String) -> Bool {
+        for _ in 0..<50 {
+            if jack_port_connected_to(port, other) != 0 { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
     /// Connects two ports given by full name. The pair may be given in either order: the output port
     /// becomes the source. Already connected counts as success. The result is checked with
     /// `jack_port_connected_to`, because a server started with `-a a` returns 0 while ignoring
@@ -70,7 +80,7 @@ public enum JackPorts {
                                             outcome: .failed("jack_connect returned \(code) (incompatible port types"
                                                 + " or refused by the server's self-connect policy)"))
             }
-            if jack_port_connected_to(sourcePort, destination) == 0 {
+            if !becomesConnected(sourcePort, destination) {
                 return JackConnectionResult(source: source, destination: destination,
                                             outcome: .failed("the server ignored the request (self-connect policy `jackd -a`?)"))
             }
@@ -86,13 +96,12 @@ public enum JackPorts {
         case .failure(let failed):
             return failed.result
         case .success(let (source, destination, sourcePort)):
-            if jack_port_connected_to(sourcePort, destination) == 0 {
-                return JackConnectionResult(source: source, destination: destination, outcome: .failed("not connected"))
-            }
+            // Asked of the server, not of our view of the graph, which lags by up to a cycle.
             let code = jack_disconnect(client, source, destination)
             if code != 0 {
-                return JackConnectionResult(source: source, destination: destination,
-                                            outcome: .failed("jack_disconnect returned \(code)"))
+                let reason = jack_port_connected_to(sourcePort, destination) == 0
+                    ? "not connected" : "jack_disconnect returned \(code)"
+                return JackConnectionResult(source: source, destination: destination, outcome: .failed(reason))
             }
             return JackConnectionResult(source: source, destination: destination, outcome: .connected)
         }

@@ -106,18 +106,23 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
         inputs[i] = UnsafePointer(jack_port_get_buffer(context.pointee.inputPorts[i], frames)?
             .assumingMemoryBound(to: Float.self))
     }
-    context.pointee.core._withUnsafeGuaranteedRef { core in
+    let inserts = context.pointee.core._withUnsafeGuaranteedRef { core -> HostInsertIO in
         // Relaxed: the flag only gates a one-shot test hook; the exchange makes it run once.
         if core.startHookPending.load(ordering: .relaxed),
            core.startHookPending.exchange(false, ordering: .relaxed) {
             context.pointee.startHook?()
         }
-        // Relaxed: a statistic (liveness of the process thread).
-        core.cycleCounter.wrappingAdd(1, ordering: .relaxed)
+        // Release: counted before the insert table is loaded, so the control side, seeing two more
+        // cycles, knows no cycle still holds a table it replaced (see `JackHost.publish`).
+        core.cycleCounter.wrappingAdd(1, ordering: .releasing)
+        // Acquire: pairs with the publishing exchange (the table's contents are visible).
+        guard let raw = core.insertTable.load(ordering: .acquiring) else { return .none }
+        return raw.assumingMemoryBound(to: JackInsertTable.self).pointee.prepare(frames: frames)
     }
     context.pointee.engine._withUnsafeGuaranteedRef { engine in
         engine.render(frameCount: Int(frames), inputs: inputCount > 0 ? UnsafePointer(inputs) : nil,
-                      inputCount: inputCount, outputs: UnsafePointer(outputs), outputCount: outputCount)
+                      inputCount: inputCount, outputs: UnsafePointer(outputs), outputCount: outputCount,
+                      inserts: inserts)
     }
     return 0
 }

@@ -95,7 +95,8 @@ struct RunCommand: ParsableCommand {
         }
         say("JACK client '\(report.actualClientName)' on server '\(report.serverName)': \(report.sampleRate) Hz, "
             + "\(report.bufferSize)-frame periods")
-        say("ports: " + (report.outputPorts + report.inputPorts).joined(separator: ", "))
+        let insertPorts = host.insertPortNames.sorted { $0.key < $1.key }.flatMap { $0.value.inputs + $0.value.outputs }
+        say("ports: " + (report.outputPorts + report.inputPorts + insertPorts).joined(separator: ", "))
         for c in report.connections { say("connection: \(c)") }
         say(loaded.summary())
 
@@ -172,7 +173,13 @@ struct RunCommand: ParsableCommand {
             clientName: name, serverName: server, outputChannelCount: config.outputChannelCount,
             inputChannelCount: config.inputChannelCount, connectPhysicalOutputs: connect || loaded.connectPhysical,
             connections: loaded.jackConnections)
-        return JackHost(configuration: hostConfig, renderEngine: loaded.engine.renderEngine) { events.post($0) }
+        let host = JackHost(configuration: hostConfig, renderEngine: loaded.engine.renderEngine) { events.post($0) }
+        // Effects with `insert: true` get ports now (before connections are made) and whenever it changes.
+        host.setInserts(loaded.engine.hostInsertLayout)
+        loaded.engine.setHostInsertObserver { [host] layout in
+            for problem in host.setInserts(layout) { printError(problem) }
+        }
+        return host
     }
 
     private func start(_ host: JackHost) throws -> JackHostStartReport {
@@ -216,6 +223,14 @@ final class JackOSCHost: OSCHost, Sendable {
         }
         for port in host.inputPortNames {
             for other in host.connections(of: port) { edges.append((other, port)) }
+        }
+        for (_, ports) in host.insertPortNames.sorted(by: { $0.key < $1.key }) {
+            for port in ports.outputs {
+                for other in host.connections(of: port) { edges.append((port, other)) }
+            }
+            for port in ports.inputs {
+                for other in host.connections(of: port) { edges.append((other, port)) }
+            }
         }
         return edges
     }

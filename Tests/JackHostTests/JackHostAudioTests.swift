@@ -94,6 +94,11 @@ extension JackHostTests {
             }
             let (engine, poller, host, recorder) = try startTone(on: server, hook: hook)
             defer { poller.stop() }
+            // An effect whose JACK insert ports come and go meanwhile (new port tables for the callback).
+            try engine.attach(.eq, name: "fx", parameters: ["insert": .bool(true)])
+            try engine.connect("p", to: "fx")
+            engine.setHostInsertObserver { [host] layout in host.setInserts(layout) }
+            host.setInserts(engine.hostInsertLayout)
             #expect(waitUntil(timeout: 3) { host.processCycleCount > 100 }, "warm-up")
             let hookRan = renderHookRan.load(ordering: .relaxed)
             #expect(hookRan, "the start hook did not run")
@@ -101,14 +106,19 @@ extension JackHostTests {
             AllocationProbe.armTrap(true)
             defer { AllocationProbe.armTrap(false) }
             let start = host.processCycleCount
-            // Parameter changes exercise the command queue on the process thread meanwhile.
+            // Parameter changes exercise the command queue on the process thread meanwhile, and insert
+            // changes the program and the port table.
             let deadline = Date().addingTimeInterval(3)
             var volume = 0.5
+            var exposed = true
             while Date() < deadline {
                 try engine.set("p", "volume", to: .float(volume))
                 volume = volume == 0.5 ? 0.8 : 0.5
+                exposed.toggle()
+                try engine.set("fx", "insert", to: .bool(exposed))
                 usleep(100_000)
             }
+            #expect(host.insertPortNames.isEmpty == !exposed)
             let cycles = host.processCycleCount - start
             let allocations = probe.allocations
             let locks = probe.locks

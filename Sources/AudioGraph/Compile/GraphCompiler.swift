@@ -4,8 +4,9 @@ import AudioDSP
 
 /// Compiles a graph snapshot into a `RenderProgram`.
 ///
-/// Active chains follow AVAudioEngine: a node renders only if a path leads from it to the output node
-/// or to a tapped node. The order is a depth-first post-order from those sinks over input edges, so
+/// Active chains follow AVAudioEngine: a node renders only if a path leads from it to the output node,
+/// to a tapped node or to an effect exposed as host ports (an insert: the host listens to it). The
+/// order is a depth-first post-order from those sinks over input edges, so
 /// every node runs after all of its sources; fan-out sources run once and are read by each consumer.
 enum GraphCompiler {
     struct Input {
@@ -17,11 +18,14 @@ enum GraphCompiler {
         var fades: [Connection: EdgeFade]
         var taps: [TapRecord]
         var meters: [MeterRecord]
+        /// Effects exposed as host ports, by node name: they render even when nothing in the graph
+        /// listens (the host does).
+        var inserts: [String: HostInsert] = [:]
         var maxBlockFrames: Int
         var generation: Int
     }
 
-    /// Names of the nodes that reach a sink (the output node or a tapped node).
+    /// Names of the nodes that reach a sink (the output node, a tapped node or an insert).
     static func activeNodes(nodes: [String: NodeRecord], connections: [Connection], tappedNodes: Set<String>)
         -> Set<String>
     {
@@ -52,7 +56,7 @@ enum GraphCompiler {
     }
 
     static func compile(_ input: Input) -> RenderProgram {
-        let tapped = Set(input.taps.map(\.node))
+        let tapped = Set(input.taps.map(\.node)).union(input.inserts.keys)
         let active = activeNodes(nodes: input.nodes, connections: input.connections, tappedNodes: tapped)
         let order = executionOrder(nodes: input.nodes, connections: input.connections, active: active)
         let stride = input.maxBlockFrames
@@ -122,7 +126,8 @@ enum GraphCompiler {
                 guard let b = bus(name), let unity = node.mixer, let effect = node.effect,
                       let inputOffset = inputBusOffset[name] else { continue }
                 let inputBus = BusRef(data: slab.baseAddress! + inputOffset, channelCount: node.outputChannelCount, stride: stride)
-                steps.append(.effect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b))
+                let slot = input.inserts[name].map { InsertSlot(base: $0.base, channelCount: $0.channelCount) } ?? .none
+                steps.append(.effect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b, slot))
             }
             for tap in input.taps where tap.node == name {
                 if let b = bus(name) { steps.append(.tap(tap.state, b)) }

@@ -50,16 +50,20 @@ extension Engine {
                 // Initial values are applied before any program or command can reach the new state.
                 try applyInitial(record, validated)
             } catch {
+                try? setInsert(record, exposed: false)
                 state.nodes[name] = nil
                 state.nodesByID[record.id] = nil
                 throw error
             }
+            // An exposed effect renders on its own (the host listens to it).
+            if state.inserts[name] != nil { republish() }
         }
+        if parameters["insert"] != nil { notifyInsertObserver() }
     }
 
     /// Removes a node, its connections and its taps. `main` and `output` cannot be removed.
     public func detach(_ name: String) throws(EngineError) {
-        try lock.withLock { _ throws(EngineError) in
+        let wasInsert = try lock.withLock { _ throws(EngineError) -> Bool in
             let node = try record(name)
             guard name != "main", name != "output" else {
                 throw EngineError(.notAllowed, "'\(name)' is built in and cannot be removed")
@@ -86,12 +90,16 @@ extension Engine {
             let taps = state.taps.values.filter { $0.node == name }
             for tap in taps { state.taps[tap.id] = nil }
             let meter = state.meters.removeValue(forKey: name)
+            let wasInsert = state.inserts[name] != nil
+            try? setInsert(node, exposed: false)
             state.nodes[name] = nil
             state.nodesByID[node.id] = nil
             republish()
             for tap in taps { bury(tap) }
             if let meter { bury(meter) }
+            return wasInsert
         }
+        if wasInsert { notifyInsertObserver() }
     }
 
     /// Connects `source` ("node" or "node:bus") to `destination`. Without a bus, a mixer destination

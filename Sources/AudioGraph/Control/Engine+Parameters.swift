@@ -27,6 +27,7 @@ extension Engine {
             let coerced = try validate(kind: record.kind, node: node, parameter, value, specs: record.specs)
             try apply(record, parameter, coerced, loadedFile: loaded, time: time ?? -1)
         }
+        if parameter == "insert" { notifyInsertObserver() }
     }
 
     /// The current value of `parameter` of `node`.
@@ -99,7 +100,9 @@ extension Engine {
             // Initial values take effect at once (the kernels start at their table defaults).
             for (key, value) in parameters {
                 guard let spec = node.specs.first(where: { $0.name == key }) else { continue }
-                if key == "bypass" {
+                if key == "insert" {
+                    try setInsert(node, exposed: value.boolValue ?? false)
+                } else if key == "bypass" {
                     effect?.setInitialBypass(value.boolValue ?? false)
                 } else if let index = NodeKind.effectParameterIndex(node.kind, key) {
                     effect?.setInitial(index, NodeKind.kernelValue(spec, value))
@@ -198,6 +201,10 @@ extension Engine {
             guard let player = node.player else { break }
             try send([TimedCommand(time: time, .playerSetLooping(player, value.boolValue ?? false))])
             node.values[key] = value
+        case "insert":
+            try setInsert(node, exposed: value.boolValue ?? false)
+            node.values[key] = value
+            republish()
         case "playing":
             guard let player = node.player else { break }
             let play = value.boolValue ?? false

@@ -24,6 +24,7 @@ public final class Engine: @unchecked Sendable {
     /// The disk thread that fills streamed files' rings.
     let diskStreamer = DiskStreamer()
     private let eventHandler = Mutex<(@Sendable (EngineEvent) -> Void)?>(nil)
+    let insertObserver = Mutex<(@Sendable (HostInsertLayout) -> Void)?>(nil)
 
     /// Creates an engine with the implicit `main` mixer connected to the `output` node.
     public init(configuration: EngineConfiguration = EngineConfiguration(),
@@ -70,7 +71,7 @@ public final class Engine: @unchecked Sendable {
         let program = GraphCompiler.compile(.init(
             nodes: nodes, connections: state.connections + state.retiringEdges.map(\.item.connection),
             fades: state.fades.merging(state.retiringEdges.map { ($0.item.connection, $0.item.fade) }) { a, _ in a },
-            taps: Array(state.taps.values), meters: Array(state.meters.values),
+            taps: Array(state.taps.values), meters: Array(state.meters.values), inserts: state.inserts,
             maxBlockFrames: state.configuration.blockFrames,
             generation: state.generation))
         let previous = state.lastPublished
@@ -227,6 +228,9 @@ struct ControlState {
     var buryAfterPublish: [AnyObject] = []
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
+    /// Effects exposed as host ports, by node name, and the layout version.
+    var inserts: [String: HostInsert] = [:]
+    var insertLayoutVersion = 0
     /// The fade of every live connection.
     var fades: [Connection: EdgeFade] = [:]
     /// Connections fading out (endpoints may name retiring nodes by their private keys).

@@ -28,6 +28,9 @@ extension NodeKind {
             return []
         }
         specs.append(spec(from: EffectParameter.bypass))
+        specs.append(ParameterSpec("insert", .bool, default: .bool(false),
+                                   "true exposes the effect as JACK ports <node>_in_N and <node>_out_N: what arrives "
+                                   + "there is added to its input, and its output also goes there (latency reported)."))
         specs.append(ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
                                    "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
         return specs

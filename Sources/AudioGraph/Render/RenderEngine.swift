@@ -87,7 +87,7 @@ public final class RenderEngine: @unchecked Sendable {
     /// 100× on x86), then renders. See `process` for the contract.
     public func render(
         frameCount: Int, inputs: UnsafePointer<UnsafePointer<Float>?>?, inputCount: Int,
-        outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int
+        outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int, inserts: HostInsertIO = .none
     ) {
         // Flush denormals while rendering; the caller's floating-point mode comes back afterwards (the
         // offline renderer runs on threads that do other work too).
@@ -104,17 +104,19 @@ public final class RenderEngine: @unchecked Sendable {
         anchorSampleTime.store(Int(core.pointee.sampleTime), ordering: .relaxed)
         anchorNanoseconds.store(Int(ss_monotonic_ns()), ordering: .relaxed)
         anchorSequence.store(sequence &+ 2, ordering: .releasing)
-        process(frameCount: frameCount, inputs: inputs, inputCount: inputCount, outputs: outputs, outputCount: outputCount)
+        process(frameCount: frameCount, inputs: inputs, inputCount: inputCount, outputs: outputs, outputCount: outputCount,
+                inserts: inserts)
     }
 
     /// Render side. Renders `frameCount` frames: takes a newer program if one was published, applies
     /// queued commands, then renders sub-blocks of at most `maxBlockFrames`, split further at the exact
     /// frames of timed commands. `outputs` must hold `outputCount` host channel pointers of at least
-    /// `frameCount` samples; `inputs` may be nil (silence).
+    /// `frameCount` samples; `inputs` may be nil (silence). `inserts` are the exposed effects' host
+    /// buffers (each at least `frameCount` samples).
     @_noLocks @_noAllocation
     public func process(
         frameCount: Int, inputs: UnsafePointer<UnsafePointer<Float>?>?, inputCount: Int,
-        outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int
+        outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputCount: Int, inserts: HostInsertIO
     ) {
         let core = self.core
         drainCommands(core)
@@ -122,6 +124,7 @@ public final class RenderEngine: @unchecked Sendable {
         core.pointee.hostInputCount = inputs == nil ? 0 : inputCount
         core.pointee.hostOutputs = outputs
         core.pointee.hostOutputCount = outputCount
+        core.pointee.hostInserts = inserts
         var done = 0
         while done < frameCount {
             applyDueCommands(core)
@@ -313,14 +316,16 @@ public final class RenderEngine: @unchecked Sendable {
             case .output(let mixer, let inputs, let bus):
                 MixerKernel.mix(inputs, into: bus, outputVolume: &mixer.pointee.outputVolume, frames: frames)
                 RenderKernels.writeHostOutputs(core, from: bus, frames: frames)
-            case .effect(let effect, let unity, let inputs, let input, let output):
+            case .effect(let effect, let unity, let inputs, let input, let output, let slot):
                 MixerKernel.mix(inputs, into: input, outputVolume: &unity.pointee.outputVolume, frames: frames)
+                if slot.base >= 0 { RenderKernels.addInsertInputs(core, slot, into: input, frames: frames) }
                 switch effect {
                 case .reverb(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .delay(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .distortion(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .eq(let p): p.pointee.process(input: input, output: output, frames: frames)
                 }
+                if slot.base >= 0 { RenderKernels.writeInsertOutputs(core, slot, from: output, frames: frames) }
             case .tap(let tap, let bus):
                 RenderKernels.pushTap(tap, from: bus, frames: frames)
             case .meter(let meter, let bus):
@@ -349,6 +354,8 @@ struct RenderCore {
     var hostInputCount = 0
     var hostOutputs: UnsafePointer<UnsafeMutablePointer<Float>?>?
     var hostOutputCount = 0
+    /// Exposed effects' host buffers for this period.
+    var hostInserts = HostInsertIO.none
     /// Offset of the current sub-block inside the host period.
     var hostOffset = 0
 
@@ -419,6 +426,36 @@ enum RenderKernels {
             } else {
                 MixKernel.clear(out + offset, count: frames)
             }
+        }
+    }
+
+    /// Effect step of an exposed effect: adds the host's insert input channels (at the current offset)
+    /// to the effect's input bus. Channels without a port add nothing.
+    @inline(__always)
+    static func addInsertInputs(_ core: UnsafeMutablePointer<RenderCore>, _ slot: InsertSlot, into bus: BusRef,
+                                frames: Int) {
+        let io = core.pointee.hostInserts
+        guard let inputs = io.inputs else { return }
+        let offset = core.pointee.hostOffset
+        for c in 0..<min(slot.channelCount, bus.channelCount) {
+            let index = slot.base &+ c
+            guard index < io.channelCount, let source = inputs[index] else { continue }
+            let destination = bus.channel(c)
+            for i in 0..<frames { destination[i] += source[offset &+ i] }
+        }
+    }
+
+    /// Effect step of an exposed effect: copies its output bus to the host's insert output channels.
+    @inline(__always)
+    static func writeInsertOutputs(_ core: UnsafeMutablePointer<RenderCore>, _ slot: InsertSlot, from bus: BusRef,
+                                   frames: Int) {
+        let io = core.pointee.hostInserts
+        guard let outputs = io.outputs else { return }
+        let offset = core.pointee.hostOffset
+        for c in 0..<min(slot.channelCount, bus.channelCount) {
+            let index = slot.base &+ c
+            guard index < io.channelCount, let destination = outputs[index] else { continue }
+            MixKernel.copy(bus.channel(c), to: destination + offset, count: frames)
         }
     }
 

@@ -13,9 +13,9 @@ public enum RenderStep: BitwiseCopyable {
     /// The output node sums its (usually one) input at unity — fading connections in and out — and
     /// copies the result to the host's playback channels.
     case output(UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef)
-    /// An effect sums its inputs at unity (with connection fades) into its input bus, then runs its kernel
-    /// into its output bus.
-    case effect(EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef)
+    /// An effect sums its inputs at unity (with connection fades) into its input bus, adds its host insert
+    /// inputs (if exposed), then runs its kernel into its output bus and copies that to its insert outputs.
+    case effect(EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef, InsertSlot)
     /// A tap copies a bus into its ring for the control side.
     case tap(UnsafeMutablePointer<TapState>, BusRef)
     /// A meter pushes per-sub-block peak and energy of a bus (a `TapState` whose ring holds records).

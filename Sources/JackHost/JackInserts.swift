@@ -1,0 +1,240 @@
+// Control side (registration, publication, reclamation) and render side (the table the process
+// callback reads). Effect nodes exposed as JACK ports `<node>_in_N` / `<node>_out_N`.
+import AudioGraph
+import CJack
+import Glibc
+import Synchronization
+
+/// The insert ports by insert channel, plus the per-period buffer tables the process callback fills.
+/// Published whole through `JackHostCore.insertTable`; never changed once published; freed on the
+/// control side once the process thread has provably moved to a newer one.
+struct JackInsertTable {
+    let channelSpan: Int
+    let inputPorts: UnsafeMutablePointer<OpaquePointer?>
+    let outputPorts: UnsafeMutablePointer<OpaquePointer?>
+    let inputBuffers: UnsafeMutablePointer<UnsafePointer<Float>?>
+    let outputBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+
+    /// Control side. A table for `ports`.
+    static func make(_ ports: [String: JackInsertPorts]) -> UnsafeMutablePointer<JackInsertTable> {
+        let span = ports.values.map { $0.base + $0.inputs.count }.max() ?? 0
+        let capacity = max(1, span)
+        let inputPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: capacity)
+        inputPorts.initialize(repeating: nil, count: capacity)
+        let outputPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: capacity)
+        outputPorts.initialize(repeating: nil, count: capacity)
+        let inputBuffers = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: capacity)
+        inputBuffers.initialize(repeating: nil, count: capacity)
+        let outputBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: capacity)
+        outputBuffers.initialize(repeating: nil, count: capacity)
+        for insert in ports.values {
+            for c in 0..<insert.inputs.count {
+                inputPorts[insert.base + c] = insert.inputs[c]
+                outputPorts[insert.base + c] = insert.outputs[c]
+            }
+        }
+        let table = UnsafeMutablePointer<JackInsertTable>.allocate(capacity: 1)
+        table.initialize(to: JackInsertTable(channelSpan: span, inputPorts: inputPorts, outputPorts: outputPorts,
+                                             inputBuffers: inputBuffers, outputBuffers: outputBuffers))
+        return table
+    }
+
+    /// Control side. Frees a table no thread reads any more.
+    static func destroy(_ table: UnsafeMutablePointer<JackInsertTable>) {
+        table.pointee.inputPorts.deallocate()
+        table.pointee.outputPorts.deallocate()
+        table.pointee.inputBuffers.deallocate()
+        table.pointee.outputBuffers.deallocate()
+        table.deinitialize(count: 1)
+        table.deallocate()
+    }
+
+    /// RT thread. Fills the buffer tables for this period and clears the output ports (an insert the
+    /// current program does not render stays silent rather than repeating old samples).
+    func prepare(frames: jack_nframes_t) -> HostInsertIO {
+        for i in 0..<channelSpan {
+            if let port = inputPorts[i] {
+                inputBuffers[i] = UnsafePointer(jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self))
+            } else {
+                inputBuffers[i] = nil
+            }
+            if let port = outputPorts[i], let buffer = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self) {
+                buffer.update(repeating: 0, count: Int(frames))
+                outputBuffers[i] = buffer
+            } else {
+                outputBuffers[i] = nil
+            }
+        }
+        return HostInsertIO(inputs: UnsafePointer(inputBuffers), outputs: UnsafePointer(outputBuffers),
+                            channelCount: channelSpan)
+    }
+}
+
+/// One exposed effect's registered ports.
+struct JackInsertPorts: @unchecked Sendable {
+    var base: Int
+    var latencyFrames: Int
+    var inputs: [OpaquePointer]
+    var outputs: [OpaquePointer]
+    var inputNames: [String]
+    var outputNames: [String]
+}
+
+/// What the latency callback needs: our ports and how they are related. Guarded by
+/// `JackHostCore.latencyPorts`, which is never held across a call into jackd.
+struct JackLatencyPorts: @unchecked Sendable {
+    var mainInputs: [OpaquePointer] = []
+    var mainOutputs: [OpaquePointer] = []
+    var inserts: [JackInsertPorts] = []
+
+    /// Notification thread. Each output's latency is its input's plus the processing latency: the main
+    /// outputs take the largest range of the main inputs (JACK's default rule), an insert's `out_N` takes
+    /// its `in_N` plus the effect's latency; the playback direction mirrors that.
+    func update(mode: jack_latency_callback_mode_t) {
+        let capture = mode == JackCaptureLatency
+        let sources = capture ? mainInputs : mainOutputs
+        let sinks = capture ? mainOutputs : mainInputs
+        var combined = jack_latency_range_t(min: 0, max: 0)
+        for (i, port) in sources.enumerated() {
+            var range = jack_latency_range_t()
+            jack_port_get_latency_range(port, mode, &range)
+            combined = i == 0 ? range : jack_latency_range_t(min: Swift.min(combined.min, range.min),
+                                                             max: Swift.max(combined.max, range.max))
+        }
+        for port in sinks { jack_port_set_latency_range(port, mode, &combined) }
+        for insert in inserts {
+            let delay = UInt32(clamping: insert.latencyFrames)
+            for c in 0..<insert.inputs.count {
+                let (from, to) = capture ? (insert.inputs[c], insert.outputs[c]) : (insert.outputs[c], insert.inputs[c])
+                var range = jack_latency_range_t()
+                jack_port_get_latency_range(from, mode, &range)
+                range.min &+= delay
+                range.max &+= delay
+                jack_port_set_latency_range(to, mode, &range)
+            }
+        }
+    }
+}
+
+/// Notification thread: JACK asks for our ports' latencies (after graph or latency changes).
+let jackLatencyCallback: JackLatencyCallback = { mode, arg in
+    guard let arg else { return }
+    let context = arg.assumingMemoryBound(to: JackRenderContext.self)
+    context.pointee.core._withUnsafeGuaranteedRef { core in
+        core.latencyPorts.withLock { $0.update(mode: mode) }
+    }
+}
+
+extension JackHost {
+    /// Control side. Makes the client's insert ports match `layout` (from `Engine.hostInsertLayout` or
+    /// its observer): registers `<node>_in_N` / `<node>_out_N` for new inserts, unregisters those gone,
+    /// and reports the latencies. A layout older than one already applied is ignored. Kept for later
+    /// starts when the host is not running. Returns problems (a port JACK refused), empty when none.
+    @discardableResult
+    public func setInserts(_ layout: HostInsertLayout) -> [String] {
+        core.state.withLock { state in
+            if let current = state.insertLayout, current.version > layout.version { return [] }
+            state.insertLayout = layout
+            guard var session = state.session, let client = session.client else { return [] }
+            let problems = applyInserts(layout, client: client, ports: &session.insertPorts, isActive: true)
+            state.session = session
+            return problems
+        }
+    }
+
+    /// Full names of the exposed insert ports (inputs and outputs per node), empty when not running.
+    public var insertPortNames: [String: (inputs: [String], outputs: [String])] {
+        core.state.withLock { state in
+            var names: [String: (inputs: [String], outputs: [String])] = [:]
+            for (node, ports) in state.session?.insertPorts ?? [:] { names[node] = (ports.inputNames, ports.outputNames) }
+            return names
+        }
+    }
+
+    /// Control side, state lock held. Registers and unregisters ports, publishes a new table, and
+    /// frees the old one once the process thread has moved past it (`isActive`: cycles are running).
+    func applyInserts(_ layout: HostInsertLayout, client: OpaquePointer, ports: inout [String: JackInsertPorts],
+                      isActive: Bool) -> [String] {
+        var problems: [String] = []
+        var next: [String: JackInsertPorts] = [:]
+        var removed: [JackInsertPorts] = []
+        let wanted = Dictionary(layout.inserts.map { ($0.node, $0) }, uniquingKeysWith: { a, _ in a })
+        for (node, existing) in ports {
+            if let insert = wanted[node], insert.base == existing.base, insert.channelCount == existing.inputs.count {
+                var kept = existing
+                kept.latencyFrames = insert.latencyFrames
+                next[node] = kept
+            } else {
+                removed.append(existing)
+            }
+        }
+        // Removed (or changed) inserts leave the table before their ports go; a changed one is then
+        // registered again under the same names.
+        if !removed.isEmpty {
+            publish(next, client: client, isActive: isActive)
+            for old in removed { unregister(old, client: client) }
+        }
+        for insert in layout.inserts where next[insert.node] == nil {
+            switch register(insert, client: client) {
+            case .success(let registered): next[insert.node] = registered
+            case .failure(let problem): problems.append(problem.message)
+            }
+        }
+        publish(next, client: client, isActive: isActive)
+        ports = next
+        if isActive { _ = jack_recompute_total_latencies(client) }
+        return problems
+    }
+
+    private struct Problem: Error { let message: String }
+
+    private func register(_ insert: HostInsert, client: OpaquePointer) -> Result<JackInsertPorts, Problem> {
+        var ports = JackInsertPorts(base: insert.base, latencyFrames: insert.latencyFrames, inputs: [], outputs: [],
+                                    inputNames: [], outputNames: [])
+        for c in 0..<insert.channelCount {
+            for isInput in [true, false] {
+                let short = "\(insert.node)_\(isInput ? "in" : "out")_\(c + 1)"
+                let flags = UInt(isInput ? JackPortIsInput.rawValue : JackPortIsOutput.rawValue)
+                guard let port = jack_port_register(client, short, JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
+                    unregister(ports, client: client)
+                    return .failure(Problem(message: "JACK refused the port '\(short)' for insert '\(insert.node)'"))
+                }
+                let name = String(cString: jack_port_name(port))
+                if isInput {
+                    ports.inputs.append(port)
+                    ports.inputNames.append(name)
+                } else {
+                    ports.outputs.append(port)
+                    ports.outputNames.append(name)
+                }
+            }
+        }
+        return .success(ports)
+    }
+
+    private func unregister(_ ports: JackInsertPorts, client: OpaquePointer) {
+        for port in ports.inputs + ports.outputs { _ = jack_port_unregister(client, port) }
+    }
+
+    /// Publishes a table for `ports` to the process callback and the latency callback, then frees the
+    /// previous table once two more cycles have started (the callback loads the table after counting
+    /// the cycle, so by then no cycle can still hold it). If cycles stall (a frozen server) for half a
+    /// second, the old table is leaked rather than freed under a possible reader.
+    private func publish(_ ports: [String: JackInsertPorts], client: OpaquePointer, isActive: Bool) {
+        let table = ports.isEmpty ? nil : JackInsertTable.make(ports)
+        core.latencyPorts.withLock { $0.inserts = Array(ports.values) }
+        // Release: the table is fully written before the process thread can acquire it.
+        let old = core.insertTable.exchange(table.map { UnsafeMutableRawPointer($0) }, ordering: .acquiringAndReleasing)
+        guard let old else { return }
+        if isActive {
+            let start = core.cycleCounter.load(ordering: .acquiring)
+            var waited = 0
+            while core.cycleCounter.load(ordering: .acquiring) < start + 2 {
+                if waited >= 500 { return }
+                usleep(1000)
+                waited += 1
+            }
+        }
+        JackInsertTable.destroy(old.assumingMemoryBound(to: JackInsertTable.self))
+    }
+}
