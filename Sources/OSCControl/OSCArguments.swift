@@ -46,6 +46,16 @@ struct OSCArguments {
         isAtEnd ? nil : try integer(what)
     }
 
+    /// A number (f, d, i or h).
+    mutating func double(_ what: String) throws(OSCFailure) -> Double {
+        guard index < values.count else { throw failure("missing \(what) (f)") }
+        guard let value = values[index].doubleValue, value.isFinite else {
+            throw failure("\(what) must be a finite number (f, d, i or h), not \(values[index])")
+        }
+        index += 1
+        return value
+    }
+
     /// T/F or 1/0.
     mutating func flag(_ what: String) throws(OSCFailure) -> Bool {
         guard index < values.count else { throw failure("missing \(what) (i 1|0 or T/F)") }

@@ -95,6 +95,12 @@ extension OSCServiceCore {
         case "schedule/buffer": try scheduleBuffer(r, node: name, frame: frame)
         case "schedule/file": try scheduleFile(r, node: name)
         case "enqueue": try enqueue(r, node: name, frame: frame)
+        case "prepare":
+            try OSCArguments(r).end()
+            let ready = try engineCall { () throws(EngineError) in try engine.prepareToPlay(name) }
+            done(r.client, r.address, [.int32(ready ? 1 : 0)])
+        case "fade": try fade(r, node: name, frame: frame)
+        case "power": try power(r, node: name)
         case "reset":
             try OSCArguments(r).end()
             try engineCall { () throws(EngineError) in try engine.resetNode(name) }
@@ -123,8 +129,8 @@ extension OSCServiceCore {
         if parameter == "file", case .string(let path) = value, !path.isEmpty {
             let resolved = try resolve(path)
             // Validate the node now; decode on the worker.
-            guard try kind(of: node) == .player else {
-                throw OSCFailure(.unknownParameter, "only players have a 'file' parameter")
+            guard try kind(of: node).isPlayer else {
+                throw OSCFailure(.unknownParameter, "only players and audioplayers have a 'file' parameter")
             }
             let engine = self.engine
             let client = r.client.detached
@@ -194,6 +200,27 @@ extension OSCServiceCore {
             if wasPlaying { notifyPlayerFinished(node, completed: false, sampleTime: time ?? engine.sampleTime) }
         }
         done(r.client, r.address)
+    }
+
+    /// `/node/<name>/fade f:volume f:seconds` — AVAudioPlayer.setVolume(_:fadeDuration:) on any source.
+    private func fade(_ r: OSCRequest, node: String, frame: Int64?) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let volume = try a.double("volume")
+        let seconds = try a.double("fade duration (s)")
+        try a.end()
+        try engineCall { () throws(EngineError) in
+            try engine.fadeVolume(node, to: volume, over: seconds, atSampleTime: frame)
+        }
+        done(r.client, r.address, [.float(Float(volume)), .float(Float(seconds))])
+    }
+
+    /// `/node/<name>/power` → `/node/<name>/power i:channels f:average_1…N f:peak_1…N` (dBFS since the
+    /// previous request; AVAudioPlayer.updateMeters then averagePower/peakPower).
+    private func power(_ r: OSCRequest, node: String) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        let levels = try engineCall { () throws(EngineError) in try engine.audioPlayerPower(node) }
+        reply(r.client, OSCMessage(r.address, [.int32(Int32(levels.count))] + levels.map { .float($0.average) }
+            + levels.map { .float($0.peak) }))
     }
 
     /// `/node/<name>/schedule/buffer s:buffer [s:options]` — the buffer becomes the player's material from

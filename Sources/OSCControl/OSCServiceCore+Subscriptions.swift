@@ -260,6 +260,8 @@ extension OSCServiceCore {
     static func nodeMethodPaths(_ name: String, kind: NodeKind) -> [String] {
         var tails = kind.parameters.map(\.name) + ["params"]
         if kind == .player { tails += ["play", "pause", "stop", "schedule/buffer", "schedule/file", "enqueue"] }
+        if kind == .audioplayer { tails += ["play", "pause", "stop", "prepare", "power"] }
+        if kind.hasMixingSettings { tails += ["fade"] }
         if kind.isEffect { tails += ["reset"] }
         return tails.map { "/node/\(name)/\($0)" }
     }
@@ -285,6 +287,14 @@ extension OSCServiceCore {
     func handleEngineEvent(_ event: EngineEvent) {
         guard !subscriptions.isEmpty else { return }
         handleScheduleEvent(event)
+        switch event {
+        case .audioPlayerFinished(let node, let successfully):
+            notifyPlayerFinished(node, completed: successfully, sampleTime: engine.sampleTime)
+        case .audioPlayerDecodeError(let node, let message):
+            notify(OSCMessage("/player/decode_error", [.string(node), .string(OSCText.sanitized(message))]))
+        default:
+            break
+        }
         if case .playerFinished(let node, let time) = event {
             notifyPlayerFinished(node, completed: true, sampleTime: time)
             let buffer = (try? engine.get(node, "buffer"))?.stringValue ?? ""

@@ -57,3 +57,46 @@ import Testing
         #expect(f.client.take("/player/finished").first?.arguments[1] == .int32(0))
     }
 }
+
+/// The audioplayer kind over OSC: prepare, play, seek, fade, power, and its notifications.
+@Suite struct OSCAudioPlayerTests {
+    @Test func audioPlayerAddressesDriveAVAudioPlayerSemantics() throws {
+        let f = try OSCFixture()
+        let sine = (0..<9_600).map { 0.5 * Float(sin(2 * Double.pi * 1_000 * Double($0) / 48_000)) }
+        _ = try f.writeWAV("tone.wav", channels: [sine, sine])
+        #expect(f.client.command("/node/new", [.string("audioplayer"), .string("ap"), .string("meteringEnabled"), .int32(1),
+                                               .string("numberOfLoops"), .int32(1)])?.address == "/done")
+        _ = f.client.command("/graph/connect", [.string("ap"), .string("main")])
+        #expect(f.client.command("/node/ap/prepare")?.arguments == [.string("/node/ap/prepare"), .int32(0)],
+                "nothing to prepare before a file is set")
+        f.client.send("/node/ap/file", [.string("tone.wav")])
+        #expect(f.client.request("/sync", [.int32(7)], reply: "/synced")?.arguments == [.int32(7)])
+        #expect(try f.engine.get("ap", "duration") == .float(0.2))
+        #expect(try f.engine.get("ap", "channels") == .int(2))
+        #expect(f.client.command("/node/ap/prepare")?.arguments == [.string("/node/ap/prepare"), .int32(1)])
+        #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
+        #expect(f.client.command("/node/ap/play")?.address == "/done")
+        // Two passes of 0.2 s, then the finished notification with success.
+        f.client.receive(timeout: 3) { $0.address == "/player/finished" }
+        let finished = try #require(f.client.take("/player/finished").first)
+        #expect(finished.arguments[0] == .string("ap") && finished.arguments[1] == .int32(1))
+        let power = try #require(f.client.request("/node/ap/power"))
+        #expect(power.address == "/node/ap/power" && power.arguments.count == 5)
+        if case .float(let peak) = power.arguments[3] {
+            #expect(abs(peak - Float(20 * log10(0.5))) < 0.1, "peak \(peak) dBFS")
+        }
+        #expect(f.client.command("/node/ap/fade", [.float(0.25), .float(1)])?.arguments
+            == [.string("/node/ap/fade"), .float(0.25), .float(1)])
+        #expect(try f.engine.get("ap", "volume") == .float(0.25))
+        #expect(f.client.command("/node/ap/fade", [.float(2), .float(1)])?.errorCode == 22)
+        f.client.send("/node/ap/currentTime", [.float(0.1)])
+        #expect(f.client.request("/node/ap/currentTime")?.arguments == [.float(0.1)])
+        #expect(f.client.command("/node/ap/rate", [.float(1.5)])?.errorCode == 14)
+        // A file that is not audio: /error to the sender and /player/decode_error to subscribers.
+        try Data("not audio".utf8).write(to: URL(fileURLWithPath: f.directory + "/bogus.wav"))
+        f.client.send("/node/ap/file", [.string("bogus.wav")])
+        f.client.receive(timeout: 3) { $0.address == "/player/decode_error" }
+        #expect(f.client.take("/player/decode_error").first?.arguments.first == .string("ap"))
+        #expect(f.client.take("/error").first != nil)
+    }
+}

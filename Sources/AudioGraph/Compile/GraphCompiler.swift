@@ -112,7 +112,7 @@ enum GraphCompiler {
         for name in order {
             guard let node = input.nodes[name] else { continue }
             switch node.kind {
-            case .player:
+            case .player, .audioplayer:
                 if let b = bus(name), let player = node.player { steps.append(.player(player, node.mixing, b)) }
             case .input:
                 if let b = bus(name) { steps.append(.input(node.mixing, b)) }

@@ -53,6 +53,8 @@ extension Engine {
                 try? setInsert(record, exposed: false)
                 state.nodes[name] = nil
                 state.nodesByID[record.id] = nil
+                // Commands sent while applying (an audioplayer's schedule) may still name its state.
+                bury(record)
                 throw error
             }
             // An exposed effect renders on its own (the host listens to it).

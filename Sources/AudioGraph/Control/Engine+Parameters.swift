@@ -19,8 +19,15 @@ extension Engine {
         var loaded: SampleBuffer?
         if parameter == "file", let path = value.stringValue, !path.isEmpty {
             let kind = try lock.withLock { _ throws(EngineError) in try record(node).kind }
-            guard kind == .player else { throw unknownParameter(parameter, kind: kind, node: node) }
-            loaded = try loadFile(path)
+            guard kind.isPlayer else { throw unknownParameter(parameter, kind: kind, node: node) }
+            do {
+                loaded = try loadFile(path)
+            } catch {
+                if kind == .audioplayer {
+                    lock.withLock { _ in state.pendingEvents.append(.audioPlayerDecodeError(node: node, message: error.message)) }
+                }
+                throw error
+            }
         }
         try lock.withLock { _ throws(EngineError) in
             let record = try record(node)
@@ -36,6 +43,9 @@ extension Engine {
             let record = try record(node)
             guard let value = record.values[parameter] else {
                 throw unknownParameter(parameter, kind: record.kind, node: node)
+            }
+            if parameter == "currentTime", let audio = record.audio {
+                return .float(Double(currentFrame(record, audio)) / state.configuration.sampleRate)
             }
             return value
         }
@@ -109,7 +119,9 @@ extension Engine {
                 }
             }
         }
-        if let player = node.player {
+        if node.kind == .audioplayer {
+            try applyInitialAudioPlayer(node, parameters, loaded: loaded)
+        } else if let player = node.player {
             var buffer = loaded
             if buffer == nil { buffer = try bufferNamed(node.string("buffer")) }
             if let buffer {
@@ -160,6 +172,9 @@ extension Engine {
         throws(EngineError)
     {
         let ramp = state.configuration.rampFrames
+        if let audio = node.audio, try applyAudioPlayer(node, audio, key, value, loadedFile: loadedFile, time: time) {
+            return
+        }
         switch key {
         case "volume", "pan":
             node.values[key] = value

@@ -5,6 +5,9 @@ extension Engine {
     /// Starts (or resumes) a player, now or at an engine sample time (sample-accurate).
     public func play(_ node: String, atSampleTime time: Int64? = nil) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
+            if let audio = state.nodes[node]?.audio {
+                return try audioPlay(try record(node), audio, time: time ?? -1)
+            }
             let player = try playerState(node)
             try send([TimedCommand(time: time ?? -1, .playerPlay(player.1))])
             player.0.values["playing"] = .bool(true)
@@ -14,6 +17,9 @@ extension Engine {
     /// Pauses a player, keeping its position, now or at an engine sample time.
     public func pause(_ node: String, atSampleTime time: Int64? = nil) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
+            if let audio = state.nodes[node]?.audio {
+                return try audioPause(try record(node), audio, time: time ?? -1)
+            }
             let player = try playerState(node)
             try send([TimedCommand(time: time ?? -1, .playerPause(player.1))])
             player.0.values["playing"] = .bool(false)
@@ -21,9 +27,13 @@ extension Engine {
     }
 
     /// Stops a player: unschedules everything and resets its timeline (its parameter material, if any,
-    /// is queued again so `play` starts it from the beginning), now or at an engine sample time.
+    /// is queued again so `play` starts it from the beginning), now or at an engine sample time. An
+    /// audioplayer keeps its position instead (AVAudioPlayer.stop).
     public func stop(_ node: String, atSampleTime time: Int64? = nil) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
+            if let audio = state.nodes[node]?.audio {
+                return try audioStop(try record(node), audio, time: time ?? -1)
+            }
             let player = try playerState(node)
             try send([TimedCommand(time: time ?? -1, .playerStop(player.1))])
             player.0.values["playing"] = .bool(false)

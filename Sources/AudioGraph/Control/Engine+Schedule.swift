@@ -190,6 +190,9 @@ extension Engine {
         case .playerItemEnded(let nodeID, let itemID, let time, let completed):
             guard let node = state.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else { return }
             release(item)
+            if let audio = node.audio {
+                audioPassEnded(node, audio, id: itemID, completed: completed, into: &events)
+            }
             if let sound = state.soundItems.removeValue(forKey: SoundItemKey(node: nodeID, item: itemID)) {
                 events.append(.soundFinished(id: sound, sampleTime: time, completed: completed))
             }

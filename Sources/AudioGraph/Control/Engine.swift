@@ -137,25 +137,35 @@ public final class Engine: @unchecked Sendable {
         defer {
             lock.withLock { _ in
                 state.batchDepth -= 1
-                if state.batchDepth == 0 {
-                    var commands = state.batchCommands
-                    let takes = state.batchNeedsProgram
-                    if takes { commands.insert(TimedCommand(.takeProgram), at: 0) }
-                    state.batchCommands = []
-                    state.batchNeedsProgram = false
-                    do throws(EngineError) {
-                        let before = renderEngine.commands.producedCount
-                        try push(commands)
-                        if takes { state.lastTakeProgramCount = before + 1 }
-                    } catch {
-                        commitError = error
-                    }
-                }
+                do throws(EngineError) { try commitBatchIfOutermost() } catch { commitError = error }
             }
         }
         let result = try body()
         if let commitError { throw commitError }
         return result
+    }
+
+    /// `batch` for code already holding the lock.
+    func batchLocked<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
+        state.batchDepth += 1
+        let result: Result<T, EngineError>
+        do throws(EngineError) { result = .success(try body()) } catch { result = .failure(error) }
+        state.batchDepth -= 1
+        try commitBatchIfOutermost()
+        return try result.get()
+    }
+
+    /// Lock held. When no batch is open any more, pushes what the batches held (a program first).
+    private func commitBatchIfOutermost() throws(EngineError) {
+        guard state.batchDepth == 0 else { return }
+        var commands = state.batchCommands
+        let takes = state.batchNeedsProgram
+        if takes { commands.insert(TimedCommand(.takeProgram), at: 0) }
+        state.batchCommands = []
+        state.batchNeedsProgram = false
+        let before = renderEngine.commands.producedCount
+        try push(commands)
+        if takes { state.lastTakeProgramCount = before + 1 }
     }
 
     // MARK: Housekeeping
@@ -171,6 +181,8 @@ public final class Engine: @unchecked Sendable {
                 handlePlayerEvent(event, into: &events)
             }
             deliverPlayedBack(into: &events)
+            events += state.pendingEvents
+            state.pendingEvents = []
             reportStreams(into: &events)
             for meter in state.meters.values { meter.drain() }
             for tap in state.taps.values {
@@ -226,6 +238,8 @@ struct ControlState {
     /// Objects removed from the model that the installed program may still reference: buried with the
     /// generation of the next published program.
     var buryAfterPublish: [AnyObject] = []
+    /// Events raised outside the render thread (an audioplayer's decode error), delivered by `poll()`.
+    var pendingEvents: [EngineEvent] = []
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
     /// Effects exposed as host ports, by node name, and the layout version.
@@ -257,7 +271,7 @@ struct ControlState {
         switch kind {
         case .output: channels = configuration.outputChannelCount
         case .input: channels = max(1, configuration.inputChannelCount)
-        case .mixer, .player, .reverb, .delay, .distortion, .eq: channels = 2
+        case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq: channels = 2
         }
         let record = NodeRecord(name: name, kind: kind, id: nextNodeID, outputChannelCount: channels)
         if kind == .input { record.values["channels"] = .int(channels) }

@@ -8,6 +8,11 @@ public enum EngineEvent: Sendable, Equatable {
     /// An item scheduled with a completion kind ended: played (`completed`) or dropped by an interrupt or
     /// a stop. `sampleTime` is the engine frame it ended on (plus output latency for `dataPlayedBack`).
     case scheduleCompleted(node: String, id: Int32, kind: CompletionKind, sampleTime: Int64, completed: Bool)
+    /// An audioplayer finished playing (AVAudioPlayerDelegate's audioPlayerDidFinishPlaying): `successfully`
+    /// is false when its material could not be played to the end (a decode error).
+    case audioPlayerFinished(node: String, successfully: Bool)
+    /// An audioplayer's file could not be decoded (audioPlayerDecodeErrorDidOccur).
+    case audioPlayerDecodeError(node: String, message: String)
     /// A sound started with `playSound` ended: played to its end, or stolen by a newer sound.
     case soundFinished(id: Int, sampleTime: Int64, completed: Bool)
     /// A streamed file could not be decoded fast enough: `frames` frames were played as silence.

@@ -27,15 +27,44 @@ public struct EngineClockAnchor: Sendable, Equatable {
     public var sampleRate: Double
 }
 
-/// A metered node: the render-side record ring and the control-side accumulators.
+/// Peak and energy per channel over one reader's interval.
+struct LevelAccumulator {
+    var peaks: [Float]
+    var sums: [Float]
+    var frames = 0
+
+    init(channelCount: Int) {
+        peaks = Array(repeating: 0, count: channelCount)
+        sums = Array(repeating: 0, count: channelCount)
+    }
+
+    mutating func add(_ record: [Float], channelCount: Int) {
+        frames += Int(record[0])
+        for c in 0..<channelCount {
+            peaks[c] = max(peaks[c], record[1 + c])
+            sums[c] += record[1 + channelCount + c]
+        }
+    }
+
+    /// Levels over the interval, then starts a new one.
+    mutating func take() -> [ChannelLevel] {
+        let levels = (0..<peaks.count).map {
+            ChannelLevel(peak: peaks[$0], meanSquare: frames > 0 ? sums[$0] / Float(frames) : 0)
+        }
+        self = LevelAccumulator(channelCount: peaks.count)
+        return levels
+    }
+}
+
+/// A metered node: the render-side record ring and the control-side accumulators, one per reader (OSC
+/// meter feeds, and an audioplayer's own `power` readings), so neither reader resets the other.
 final class MeterRecord {
     let node: String
     let channelCount: Int
     let ring: TapRing
     let state: UnsafeMutablePointer<TapState>
-    private var peaks: [Float]
-    private var sums: [Float]
-    private var frames = 0
+    private var feed: LevelAccumulator
+    private var player: LevelAccumulator
 
     init(node: String, channelCount: Int) {
         self.node = node
@@ -47,8 +76,8 @@ final class MeterRecord {
         scratch.initialize(repeating: 0, count: width)
         state = .allocate(capacity: 1)
         state.initialize(to: TapState(ring: Unmanaged.passUnretained(ring), scratch: scratch, channelCount: width))
-        peaks = Array(repeating: 0, count: channelCount)
-        sums = Array(repeating: 0, count: channelCount)
+        feed = LevelAccumulator(channelCount: channelCount)
+        player = LevelAccumulator(channelCount: channelCount)
     }
 
     deinit {
@@ -56,29 +85,26 @@ final class MeterRecord {
         state.deallocate()
     }
 
-    /// Folds the render thread's records into the running peak and energy.
+    /// Folds the render thread's records into both readers' running peak and energy.
     func drain() {
         let width = 1 + 2 * channelCount
         var record = [Float](repeating: 0, count: width)
         while record.withUnsafeMutableBufferPointer({ ring.samples.pop(into: $0) }) == width {
-            frames += Int(record[0])
-            for c in 0..<channelCount {
-                peaks[c] = max(peaks[c], record[1 + c])
-                sums[c] += record[1 + channelCount + c]
-            }
+            feed.add(record, channelCount: channelCount)
+            player.add(record, channelCount: channelCount)
         }
     }
 
-    /// Levels since the last call, then starts a new interval.
+    /// Levels since the last call (the OSC meter feed), then starts a new interval.
     func take() -> [ChannelLevel] {
         drain()
-        let levels = (0..<channelCount).map {
-            ChannelLevel(peak: peaks[$0], meanSquare: frames > 0 ? sums[$0] / Float(frames) : 0)
-        }
-        peaks = Array(repeating: 0, count: channelCount)
-        sums = Array(repeating: 0, count: channelCount)
-        frames = 0
-        return levels
+        return feed.take()
+    }
+
+    /// Levels since the last call for an audioplayer's `updateMeters` (independent of the feed).
+    func takePlayerLevels() -> [ChannelLevel] {
+        drain()
+        return player.take()
     }
 }
 
@@ -86,19 +112,22 @@ extension Engine {
     /// Turns level metering of `node`'s output on or off. A metered node that is not in an active chain
     /// reports silence.
     public func setMetering(_ node: String, enabled: Bool) throws(EngineError) {
-        try lock.withLock { _ throws(EngineError) in
-            let record = try record(node)
-            guard record.kind.outputBusCount > 0 || record.kind == .output else {
-                throw EngineError(.invalidBus, "'\(node)' has no output to meter")
-            }
-            if enabled {
-                guard state.meters[node] == nil else { return }
-                state.meters[node] = MeterRecord(node: node, channelCount: record.outputChannelCount)
-                republish()
-            } else if let meter = state.meters.removeValue(forKey: node) {
-                republish()
-                bury(meter)
-            }
+        try lock.withLock { _ throws(EngineError) in try setMeteringLocked(try record(node), enabled: enabled) }
+    }
+
+    /// Lock held.
+    func setMeteringLocked(_ record: NodeRecord, enabled: Bool) throws(EngineError) {
+        let node = record.name
+        guard record.kind.outputBusCount > 0 || record.kind == .output else {
+            throw EngineError(.invalidBus, "'\(node)' has no output to meter")
+        }
+        if enabled {
+            guard state.meters[node] == nil else { return }
+            state.meters[node] = MeterRecord(node: node, channelCount: record.outputChannelCount)
+            republish()
+        } else if let meter = state.meters.removeValue(forKey: node) {
+            republish()
+            bury(meter)
         }
     }
 

@@ -26,6 +26,8 @@ final class NodeRecord {
     var nextItemID: Int32 = 1
     /// The buffer named by the player's `buffer`/`file` parameters (its "material").
     var materialBuffer: SampleBuffer?
+    /// An `audioplayer`'s control state (AVAudioPlayer semantics on top of the schedule queue).
+    var audio: AudioPlayerControl?
     /// The last transport change the render thread reported: (engine time, player time, playing).
     var transport: (sampleTime: Int64, playerTime: Int64, isPlaying: Bool)?
 
@@ -40,7 +42,7 @@ final class NodeRecord {
         self.values = values
         mixing = .allocate(capacity: 1)
         mixing.initialize(to: MixingState(left: 1, right: 1, mono: 1))
-        if kind == .player {
+        if kind.isPlayer {
             let p = UnsafeMutablePointer<PlayerState>.allocate(capacity: 1)
             // Queue storage is allocated by PlayerState.init and freed in deinit.
             p.initialize(to: PlayerState(nodeID: id))

@@ -32,6 +32,8 @@ extension NodeKind {
                 ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
                               "Channels of the output bus: the scheduled buffer's channel count."),
             ]
+        case .audioplayer:
+            return Self.mixingParameters + Self.audioPlayerParameters
         case .input:
             return Self.mixingParameters + [
                 ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
@@ -46,6 +48,29 @@ extension NodeKind {
     public func parameters(bandCount: Int) -> [ParameterSpec] {
         self == .eq ? Self.effectParameters(self, bandCount: bandCount) : parameters
     }
+
+    /// AVAudioPlayer's properties (inventory §8).
+    static let audioPlayerParameters: [ParameterSpec] = [
+        ParameterSpec("file", .string, default: .string(""),
+                      "Path of the audio file to play (decoded and prepared when set; any format `info` reads)."),
+        ParameterSpec("buffer", .string, default: .string(""), "Name of a loaded buffer to play instead of a file."),
+        ParameterSpec("numberOfLoops", .int, unit: "loops", range: Double(Int32.min)...Double(Int32.max), default: .int(0),
+                      "0 plays once, n plays n + 1 times, any negative number loops until stopped. Applies from the next play or seek."),
+        ParameterSpec("currentTime", .float, unit: "s", range: 0...1e9, default: .float(0),
+                      "Playback position in the file; setting it seeks (also while playing). Reads the live position."),
+        ParameterSpec("duration", .float, unit: "s", range: 0...1e9, default: .float(0), readOnly: true,
+                      "Length of the file or buffer."),
+        ParameterSpec("rate", .float, unit: "×", range: 0.5...2, default: .float(1), smoothed: true,
+                      "Playback speed with the pitch kept (time-pitch); needs enableRate at creation."),
+        ParameterSpec("enableRate", .bool, default: .bool(false), creationOnly: true,
+                      "Allocates the time-pitch stage that `rate` needs (AVAudioPlayer.enableRate); set at creation."),
+        ParameterSpec("meteringEnabled", .bool, default: .bool(false),
+                      "Measures average and peak power per channel (read with /node/<name>/power)."),
+        ParameterSpec("playing", .bool, default: .bool(false),
+                      "True plays (from the current time), false pauses; false again when the file finishes."),
+        ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
+                      "Channels of the file or buffer."),
+    ]
 
     /// AVAudioMixing settings shared by every source kind; they apply where the node feeds a mixer.
     static let mixingParameters: [ParameterSpec] = [

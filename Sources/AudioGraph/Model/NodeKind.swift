@@ -8,6 +8,8 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
     case mixer
     /// A buffer player: plays a preloaded buffer or file region once or looping.
     case player
+    /// A simple file player (AVAudioPlayer): loop count, seek, fades, rate with pitch kept.
+    case audioplayer
     /// The live input (JACK capture ports `in_1..N`).
     case input
     /// Algorithmic reverb with the 13 factory presets (AVAudioUnitReverb).
@@ -24,7 +26,7 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
         switch self {
         case .output: return 1
         case .mixer: return nil
-        case .player, .input: return 0
+        case .player, .audioplayer, .input: return 0
         case .reverb, .delay, .distortion, .eq: return 1
         }
     }
@@ -34,7 +36,10 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
 
     /// True for kinds whose volume/pan (AVAudioMixing settings) apply where they feed a mixer. Effects
     /// have none, as in AVAudioEngine ("effects cannot talk to a downstream mixer").
-    public var hasMixingSettings: Bool { self == .mixer || self == .player || self == .input }
+    public var hasMixingSettings: Bool { self == .mixer || self == .player || self == .audioplayer || self == .input }
+
+    /// True for the kinds that render through a player's schedule queue.
+    public var isPlayer: Bool { self == .player || self == .audioplayer }
 
     /// True for the effect kinds.
     public var isEffect: Bool { [.reverb, .delay, .distortion, .eq].contains(self) }

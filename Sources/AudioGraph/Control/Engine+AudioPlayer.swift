@@ -1,0 +1,251 @@
+// Control side. AVAudioPlayer semantics for `audioplayer` nodes, built on the player schedule queue:
+// prepare, play (now or at a time), pause, stop that keeps the position, seeking, loop counts, volume
+// fades, metering and the finished / decode-error notifications.
+import AudioDSP
+
+/// What an audioplayer remembers between calls (lock held).
+final class AudioPlayerControl {
+    enum Transport { case stopped, playing, paused }
+
+    /// The material: a decoded file or a named buffer, at the engine rate.
+    var buffer: SampleBuffer?
+    var transport: Transport = .stopped
+    /// The file frame at player time 0 of the queued schedule (the position while stopped).
+    var anchorFrame = 0
+    /// True when the schedule holds passes from `anchorFrame` (prepared).
+    var isScheduled = false
+    /// Ids of the queued passes, oldest first.
+    var queued: [Int32] = []
+    /// Passes still to queue after `queued` (0: the last queued pass ends playback).
+    var passesLeft = 0
+    /// True when the queue ends in an item that loops until stopped.
+    var loopsForever = false
+
+    var frameCount: Int { buffer?.frameCount ?? 0 }
+}
+
+extension Engine {
+    /// Passes queued ahead of the one playing: at least half a second of audio, at least two, at most
+    /// 32 (the queue holds 64), so a short file loops seamlessly however late `poll()` runs.
+    static func passesAhead(frameCount: Int, sampleRate: Double) -> Int {
+        let half = Int((0.5 * sampleRate).rounded(.up))
+        return min(32, max(2, (half + frameCount - 1) / max(1, frameCount)))
+    }
+
+    /// Prepares an audioplayer (AVAudioPlayer.prepareToPlay): queues its material from the current
+    /// time, so `play` starts at once. Returns false when it has no material.
+    @discardableResult
+    public func prepareToPlay(_ node: String) throws(EngineError) -> Bool {
+        try lock.withLock { _ throws(EngineError) in
+            let (record, audio) = try audioPlayer(node)
+            guard audio.buffer != nil else { return false }
+            if !audio.isScheduled { try schedulePasses(record, audio, time: -1) }
+            return true
+        }
+    }
+
+    /// Fades an audioplayer's (or any source's) volume to `volume` over `seconds`
+    /// (AVAudioPlayer.setVolume(_:fadeDuration:)); 0 s jumps.
+    public func fadeVolume(_ node: String, to volume: Double, over seconds: Double,
+                           atSampleTime time: Int64? = nil) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let record = try record(node)
+            guard record.kind.hasMixingSettings else {
+                throw EngineError(.notAllowed, "'\(node)' (\(record.kind.rawValue)) has no volume")
+            }
+            guard volume.isFinite, (0...1).contains(volume) else {
+                throw EngineError(.outOfRange, "\(node).volume: \(volume) is outside 0…1")
+            }
+            guard seconds.isFinite, seconds >= 0, seconds <= 3600 else {
+                throw EngineError(.outOfRange, "fade duration \(seconds) s is outside 0…3600")
+            }
+            record.values["volume"] = .float(volume)
+            let t = record.mixingTargets
+            let frames = Int32(max(1, (seconds * state.configuration.sampleRate).rounded()))
+            try send([TimedCommand(time: time ?? -1, .setMixing(record.mixing, left: t.left, right: t.right,
+                                                                mono: t.mono, rampFrames: frames))])
+        }
+    }
+
+    /// Average and peak power per channel since the previous call, in dBFS (−160…0), for an audioplayer
+    /// with `meteringEnabled` (AVAudioPlayer.updateMeters, averagePower, peakPower).
+    public func audioPlayerPower(_ node: String) throws(EngineError) -> [(average: Float, peak: Float)] {
+        try lock.withLock { _ throws(EngineError) in
+            let (record, _) = try audioPlayer(node)
+            guard let meter = state.meters[node], record.bool("meteringEnabled") else {
+                throw EngineError(.notAllowed, "\(node): metering is off (set meteringEnabled first)")
+            }
+            return meter.takePlayerLevels().map { (min(0, $0.rmsDecibels), min(0, $0.peakDecibels)) }
+        }
+    }
+
+    // MARK: Helpers (lock held)
+
+    func audioPlayer(_ name: String) throws(EngineError) -> (NodeRecord, AudioPlayerControl) {
+        let node = try record(name)
+        guard node.kind == .audioplayer, let audio = node.audio else {
+            throw EngineError(.notAllowed, "'\(name)' is a \(node.kind.rawValue), not an audioplayer")
+        }
+        return (node, audio)
+    }
+
+    /// The file frame playing now (or where a paused or stopped player stands).
+    func currentFrame(_ node: NodeRecord, _ audio: AudioPlayerControl) -> Int {
+        let count = audio.frameCount
+        guard count > 0 else { return 0 }
+        guard audio.isScheduled, audio.transport != .stopped else { return min(audio.anchorFrame, count) }
+        var elapsed: Int64 = 0
+        if let t = node.transport {
+            elapsed = t.isPlaying ? t.playerTime + (Int64(renderEngine.renderedFrames) - t.sampleTime) : t.playerTime
+        }
+        let frame = Int64(audio.anchorFrame) + max(0, elapsed)
+        if frame < Int64(count) { return Int(frame) }
+        // Later passes play the whole material from its start.
+        return Int((frame - Int64(count)) % Int64(count))
+    }
+
+    /// Replaces the schedule with passes from `audio.anchorFrame`, at engine frame `time` (-1: next
+    /// cycle). Leaves the player paused on a fresh timeline (play follows with `.playerPlay`).
+    func schedulePasses(_ node: NodeRecord, _ audio: AudioPlayerControl, time: Int64) throws(EngineError) {
+        guard let player = node.player, let buffer = audio.buffer else { return }
+        let count = buffer.frameCount
+        let start = min(max(0, audio.anchorFrame), count - 1)
+        audio.anchorFrame = start
+        try batchLocked { () throws(EngineError) in
+            // Drops every queued item (reported as not completed) and rewinds the timeline to 0.
+            try send([TimedCommand(time: time, .playerStop(player))])
+            node.transport = nil
+            audio.queued = []
+            let loops = node.int("numberOfLoops")
+            audio.loopsForever = loops < 0
+            if audio.loopsForever {
+                if start > 0 { try queuePass(node, audio, buffer, from: start, last: false, looping: false, time: time) }
+                try queuePass(node, audio, buffer, from: 0, last: false, looping: true, time: time)
+                audio.passesLeft = 0
+            } else {
+                var left = loops + 1
+                let ahead = Self.passesAhead(frameCount: count, sampleRate: state.configuration.sampleRate)
+                var from = start
+                while left > 0 && audio.queued.count < ahead {
+                    left -= 1
+                    try queuePass(node, audio, buffer, from: from, last: left == 0, looping: false, time: time)
+                    from = 0
+                }
+                audio.passesLeft = left
+            }
+        }
+        audio.isScheduled = true
+        if audio.transport == .playing { audio.transport = .paused }
+    }
+
+    /// Appends one pass `from ..< end` (or the whole material, looping until stopped).
+    private func queuePass(_ node: NodeRecord, _ audio: AudioPlayerControl, _ buffer: SampleBuffer, from: Int,
+                           last: Bool, looping: Bool, time: Int64) throws(EngineError) {
+        let id = try enqueue(node, buffer, startFrame: from, frameCount: buffer.frameCount - from, playerTime: nil,
+                             options: looping ? [.loops] : [], completion: nil, isMaterial: false, commandTime: time,
+                             pausesAtEnd: last)
+        audio.queued.append(id)
+    }
+
+    /// Play (AVAudioPlayer.play / play(atTime:)): resumes a paused player, or schedules from the
+    /// current time and starts.
+    func audioPlay(_ node: NodeRecord, _ audio: AudioPlayerControl, time: Int64) throws(EngineError) {
+        guard let player = node.player else { return }
+        guard audio.buffer != nil else {
+            throw EngineError(.notAllowed, "\(node.name): nothing to play (set file or buffer first)")
+        }
+        if audio.transport == .playing { return }
+        try batchLocked { () throws(EngineError) in
+            if !audio.isScheduled { try schedulePasses(node, audio, time: time) }
+            try send([TimedCommand(time: time, .playerPlay(player))])
+        }
+        audio.transport = .playing
+        node.values["playing"] = .bool(true)
+    }
+
+    /// Pause: keeps the position and the prepared schedule.
+    func audioPause(_ node: NodeRecord, _ audio: AudioPlayerControl, time: Int64) throws(EngineError) {
+        guard let player = node.player, audio.transport == .playing else { return }
+        try send([TimedCommand(time: time, .playerPause(player))])
+        audio.transport = .paused
+        node.values["playing"] = .bool(false)
+    }
+
+    /// Stop: unschedules (releasing what the schedule held) but keeps the position, as AVAudioPlayer does.
+    func audioStop(_ node: NodeRecord, _ audio: AudioPlayerControl, time: Int64) throws(EngineError) {
+        guard let player = node.player else { return }
+        let frame = currentFrame(node, audio)
+        if audio.isScheduled { try send([TimedCommand(time: time, .playerStop(player))]) }
+        audio.anchorFrame = frame
+        audio.isScheduled = false
+        audio.queued = []
+        audio.transport = .stopped
+        node.values["playing"] = .bool(false)
+    }
+
+    /// Seek (setting currentTime): jumps at once, also while playing (same render cycle).
+    func audioSeek(_ node: NodeRecord, _ audio: AudioPlayerControl, seconds: Double, time: Int64) throws(EngineError) {
+        let count = audio.frameCount
+        let frame = min(max(0, Int((seconds * state.configuration.sampleRate).rounded())), max(0, count - 1))
+        audio.anchorFrame = frame
+        guard audio.buffer != nil, let player = node.player else { return }
+        switch audio.transport {
+        case .stopped:
+            audio.isScheduled = false
+        case .paused:
+            try schedulePasses(node, audio, time: time)
+        case .playing:
+            try batchLocked { () throws(EngineError) in
+                try schedulePasses(node, audio, time: time)
+                try send([TimedCommand(time: time, .playerPlay(player))])
+            }
+            audio.transport = .playing
+        }
+    }
+
+    /// New material (the `file` or `buffer` parameter): stops, rewinds and reshapes the node.
+    func audioSetMaterial(_ node: NodeRecord, _ audio: AudioPlayerControl, _ buffer: SampleBuffer?) throws(EngineError) {
+        try audioStop(node, audio, time: -1)
+        if let old = audio.buffer, old !== buffer { bury(old) }
+        audio.buffer = buffer
+        audio.anchorFrame = 0
+        node.values["duration"] = .float(Double(buffer?.frameCount ?? 0) / state.configuration.sampleRate)
+        if let buffer, buffer.channelCount != node.outputChannelCount {
+            node.outputChannelCount = buffer.channelCount
+            node.values["channels"] = .int(buffer.channelCount)
+            let t = node.mixingTargets
+            try send([TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
+                                              rampFrames: state.configuration.rampFrames))])
+            republish()
+        }
+    }
+
+    /// A pass ended (poll, lock held): queue the next one, or report the end of playback.
+    func audioPassEnded(_ node: NodeRecord, _ audio: AudioPlayerControl, id: Int32, completed: Bool,
+                        into events: inout [EngineEvent]) {
+        guard let index = audio.queued.firstIndex(of: id) else { return }
+        audio.queued.remove(at: index)
+        guard completed, let buffer = audio.buffer else { return }
+        if audio.passesLeft > 0 {
+            audio.passesLeft -= 1
+            try? queuePass(node, audio, buffer, from: 0, last: audio.passesLeft == 0, looping: false, time: -1)
+        } else if audio.queued.isEmpty && !audio.loopsForever {
+            // The last pass paused the player at its end: rewind, as AVAudioPlayer does.
+            audio.transport = .stopped
+            audio.isScheduled = false
+            audio.anchorFrame = 0
+            node.values["playing"] = .bool(false)
+            events.append(.audioPlayerFinished(node: node.name, successfully: true))
+        }
+    }
+}
+
+extension Engine {
+    /// Sets the time-pitch rate of an audioplayer created with `enableRate` (lock held).
+    func setAudioPlayerRate(_ node: NodeRecord, _ rate: Double, time: Int64) throws(EngineError) {
+        // The time-pitch stage arrives with the time effects; until then only rate 1 is exact.
+        if rate != 1 {
+            throw EngineError(.notAllowed, "\(node.name): rate other than 1 needs the time-pitch stage")
+        }
+    }
+}
