@@ -26,7 +26,7 @@ extension LoadedPatch {
                 problems.append("buffer '\(buffer.name)': \(error)")
             }
         }
-        for node in engine.nodes() where node.kind == .player {
+        for node in engine.nodes() where node.kind.isPlayer {
             guard let file = node.parameters["file"]?.stringValue, !file.isEmpty else { continue }
             do {
                 try engine.set(node.name, "file", to: .string(file))

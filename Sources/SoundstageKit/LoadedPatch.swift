@@ -31,11 +31,13 @@ public final class LoadedPatch: Sendable {
         let order = engine.renderOrder()
         for node in engine.nodes() where node.name != "output" {
             var text = "node \(node.name) (\(node.kind.rawValue))"
-            if node.kind == .player {
+            if node.kind.isPlayer {
                 let source = node.parameters["buffer"]?.stringValue ?? ""
                 let file = node.parameters["file"]?.stringValue ?? ""
                 let what = !source.isEmpty ? "buffer \(source)" : !file.isEmpty ? "file \(file)" : "nothing"
-                let looping = node.parameters["loop"]?.boolValue == true ? ", looping" : ""
+                let loops = node.parameters["numberOfLoops"]?.intValue ?? 0
+                let looping = node.parameters["loop"]?.boolValue == true || loops < 0 ? ", looping"
+                    : loops > 0 ? ", \(loops + 1) passes" : ""
                 let playing = node.parameters["playing"]?.boolValue == true ? "playing" : "stopped"
                 text += ": \(playing) \(what)\(looping)"
             }

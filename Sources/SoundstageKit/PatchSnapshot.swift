@@ -59,7 +59,7 @@ public enum PatchSnapshot {
 
     private static func order(_ kind: String) -> Int {
         switch kind {
-        case "player", "input": return 0
+        case "player", "audioplayer", "input": return 0
         case "mixer": return 1
         default: return 2
         }
