@@ -4,6 +4,7 @@ set -euo pipefail
 packages=(
   libjack-jackd2-dev jackd2       # JACK client library, server and tools (jack_lsp, jack_connect, jack_wait)
   libsndfile1-dev libsoxr-dev     # decoding/encoding and sample-rate conversion
+  librubberband-dev               # time-pitch (Rubber Band, real-time mode)
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: AAC/ALAC in M4A/MP4
   liblo-dev liblo-tools           # OSC control; oscsend/oscdump for tests and manual checks
   sox                             # used by tests as an independent file writer/meter

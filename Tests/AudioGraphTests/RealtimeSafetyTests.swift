@@ -27,6 +27,14 @@ import Testing
         try engine.connect("verb", to: "eq")
         try engine.connect("eq", to: "echo")
         try engine.connect("echo", to: "main")
+        // Time effects too: p1 through time-pitch (Rubber Band), p2 through varispeed.
+        try engine.attach(.timepitch, name: "stretch", parameters: ["rate": .float(1.25), "pitch": .float(300)])
+        try engine.attach(.varispeed, name: "vari", parameters: ["rate": .float(0.8)])
+        for (player, effect) in [("p1", "stretch"), ("p2", "vari")] {
+            try engine.disconnect(player, from: "main")
+            try engine.connect(player, to: effect)
+            try engine.connect(effect, to: "main")
+        }
         try engine.installTap(on: "main", frameCount: 1024) { _ in }
 
         let totalFrames = 48_000 * 12
@@ -86,6 +94,9 @@ import Testing
             try engine.set("verb", "preset", to: .int(n % 13))
             try engine.set("echo", "delayTime", to: .float(Double(n % 8) / 10))
             try engine.set("eq", "band0.frequency", to: .float(200 + Double(n % 50) * 100))
+            try engine.set("stretch", "rate", to: .float(0.5 + Double(n % 7) / 4))
+            try engine.set("stretch", "pitch", to: .float(Double(n % 9) * 100 - 400))
+            try engine.set("vari", "rate", to: .float(0.5 + Double(n % 6) / 4))
             try engine.attach(.mixer, name: "m\(n)")
             try engine.connect(name, to: "m\(n)")
             try engine.connect("m\(n)", to: "main")

@@ -97,3 +97,26 @@ import Testing
             .errorCode == 64)
     }
 }
+
+/// Time effects over OSC: created, listed with their parameters, and refused where they cannot run.
+@Suite struct OSCTimeEffectTests {
+    @Test func timeEffectsAreCreatedSetAndRefusedWithReasons() throws {
+        let f = try OSCFixture()
+        #expect(f.client.command("/node/new", [.string("timepitch"), .string("tp"), .string("pitch"), .float(700)])?.address
+            == "/done")
+        #expect(f.client.command("/node/new", [.string("varispeed"), .string("vs")])?.address == "/done")
+        f.client.send("/node/vs/rate", [.float(1.5)])
+        #expect(f.client.request("/node/vs/rate")?.arguments == [.float(1.5)])
+        #expect(f.client.request("/node/tp/pitch")?.arguments == [.float(700)])
+        let outOfRange = f.client.request("/node/vs/rate", [.float(8)], reply: "/error")
+        #expect(outOfRange?.errorCode == 22, "\(String(describing: outOfRange))")
+        _ = f.client.command("/node/new", [.string("player"), .string("p")])
+        #expect(f.client.command("/graph/connect", [.string("p"), .string("tp")])?.address == "/done")
+        let shared = f.client.command("/graph/connect", [.string("p"), .string("main")])
+        #expect(shared?.errorCode == 14, "\(String(describing: shared))")
+        #expect(f.client.command("/graph/connect", [.string("tp"), .string("vs")])?.address == "/done",
+                "a time effect may feed another")
+        #expect(f.client.command("/graph/connect", [.string("vs"), .string("main")])?.address == "/done")
+        #expect(f.client.command("/node/tp/reset")?.address == "/done")
+    }
+}

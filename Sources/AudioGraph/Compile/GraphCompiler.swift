@@ -38,40 +38,84 @@ enum GraphCompiler {
         return active
     }
 
+    /// A node to run, or a time effect with the chain that feeds it (run on the effect's clock).
+    indirect enum Entry {
+        case node(String)
+        case timeEffect(String, chain: [Entry])
+
+        var names: [String] {
+            switch self {
+            case .node(let name): return [name]
+            case .timeEffect(let name, let chain): return chain.flatMap(\.names) + [name]
+            }
+        }
+    }
+
     /// Active nodes in execution order (sources before consumers), ties broken by name for determinism.
+    /// The sources of a time effect (all of its ancestors) form its chain: they run from its step only.
+    static func plan(nodes: [String: NodeRecord], connections: [Connection], active: Set<String>) -> [Entry] {
+        func sources(of name: String) -> [String] {
+            connections.filter { $0.destination == name }.sorted { $0.destinationBus < $1.destinationBus }
+                .map(\.source).filter { active.contains($0) }
+        }
+        // Ancestors of active time effects never start a walk of their own (a tapped one would otherwise
+        // run at the engine's clock before the effect's chain could claim it).
+        var chained: Set<String> = []
+        for name in active where nodes[name]?.kind.isTimeEffect == true {
+            var stack = sources(of: name)
+            while let next = stack.popLast() {
+                if chained.insert(next).inserted { stack += sources(of: next) }
+            }
+        }
+        var visited: Set<String> = []
+        func visit(_ name: String, into list: inout [Entry]) {
+            guard visited.insert(name).inserted else { return }
+            if nodes[name]?.kind.isTimeEffect == true {
+                var chain: [Entry] = []
+                for s in sources(of: name) { visit(s, into: &chain) }
+                list.append(.timeEffect(name, chain: chain))
+            } else {
+                for s in sources(of: name) { visit(s, into: &list) }
+                list.append(.node(name))
+            }
+        }
+        var plan: [Entry] = []
+        for name in active.sorted() where !chained.contains(name) { visit(name, into: &plan) }
+        for name in active.sorted() { visit(name, into: &plan) }
+        return plan
+    }
+
+    /// Active nodes in execution order, flattened (chains before their time effect).
     static func executionOrder(nodes: [String: NodeRecord], connections: [Connection], active: Set<String>)
         -> [String]
     {
-        var order: [String] = []
-        var visited: Set<String> = []
-        func visit(_ name: String) {
-            guard visited.insert(name).inserted else { return }
-            let sources = connections.filter { $0.destination == name }
-                .sorted { $0.destinationBus < $1.destinationBus }.map(\.source)
-            for s in sources where active.contains(s) { visit(s) }
-            order.append(name)
-        }
-        for name in active.sorted() { visit(name) }
-        return order
+        plan(nodes: nodes, connections: connections, active: active).flatMap(\.names)
     }
 
     static func compile(_ input: Input) -> RenderProgram {
         let tapped = Set(input.taps.map(\.node)).union(input.inserts.keys)
         let active = activeNodes(nodes: input.nodes, connections: input.connections, tappedNodes: tapped)
-        let order = executionOrder(nodes: input.nodes, connections: input.connections, active: active)
+        let plan = plan(nodes: input.nodes, connections: input.connections, active: active)
+        let order = plan.flatMap(\.names)
         let stride = input.maxBlockFrames
 
         // One bus per active node (the output node's bus holds what goes to the host); effects also get
         // an input bus their sources are summed into.
         var busOffset: [String: Int] = [:]
         var inputBusOffset: [String: Int] = [:]
+        var stageBusOffset: [String: Int] = [:]
         var total = 0
         for name in order {
             guard let node = input.nodes[name] else { continue }
             busOffset[name] = total
             total += node.outputChannelCount * stride
-            if node.kind.isEffect {
+            if node.kind.isEffect || node.rateStage != nil {
                 inputBusOffset[name] = total
+                total += node.outputChannelCount * stride
+            }
+            if node.rateStage != nil {
+                // An audioplayer's own player renders here; its time-pitch stage writes the node's bus.
+                stageBusOffset[name] = total
                 total += node.outputChannelCount * stride
             }
         }
@@ -83,10 +127,13 @@ enum GraphCompiler {
         }
 
         // Mixer (and output) input tables, all in one allocation.
-        let summing: Set<NodeKind> = [.mixer, .output, .reverb, .delay, .distortion, .eq]
         var mixerInputCount = 0
-        for name in order where summing.contains(input.nodes[name]?.kind ?? .player) {
-            mixerInputCount += input.connections.filter { $0.destination == name && active.contains($0.source) }.count
+        for name in order {
+            guard let kind = input.nodes[name]?.kind else { continue }
+            if kind == .mixer || kind == .output || kind.isEffect {
+                mixerInputCount += input.connections.filter { $0.destination == name && active.contains($0.source) }.count
+            }
+            if input.nodes[name]?.rateStage != nil { mixerInputCount += 1 }
         }
         let tables = UnsafeMutableBufferPointer<MixerInput>.allocate(capacity: max(1, mixerInputCount))
         var tableUsed = 0
@@ -108,34 +155,75 @@ enum GraphCompiler {
             return UnsafeBufferPointer(start: tables.baseAddress! + start, count: tableUsed - start)
         }
 
-        var steps: [RenderStep] = []
-        for name in order {
-            guard let node = input.nodes[name] else { continue }
+        /// The steps of one node (without taps and meters). `inChain`: the node runs on a time effect's
+        /// clock, where host insert buffers cannot be used (their frames belong to the host's period).
+        func nodeSteps(_ name: String, inChain: Bool) -> [RenderStep] {
+            guard let node = input.nodes[name], let b = bus(name) else { return [] }
             switch node.kind {
             case .player, .audioplayer:
-                if let b = bus(name), let player = node.player { steps.append(.player(player, node.mixing, b)) }
+                guard let player = node.player else { return [] }
+                if let stage = node.rateStage, let effect = node.effect, let inputOffset = inputBusOffset[name],
+                   let stageOffset = stageBusOffset[name] {
+                    let playerBus = BusRef(data: slab.baseAddress! + stageOffset, channelCount: node.outputChannelCount, stride: stride)
+                    let inputBus = BusRef(data: slab.baseAddress! + inputOffset, channelCount: node.outputChannelCount, stride: stride)
+                    let start = tableUsed
+                    (tables.baseAddress! + tableUsed).initialize(
+                        to: MixerInput(source: playerBus, mixing: stage.unityMixing, fade: stage.unityFade))
+                    tableUsed += 1
+                    let table = UnsafeBufferPointer(start: tables.baseAddress! + start, count: 1)
+                    // The player's volume and pan apply downstream, on the node's bus; its own steps run
+                    // at unity on the stage's clock.
+                    return [.timeEffect(effect, stage.unityMixer, table, inputBus, b, stage.fifo, 1),
+                            .player(player, stage.unityMixing, playerBus)]
+                }
+                return [.player(player, node.mixing, b)]
             case .input:
-                if let b = bus(name) { steps.append(.input(node.mixing, b)) }
+                return [.input(node.mixing, b)]
             case .mixer:
-                guard let b = bus(name), let mixer = node.mixer else { continue }
-                steps.append(.mixer(mixer, node.mixing, inputTable(for: name), b))
+                guard let mixer = node.mixer else { return [] }
+                return [.mixer(mixer, node.mixing, inputTable(for: name), b)]
             case .output:
-                guard let b = bus(name), let mixer = node.mixer else { continue }
-                steps.append(.output(mixer, inputTable(for: name, unityMixing: node.mixing), b))
-            case .reverb, .delay, .distortion, .eq:
-                guard let b = bus(name), let unity = node.mixer, let effect = node.effect,
-                      let inputOffset = inputBusOffset[name] else { continue }
+                guard let mixer = node.mixer else { return [] }
+                return [.output(mixer, inputTable(for: name, unityMixing: node.mixing), b)]
+            case .reverb, .delay, .distortion, .eq, .timepitch, .varispeed:
+                guard let unity = node.mixer, let effect = node.effect, let inputOffset = inputBusOffset[name] else { return [] }
                 let inputBus = BusRef(data: slab.baseAddress! + inputOffset, channelCount: node.outputChannelCount, stride: stride)
-                let slot = input.inserts[name].map { InsertSlot(base: $0.base, channelCount: $0.channelCount) } ?? .none
-                steps.append(.effect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b, slot))
-            }
-            for tap in input.taps where tap.node == name {
-                if let b = bus(name) { steps.append(.tap(tap.state, b)) }
-            }
-            for meter in input.meters where meter.node == name {
-                if let b = bus(name) { steps.append(.meter(meter.state, b)) }
+                let slot = inChain ? InsertSlot.none
+                    : input.inserts[name].map { InsertSlot(base: $0.base, channelCount: $0.channelCount) } ?? .none
+                return [.effect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b, slot)]
             }
         }
+
+        func observerSteps(_ name: String) -> [RenderStep] {
+            guard let b = bus(name) else { return [] }
+            return input.taps.filter { $0.node == name }.map { .tap($0.state, b) }
+                + input.meters.filter { $0.node == name }.map { .meter($0.state, b) }
+        }
+
+        func emitSteps(_ entries: [Entry], inChain: Bool) -> [RenderStep] {
+            var steps: [RenderStep] = []
+            for entry in entries {
+                switch entry {
+                case .node(let name):
+                    steps += nodeSteps(name, inChain: inChain) + observerSteps(name)
+                case .timeEffect(let name, let chainEntries):
+                    let chain = emitSteps(chainEntries, inChain: true)
+                    guard let node = input.nodes[name], let b = bus(name), let unity = node.mixer, let effect = node.effect,
+                          let fifo = node.timeFIFO, let inputOffset = inputBusOffset[name] else {
+                        steps += chain
+                        continue
+                    }
+                    let inputBus = BusRef(data: slab.baseAddress! + inputOffset, channelCount: node.outputChannelCount,
+                                          stride: stride)
+                    steps.append(.timeEffect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b,
+                                             fifo, chain.count))
+                    steps += chain + observerSteps(name)
+                }
+            }
+            return steps
+        }
+
+        let steps = emitSteps(plan, inChain: false)
         return RenderProgram(
             generation: input.generation, steps: steps, busSlab: slab, mixerInputs: tables, activeNodeNames: order)
     }

@@ -213,6 +213,7 @@ extension Engine {
         if let buffer, buffer.channelCount != node.outputChannelCount {
             node.outputChannelCount = buffer.channelCount
             node.values["channels"] = .int(buffer.channelCount)
+            if node.rateStage != nil { try makeRateStage(node, channelCount: buffer.channelCount) }
             let t = node.mixingTargets
             try send([TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
                                               rampFrames: state.configuration.rampFrames))])
@@ -241,11 +242,39 @@ extension Engine {
 }
 
 extension Engine {
+    /// Gives an audioplayer created with `enableRate` its time-pitch stage for `channelCount` channels,
+    /// at the node's `rate` (lock held; the node's program is rebuilt by the caller).
+    func makeRateStage(_ node: NodeRecord, channelCount: Int) throws(EngineError) {
+        let config = state.configuration
+        guard let effect = EffectRef.make(.timepitch, sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
+                                          channelCount: channelCount, bandCount: 1) else { return }
+        if let index = NodeKind.effectParameterIndex(.timepitch, "rate") {
+            effect.setInitial(index, node.double("rate") == 0 ? 1 : node.double("rate"))
+        }
+        if let old = node.rateStage, let oldEffect = node.effect {
+            // Still referenced by the installed program: released with the generation that drops it.
+            state.buryAfterPublish.append(RetiredRateStage(stage: old, effect: oldEffect))
+        }
+        node.effect = effect
+        node.rateStage = RateStage(channelCount: channelCount, maxBlockFrames: config.blockFrames)
+    }
+
     /// Sets the time-pitch rate of an audioplayer created with `enableRate` (lock held).
     func setAudioPlayerRate(_ node: NodeRecord, _ rate: Double, time: Int64) throws(EngineError) {
-        // The time-pitch stage arrives with the time effects; until then only rate 1 is exact.
-        if rate != 1 {
-            throw EngineError(.notAllowed, "\(node.name): rate other than 1 needs the time-pitch stage")
-        }
+        guard let effect = node.effect, let index = NodeKind.effectParameterIndex(.timepitch, "rate") else { return }
+        try send([TimedCommand(time: time, .effectParameter(effect, index: Int32(index), value: rate))])
     }
+}
+
+/// A replaced rate stage and its kernel, freed together once no program uses them.
+final class RetiredRateStage {
+    let stage: RateStage
+    let effect: EffectRef
+
+    init(stage: RateStage, effect: EffectRef) {
+        self.stage = stage
+        self.effect = effect
+    }
+
+    deinit { effect.deallocate() }
 }

@@ -15,6 +15,12 @@ extension Engine {
         if node.bool("enableRate") == false, node.double("rate") != 1 {
             throw EngineError(.notAllowed, "\(node.name): rate needs enableRate: true at creation (AVAudioPlayer.enableRate)")
         }
+        if node.bool("enableRate") {
+            // The stage runs at the material's channel count, known once the material is set; until then 2.
+            let channels = buffer?.channelCount ?? 2
+            node.outputChannelCount = channels
+            try makeRateStage(node, channelCount: channels)
+        }
         try audioSetMaterial(node, audio, buffer)
         if seekTo > 0 { try audioSeek(node, audio, seconds: seekTo, time: -1) }
         node.values["currentTime"] = .float(0)

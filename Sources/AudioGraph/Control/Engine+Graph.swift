@@ -143,6 +143,9 @@ extension Engine {
             let edge = Connection(source: src.name, sourceBus: sourceBus, destination: dst.name,
                                   destinationBus: destinationBus)
             guard !state.connections.contains(edge) else { return }
+            let candidate = state.connections.filter { !($0.destination == dst.name && $0.destinationBus == destinationBus) }
+                + [edge]
+            if let problem = timeDomainProblem(in: candidate) { throw EngineError(.notAllowed, problem) }
             for old in state.connections where old.destination == dst.name && old.destinationBus == destinationBus {
                 try retireEdge(old)
             }

@@ -107,6 +107,10 @@ extension Engine {
                                         channelCount: node.outputChannelCount,
                                         bandCount: node.kind == .eq ? node.int("bands") : 1)
             node.effect = effect
+            if node.kind.isTimeEffect {
+                node.timeFIFO = TimeEffectFIFO.allocate(channelCount: node.outputChannelCount,
+                                                        maxBlockFrames: state.configuration.blockFrames)
+            }
             // Initial values take effect at once (the kernels start at their table defaults).
             for (key, value) in parameters {
                 guard let spec = node.specs.first(where: { $0.name == key }) else { continue }

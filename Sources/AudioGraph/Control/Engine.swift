@@ -271,7 +271,7 @@ struct ControlState {
         switch kind {
         case .output: channels = configuration.outputChannelCount
         case .input: channels = max(1, configuration.inputChannelCount)
-        case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq: channels = 2
+        case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq, .timepitch, .varispeed: channels = 2
         }
         let record = NodeRecord(name: name, kind: kind, id: nextNodeID, outputChannelCount: channels)
         if kind == .input { record.values["channels"] = .int(channels) }

@@ -26,6 +26,10 @@ final class NodeRecord {
     var nextItemID: Int32 = 1
     /// The buffer named by the player's `buffer`/`file` parameters (its "material").
     var materialBuffer: SampleBuffer?
+    /// A time effect's output FIFO (allocated with its kernel).
+    var timeFIFO: UnsafeMutablePointer<TimeEffectFIFO>?
+    /// An audioplayer's time-pitch stage (`enableRate`); its kernel is `effect`.
+    var rateStage: RateStage?
     /// An `audioplayer`'s control state (AVAudioPlayer semantics on top of the schedule queue).
     var audio: AudioPlayerControl?
     /// The last transport change the render thread reported: (engine time, player time, playing).
@@ -68,6 +72,7 @@ final class NodeRecord {
 
     deinit {
         effect?.deallocate()
+        if let timeFIFO { TimeEffectFIFO.free(timeFIFO) }
         mixing.deallocate()
         player?.pointee.deallocate()
         player?.deallocate()
@@ -87,5 +92,31 @@ final class NodeRecord {
         let (l, r) = outputChannelCount == 1
             ? EqualPowerPanner.monoGains(pan: pan) : EqualPowerPanner.balanceGains(pan: pan)
         return (l * volume, r * volume, volume)
+    }
+}
+
+/// The unity plumbing between an audioplayer's own player and its time-pitch stage: the FIFO, a mixer
+/// input at unity (the node's volume and pan apply downstream), and a unity output volume.
+final class RateStage {
+    let fifo: UnsafeMutablePointer<TimeEffectFIFO>
+    let unityMixing: UnsafeMutablePointer<MixingState>
+    let unityFade: UnsafeMutablePointer<ParameterRamp>
+    let unityMixer: UnsafeMutablePointer<MixerState>
+
+    init(channelCount: Int, maxBlockFrames: Int) {
+        fifo = TimeEffectFIFO.allocate(channelCount: channelCount, maxBlockFrames: maxBlockFrames)
+        unityMixing = .allocate(capacity: 1)
+        unityMixing.initialize(to: MixingState(left: 1, right: 1, mono: 1))
+        unityFade = .allocate(capacity: 1)
+        unityFade.initialize(to: ParameterRamp(1))
+        unityMixer = .allocate(capacity: 1)
+        unityMixer.initialize(to: MixerState(outputVolume: 1))
+    }
+
+    deinit {
+        TimeEffectFIFO.free(fifo)
+        unityMixing.deallocate()
+        unityFade.deallocate()
+        unityMixer.deallocate()
     }
 }

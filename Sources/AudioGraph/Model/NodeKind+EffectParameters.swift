@@ -12,6 +12,8 @@ extension NodeKind {
         case .reverb: specs = ReverbKernel.parameters.map { spec(from: $0) }
         case .delay: specs = DelayKernel.parameters.map { spec(from: $0) }
         case .distortion: specs = DistortionKernel.parameters.map { spec(from: $0) }
+        case .timepitch: specs = TimePitchKernel.parameters.map { spec(from: $0) }
+        case .varispeed: specs = VarispeedKernel.parameters.map { spec(from: $0) }
         case .eq:
             specs = EQKernel.globalParameters.map { spec(from: $0) }
             specs.append(ParameterSpec("bands", .int, unit: "bands", range: 1...Double(EQKernel.maxBandCount),
@@ -28,9 +30,12 @@ extension NodeKind {
             return []
         }
         specs.append(spec(from: EffectParameter.bypass))
-        specs.append(ParameterSpec("insert", .bool, default: .bool(false),
+        // Time effects run on their sources' clock, which a JACK insert cannot give them (DECISIONS.md).
+        if !kind.isTimeEffect {
+            specs.append(ParameterSpec("insert", .bool, default: .bool(false),
                                    "true exposes the effect as JACK ports <node>_in_N and <node>_out_N: what arrives "
                                    + "there is added to its input, and its output also goes there (latency reported)."))
+        }
         specs.append(ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
                                    "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
         return specs
@@ -42,6 +47,8 @@ extension NodeKind {
         case .reverb: return ReverbKernel.parameters.firstIndex { $0.name == name }
         case .delay: return DelayKernel.parameters.firstIndex { $0.name == name }
         case .distortion: return DistortionKernel.parameters.firstIndex { $0.name == name }
+        case .timepitch: return TimePitchKernel.parameters.firstIndex { $0.name == name }
+        case .varispeed: return VarispeedKernel.parameters.firstIndex { $0.name == name }
         case .eq:
             if name == "globalGain" { return 0 }
             guard name.hasPrefix("band"), let dot = name.firstIndex(of: "."),

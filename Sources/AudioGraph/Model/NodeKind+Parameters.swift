@@ -39,7 +39,7 @@ extension NodeKind {
                 ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
                               "Capture channels (JACK ports in_1..N); set by the engine configuration."),
             ]
-        case .reverb, .delay, .distortion, .eq:
+        case .reverb, .delay, .distortion, .eq, .timepitch, .varispeed:
             return Self.effectParameters(self, bandCount: Self.defaultEQBandCount)
         }
     }

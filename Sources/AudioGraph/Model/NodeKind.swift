@@ -20,6 +20,10 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
     case distortion
     /// N-band parametric EQ with 11 filter types (AVAudioUnitEQ).
     case eq
+    /// Time stretch and pitch shift, independently (AVAudioUnitTimePitch, on Rubber Band).
+    case timepitch
+    /// Resampling playback: rate 0.25–4, pitch follows (AVAudioUnitVarispeed).
+    case varispeed
 
     /// Number of input buses, or nil for "any number" (mixers).
     public var inputBusCount: Int? {
@@ -27,7 +31,7 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
         case .output: return 1
         case .mixer: return nil
         case .player, .audioplayer, .input: return 0
-        case .reverb, .delay, .distortion, .eq: return 1
+        case .reverb, .delay, .distortion, .eq, .timepitch, .varispeed: return 1
         }
     }
 
@@ -42,7 +46,11 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
     public var isPlayer: Bool { self == .player || self == .audioplayer }
 
     /// True for the effect kinds.
-    public var isEffect: Bool { [.reverb, .delay, .distortion, .eq].contains(self) }
+    public var isEffect: Bool { [.reverb, .delay, .distortion, .eq, .timepitch, .varispeed].contains(self) }
+
+    /// True for the time effects: they pull more or less input than they output, so their sources run
+    /// on the effect's own clock (AVAudioUnitTimeEffect).
+    public var isTimeEffect: Bool { self == .timepitch || self == .varispeed }
 
     /// Names of all kinds, for error messages.
     public static var allNames: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -8,6 +8,8 @@ public enum EffectRef: BitwiseCopyable {
     case delay(UnsafeMutablePointer<DelayKernel>)
     case distortion(UnsafeMutablePointer<DistortionKernel>)
     case eq(UnsafeMutablePointer<EQKernel>)
+    case timePitch(UnsafeMutablePointer<TimePitchKernel>)
+    case varispeed(UnsafeMutablePointer<VarispeedKernel>)
 
     /// Control side: allocates the kernel for `kind` (nil for non-effect kinds).
     static func make(_ kind: NodeKind, sampleRate: Double, maxBlockFrames: Int, channelCount: Int, bandCount: Int)
@@ -31,8 +33,25 @@ public enum EffectRef: BitwiseCopyable {
             p.initialize(to: EQKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount,
                                       bandCount: bandCount))
             return .eq(p)
+        case .timepitch:
+            let p = UnsafeMutablePointer<TimePitchKernel>.allocate(capacity: 1)
+            p.initialize(to: TimePitchKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
+            return .timePitch(p)
+        case .varispeed:
+            let p = UnsafeMutablePointer<VarispeedKernel>.allocate(capacity: 1)
+            p.initialize(to: VarispeedKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
+            return .varispeed(p)
         default:
             return nil
+        }
+    }
+
+    /// Processing latency in frames at rate 1 (reported to JACK for inserts).
+    var latencyFrames: Int {
+        switch self {
+        case .timePitch(let p): return p.pointee.latencyFrames
+        case .varispeed(let p): return p.pointee.latencyFrames
+        default: return 0
         }
     }
 
@@ -43,6 +62,8 @@ public enum EffectRef: BitwiseCopyable {
         case .delay(let p): p.pointee.deallocate(); p.deallocate()
         case .distortion(let p): p.pointee.deallocate(); p.deallocate()
         case .eq(let p): p.pointee.deallocate(); p.deallocate()
+        case .timePitch(let p): p.pointee.deallocate(); p.deallocate()
+        case .varispeed(let p): p.pointee.deallocate(); p.deallocate()
         }
     }
 
@@ -53,6 +74,8 @@ public enum EffectRef: BitwiseCopyable {
         case .delay(let p): return UnsafeMutableRawPointer(p)
         case .distortion(let p): return UnsafeMutableRawPointer(p)
         case .eq(let p): return UnsafeMutableRawPointer(p)
+        case .timePitch(let p): return UnsafeMutableRawPointer(p)
+        case .varispeed(let p): return UnsafeMutableRawPointer(p)
         }
     }
 
@@ -63,6 +86,8 @@ public enum EffectRef: BitwiseCopyable {
         case .delay(let p): p.pointee.setParameter(index, value: value)
         case .distortion(let p): p.pointee.setParameter(index, value: value)
         case .eq(let p): p.pointee.setParameter(index, value: value)
+        case .timePitch(let p): p.pointee.setParameter(index, value: value)
+        case .varispeed(let p): p.pointee.setParameter(index, value: value)
         }
     }
 
@@ -72,6 +97,8 @@ public enum EffectRef: BitwiseCopyable {
         case .delay(let p): p.pointee.setBypass(bypassed)
         case .distortion(let p): p.pointee.setBypass(bypassed)
         case .eq(let p): p.pointee.setBypass(bypassed)
+        case .timePitch(let p): p.pointee.setBypass(bypassed)
+        case .varispeed(let p): p.pointee.setBypass(bypassed)
         }
     }
 }

@@ -207,6 +207,8 @@ public final class RenderEngine: @unchecked Sendable {
             case .delay(let p): p.pointee.setParameter(Int(index), value: value)
             case .distortion(let p): p.pointee.setParameter(Int(index), value: value)
             case .eq(let p): p.pointee.setParameter(Int(index), value: value)
+            case .timePitch(let p): p.pointee.setParameter(Int(index), value: value)
+            case .varispeed(let p): p.pointee.setParameter(Int(index), value: value)
             }
         case .effectBypass(let effect, let bypassed):
             switch effect {
@@ -214,6 +216,8 @@ public final class RenderEngine: @unchecked Sendable {
             case .delay(let p): p.pointee.setBypass(bypassed)
             case .distortion(let p): p.pointee.setBypass(bypassed)
             case .eq(let p): p.pointee.setBypass(bypassed)
+            case .timePitch(let p): p.pointee.setBypass(bypassed)
+            case .varispeed(let p): p.pointee.setBypass(bypassed)
             }
         case .effectReset(let effect):
             switch effect {
@@ -221,6 +225,8 @@ public final class RenderEngine: @unchecked Sendable {
             case .delay(let p): p.pointee.reset()
             case .distortion(let p): p.pointee.reset()
             case .eq(let p): p.pointee.reset()
+            case .timePitch(let p): p.pointee.reset()
+            case .varispeed(let p): p.pointee.reset()
             }
         case .purge(let target):
             core.pointee.removePending(target: target)
@@ -292,8 +298,15 @@ public final class RenderEngine: @unchecked Sendable {
             }
             return
         }
-        let steps = program.pointee.steps
-        for i in 0..<program.pointee.stepCount {
+        runSteps(core, program.pointee.steps, from: 0, to: program.pointee.stepCount, frames: frames)
+    }
+
+    /// Runs steps `from ..< end` for `frames` frames. A time effect's step runs the chain after it (its
+    /// sources) itself and the loop skips that chain.
+    func runSteps(_ core: UnsafeMutablePointer<RenderCore>, _ steps: UnsafeMutablePointer<RenderStep>, from: Int, to end: Int,
+                  frames: Int) {
+        var i = from
+        while i < end {
             switch steps[i] {
             case .player(let player, let mixing, let bus):
                 mixing.pointee.beginChunk(frames: frames)
@@ -324,13 +337,76 @@ public final class RenderEngine: @unchecked Sendable {
                 case .delay(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .distortion(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .eq(let p): p.pointee.process(input: input, output: output, frames: frames)
+                case .timePitch, .varispeed:
+                    // Never compiled into an effect step; pass through if it ever were.
+                    for c in 0..<min(input.channelCount, output.channelCount) {
+                        MixKernel.copy(input.channel(c), to: output.channel(c), count: frames)
+                    }
                 }
                 if slot.base >= 0 { RenderKernels.writeInsertOutputs(core, slot, from: output, frames: frames) }
+            case .timeEffect(let effect, let unity, let inputs, let input, let output, let fifo, let chain):
+                serveTimeEffect(core, steps, chain: (i &+ 1, i &+ 1 &+ chain), effect, unity, inputs, input, output,
+                                fifo, frames: frames)
+                i &+= chain
             case .tap(let tap, let bus):
                 RenderKernels.pushTap(tap, from: bus, frames: frames)
             case .meter(let meter, let bus):
                 RenderKernels.pushMeter(meter, from: bus, frames: frames)
             }
+            i &+= 1
+        }
+    }
+
+    /// Writes `frames` frames of a time effect's output into `output`, refilling its FIFO one quantum
+    /// (`maxBlockFrames`) at a time: the kernel says how much input it wants, the feeding chain renders
+    /// that much (in pieces of at most a sub-block), the inputs are summed and pushed, and a quantum is
+    /// pulled. The number of rounds per quantum is bounded, so a kernel that keeps asking cannot hang
+    /// the render thread (it then underruns, which it reports as silence).
+    func serveTimeEffect(
+        _ core: UnsafeMutablePointer<RenderCore>, _ steps: UnsafeMutablePointer<RenderStep>, chain: (Int, Int),
+        _ effect: EffectRef, _ unity: UnsafeMutablePointer<MixerState>, _ inputs: UnsafeBufferPointer<MixerInput>,
+        _ input: BusRef, _ output: BusRef, _ fifo: UnsafeMutablePointer<TimeEffectFIFO>, frames: Int
+    ) {
+        let quantum = maxBlockFrames
+        var done = 0
+        while done < frames {
+            if fifo.pointee.available == 0 {
+                var rounds = 0
+                while rounds < 512 {
+                    let wanted: Int
+                    switch effect {
+                    case .timePitch(let p): wanted = p.pointee.inputFramesWanted(outputFrames: quantum)
+                    case .varispeed(let p): wanted = p.pointee.inputFramesWanted(outputFrames: quantum)
+                    default: wanted = 0
+                    }
+                    if wanted <= 0 { break }
+                    let n = min(wanted, quantum)
+                    runSteps(core, steps, from: chain.0, to: chain.1, frames: n)
+                    MixerKernel.mix(inputs, into: input, outputVolume: &unity.pointee.outputVolume, frames: n)
+                    switch effect {
+                    case .timePitch(let p): RenderKernels.push(p, input, frames: n)
+                    case .varispeed(let p): p.pointee.push(input, frames: n)
+                    default: break
+                    }
+                    rounds &+= 1
+                }
+                switch effect {
+                case .timePitch(let p): RenderKernels.pull(p, fifo.pointee.bus, frames: quantum)
+                case .varispeed(let p): p.pointee.pull(fifo.pointee.bus, frames: quantum)
+                default:
+                    for c in 0..<fifo.pointee.bus.channelCount { MixKernel.clear(fifo.pointee.bus.channel(c), count: quantum) }
+                }
+                fifo.pointee.available = quantum
+                fifo.pointee.readOffset = 0
+            }
+            let n = min(frames &- done, fifo.pointee.available)
+            let from = fifo.pointee.readOffset
+            for c in 0..<min(output.channelCount, fifo.pointee.bus.channelCount) {
+                MixKernel.copy(fifo.pointee.bus.channel(c) + from, to: output.channel(c) + done, count: n)
+            }
+            fifo.pointee.readOffset = from &+ n
+            fifo.pointee.available &-= n
+            done &+= n
         }
     }
 }
@@ -401,6 +477,20 @@ struct RenderCore {
 /// Per-step kernels, kept apart from the dispatch loop so each is small and testable.
 @usableFromInline
 enum RenderKernels {
+    /// The time-pitch kernel's push and pull call Rubber Band (C), which the static checker cannot see
+    /// into, so these two wrappers are exempt from it. Rubber Band's real-time mode allocates and locks
+    /// nothing after construction; the allocation-probe tests of the kernel and of the render thread
+    /// check that at runtime instead (DECISIONS.md).
+    @_semantics("no_performance_analysis") @inline(never)
+    static func push(_ kernel: UnsafeMutablePointer<TimePitchKernel>, _ bus: BusRef, frames: Int) {
+        kernel.pointee.push(bus, frames: frames)
+    }
+
+    @_semantics("no_performance_analysis") @inline(never)
+    static func pull(_ kernel: UnsafeMutablePointer<TimePitchKernel>, _ bus: BusRef, frames: Int) {
+        kernel.pointee.pull(bus, frames: frames)
+    }
+
     /// Input step: host capture channel c → bus channel c; missing host channels give silence.
     @inline(__always)
     static func copyHostInputs(_ core: UnsafeMutablePointer<RenderCore>, into bus: BusRef, frames: Int) {
@@ -525,6 +615,8 @@ extension Command {
             case .delay(let p): return UnsafeMutableRawPointer(p)
             case .distortion(let p): return UnsafeMutableRawPointer(p)
             case .eq(let p): return UnsafeMutableRawPointer(p)
+            case .timePitch(let p): return UnsafeMutableRawPointer(p)
+            case .varispeed(let p): return UnsafeMutableRawPointer(p)
             }
         case .purge, .takeProgram: return nil
         }

@@ -16,6 +16,12 @@ public enum RenderStep: BitwiseCopyable {
     /// An effect sums its inputs at unity (with connection fades) into its input bus, adds its host insert
     /// inputs (if exposed), then runs its kernel into its output bus and copies that to its insert outputs.
     case effect(EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef, InsertSlot)
+    /// A time effect, followed by the `Int` steps of the chain that feeds it. That chain runs only from
+    /// here, on the effect's clock: as often, and for as many frames, as the kernel asks to produce each
+    /// quantum of output. Inputs are summed at unity like an effect's; the output is served through the
+    /// FIFO. (Effect, unity mixer, inputs, input bus, output bus, FIFO, chain length.)
+    case timeEffect(EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef,
+                    UnsafeMutablePointer<TimeEffectFIFO>, Int)
     /// A tap copies a bus into its ring for the control side.
     case tap(UnsafeMutablePointer<TapState>, BusRef)
     /// A meter pushes per-sub-block peak and energy of a bus (a `TapState` whose ring holds records).
