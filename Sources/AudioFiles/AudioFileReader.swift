@@ -24,6 +24,8 @@ public enum AudioFileReader {
     /// about 6 hours of 48 kHz stereo. Larger requests, including headers that claim absurd
     /// lengths, throw `AudioFileError.tooLarge` before anything is allocated.
     public static let maximumSampleCount = 1 << 31
+    /// Most channels `load` accepts (the engine's buses carry at most 64).
+    public static let maximumChannelCount = 64
 
     /// Reads a file's header without decoding its audio.
     ///
@@ -64,6 +66,11 @@ public enum AudioFileReader {
                 path: path, reason: "target sample rate must be a positive number of Hz, not \(targetSampleRate)")
         }
         let file = try openSession(path: path)
+        // Buses carry at most 64 channels; a header claiming more is refused before anything is read.
+        guard file.channelCount <= maximumChannelCount else {
+            throw .unsupportedFormat(
+                path: path, reason: "it has \(file.channelCount) channels; at most \(maximumChannelCount) can be played")
+        }
         let fileFrames = try file.frameCount()
         let isRegionValid =
             startFrame >= 0 && startFrame <= fileFrames

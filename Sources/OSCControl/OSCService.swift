@@ -3,6 +3,7 @@
 // Threads: every method may be called from any thread; the service's own work runs on its OSC thread
 // (plus one worker queue for file decoding and patch files).
 import AudioGraph
+import SoundstageKit
 import Foundation
 import Synchronization
 
@@ -89,6 +90,19 @@ public final class OSCService: Sendable {
     /// (`options.handlesEngineEvents == false`).
     public func post(_ event: EngineEvent) {
         running.withLock { $0?.core.inbox.post(.engineEvent(event)) }
+    }
+
+    /// Puts recorders made elsewhere (a patch's `recorders:`) under OSC control, as if made with
+    /// `/recorder/new`: subscribers get their notifications, and tap overflows reach them.
+    public func adopt(recorders: [String: Recorder]) {
+        running.withLock { running in
+            guard let core = running?.core else { return }
+            for (name, recorder) in recorders {
+                let inbox = core.inbox
+                recorder.setEventHandler { event in inbox.post(.recorderEvent(name: name, event)) }
+                inbox.post(.adoptRecorder(name: name, recorder))
+            }
+        }
     }
 
     /// Traffic counters since the service was created.

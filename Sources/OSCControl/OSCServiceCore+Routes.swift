@@ -26,9 +26,13 @@ extension OSCServiceCore {
         case "/renew": try renew(r)
         case "/meters": try meters(r)
         case "/sound/play": try soundPlay(r)
+        case "/recorder/new": try recorderNew(r)
+        case "/recorder/list": try recorderList(r)
         default:
             if r.address.hasPrefix("/node/") {
                 try nodeAddress(r, frame: frame)
+            } else if r.address.hasPrefix("/recorder/") {
+                try recorderAddress(r)
             } else {
                 throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
             }

@@ -285,6 +285,8 @@ extension OSCServiceCore {
     }
 
     func handleEngineEvent(_ event: EngineEvent) {
+        // Recorders learn of tap overflows (lost frames) whether or not anyone subscribed.
+        for recorder in recorders.values { recorder.handle(event) }
         guard !subscriptions.isEmpty else { return }
         handleScheduleEvent(event)
         switch event {

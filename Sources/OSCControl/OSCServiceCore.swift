@@ -13,6 +13,10 @@ import Synchronization
 enum InboxItem: @unchecked Sendable {
     case engineEvent(EngineEvent)
     case hostEvent(OSCHostEvent)
+    /// A recorder made over OSC reported something (from its own threads).
+    case recorderEvent(name: String, RecorderEvent)
+    /// A recorder made elsewhere, put under OSC control.
+    case adoptRecorder(name: String, Recorder)
     /// A worker job finished; `complete` runs on the OSC thread.
     case jobFinished(sequence: Int, complete: (OSCServiceCore) -> Void)
 }
@@ -75,6 +79,8 @@ final class OSCServiceCore: @unchecked Sendable {
     let worker = DispatchQueue(label: "soundstage.osc.worker")
 
     var clients: ClientTable
+    /// Recorders made with `/recorder/new`, by name (OSC thread).
+    var recorders: [String: Recorder] = [:]
     // Dispatch (between a receive and `finishDispatch`).
     var collected: [Collected] = []
     var bundleDepth = 0
@@ -184,6 +190,8 @@ final class OSCServiceCore: @unchecked Sendable {
             switch item {
             case .engineEvent(let event): handleEngineEvent(event)
             case .hostEvent(let event): handleHostEvent(event)
+            case .recorderEvent(let name, let event): handleRecorderEvent(name, event)
+            case .adoptRecorder(let name, let recorder): recorders[name] = recorder
             case .jobFinished(let sequence, let complete):
                 complete(self)
                 jobsCompleted = max(jobsCompleted, sequence)

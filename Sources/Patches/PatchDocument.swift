@@ -23,6 +23,8 @@ public struct PatchDocument: Sendable, Equatable {
     public var connections: [PatchConnection]
     /// Taps in file order (reserved).
     public var taps: [PatchTap]
+    /// Recorders in file order; names are unique.
+    public var recorders: [PatchRecorder]
     /// The `jack` section (empty when absent).
     public var jack: PatchJackSettings
     /// The file the document was read from, as given to the parser; `nil` for text or code.
@@ -32,7 +34,8 @@ public struct PatchDocument: Sendable, Equatable {
     public init(
         version: Int = PatchDocument.currentVersion, engine: PatchEngineSettings = PatchEngineSettings(),
         buffers: [PatchBuffer] = [], nodes: [PatchNode] = [], connections: [PatchConnection] = [],
-        taps: [PatchTap] = [], jack: PatchJackSettings = PatchJackSettings(), path: String? = nil
+        taps: [PatchTap] = [], recorders: [PatchRecorder] = [], jack: PatchJackSettings = PatchJackSettings(),
+        path: String? = nil
     ) {
         self.version = version
         self.engine = engine
@@ -40,6 +43,7 @@ public struct PatchDocument: Sendable, Equatable {
         self.nodes = nodes
         self.connections = connections
         self.taps = taps
+        self.recorders = recorders
         self.jack = jack
         self.path = path
     }
@@ -67,7 +71,8 @@ public struct PatchDocument: Sendable, Equatable {
         PatchDocument(
             version: version, engine: engine.withoutLocations(), buffers: buffers.map { $0.withoutLocations() },
             nodes: nodes.map { $0.withoutLocations() }, connections: connections.map { $0.withoutLocations() },
-            taps: taps.map { $0.withoutLocations() }, jack: jack.withoutLocations(), path: path
+            taps: taps.map { $0.withoutLocations() }, recorders: recorders.map { $0.withoutLocations() },
+            jack: jack.withoutLocations(), path: path
         )
     }
 }

@@ -4,13 +4,14 @@ import Yams
 
 extension PatchSchemaReader {
     // The allowed keys of each mapping, in the order messages list them.
-    static let topLevelKeys = ["version", "engine", "buffers", "nodes", "connections", "taps", "jack"]
+    static let topLevelKeys = ["version", "engine", "buffers", "nodes", "connections", "taps", "recorders", "jack"]
     static let engineKeys = ["sampleRate", "outputs", "inputs", "blockFrames"]
     static let bufferKeys = ["name", "file", "generate", "start", "frames"]
     static let generatorKeys = ["waveform", "frequency", "duration", "amplitude", "channels"]
     static let nodeKeys = ["name", "kind", "params"]
     static let connectionKeys = ["from", "to"]
     static let tapKeys = ["node", "bus"]
+    static let recorderKeys = ["name", "node", "path", "format", "encoding", "duration", "record"]
     static let jackKeys = ["connect", "connectPhysical"]
 
     /// Reads the whole document. The result is complete only when no diagnostic was reported.
@@ -40,11 +41,13 @@ extension PatchSchemaReader {
         document.nodes = readList(fields["nodes"], what: "node") { $0.readNode($1) }
         document.connections = readList(fields["connections"], what: "connection") { $0.readConnection($1) }
         document.taps = readList(fields["taps"], what: "tap") { $0.readTap($1) }
+        document.recorders = readList(fields["recorders"], what: "recorder") { $0.readRecorder($1) }
         if let entry = fields["jack"], !entry.isNull {
             document.jack = readJack(entry) ?? PatchJackSettings()
         }
         reportDuplicateNames(document.buffers.map { ($0.name, $0.nameLocation) }, what: "buffer")
         reportDuplicateNames(document.nodes.map { ($0.name, $0.nameLocation) }, what: "node")
+        reportDuplicateNames(document.recorders.map { ($0.name, $0.location) }, what: "recorder")
         return document
     }
 
@@ -311,6 +314,38 @@ extension PatchSchemaReader {
         }
         guard let node, let bus else { return nil }
         return PatchTap(node: node.name, bus: bus, location: fields.location, nodeLocation: node.location)
+    }
+
+    // MARK: - recorders
+
+    /// A recorder: `name`, `node`, `path` (required), `format`, `encoding`, `duration` (> 0 seconds) and
+    /// `record` (boolean, default true).
+    private mutating func readRecorder(_ mapping: Node.Mapping) -> PatchRecorder? {
+        let fields = fields(of: mapping, context: "recorder", allowed: Self.recorderKeys)
+        let recorderName = name(fields, key: "name", what: "recorder name", context: "recorder")
+        let node = name(fields, key: "node", what: "node name", context: "recorder")
+        let path = requiredString(fields, key: "path", context: "recorder")
+        var format: String?
+        if let entry = fields["format"], !entry.isNull {
+            format = requiredString(fields, key: "format", context: "recorder")
+        }
+        var encoding: String?
+        if let entry = fields["encoding"], !entry.isNull {
+            encoding = requiredString(fields, key: "encoding", context: "recorder")
+            if let e = encoding, !["int16", "int24", "float32"].contains(e) {
+                report("unknown encoding '\(e)' (int16, int24 or float32)", at: entry.valueLocation)
+            }
+        }
+        var duration: Double?
+        if let entry = fields["duration"], !entry.isNull {
+            duration = double(entry, requirement: "more than 0 and at most 86400 seconds") { $0 > 0 && $0 <= 86_400 }
+        }
+        var record = true
+        if let entry = fields["record"], !entry.isNull { record = bool(entry) ?? true }
+        guard let recorderName, let node, let path else { return nil }
+        return PatchRecorder(name: recorderName.name, node: node.name, path: path, format: format, encoding: encoding,
+                             duration: duration, record: record, location: fields.location, nodeLocation: node.location,
+                             pathLocation: fields["path"]?.valueLocation, formatLocation: fields["format"]?.valueLocation)
     }
 
     // MARK: - jack

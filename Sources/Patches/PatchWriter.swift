@@ -38,6 +38,18 @@ public enum PatchWriter {
                 lines.append("    bus: \(tap.bus)")
             }
         }
+        if !document.recorders.isEmpty {
+            lines.append("recorders:")
+            for recorder in document.recorders {
+                lines.append("  - name: \(string(recorder.name))")
+                lines.append("    node: \(string(recorder.node))")
+                lines.append("    path: \(string(recorder.path))")
+                if let format = recorder.format { lines.append("    format: \(string(format))") }
+                if let encoding = recorder.encoding { lines.append("    encoding: \(string(encoding))") }
+                if let duration = recorder.duration { lines.append("    duration: \(duration)") }
+                if !recorder.record { lines.append("    record: false") }
+            }
+        }
         writeJack(document.jack, into: &lines)
         return lines.joined(separator: "\n") + "\n"
     }

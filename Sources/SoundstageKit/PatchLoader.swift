@@ -151,6 +151,23 @@ public enum PatchLoader {
             }
         }
 
+        for recorder in document.recorders {
+            if !known.contains(recorder.node) {
+                report(recorder.nodeLocation ?? recorder.location,
+                       "recorder '\(recorder.name)' refers to '\(recorder.node)', which is not a node in this patch")
+            }
+            if let format = recorder.format {
+                if AudioFileFormat(pathExtension: format) == nil && AudioFileFormat(rawValue: format) == nil {
+                    report(recorder.formatLocation ?? recorder.location,
+                           "unknown recording format '\(format)' (wav, aiff, caf, flac, ogg, opus, mp3, m4a, aac)")
+                }
+            } else if AudioFileFormat(path: recorder.path) == nil {
+                report(recorder.pathLocation ?? recorder.location,
+                       "cannot tell a recording format from '\(recorder.path)'; use .wav, .caf, .flac, .aiff, .ogg, .opus, "
+                           + ".mp3, .m4a or .aac, or give 'format'")
+            }
+        }
+
         guard diagnostics.isEmpty else { throw PatchLoadError(diagnostics: diagnostics) }
         return LoadedPatch(
             engine: engine, document: document,

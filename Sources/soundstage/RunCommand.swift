@@ -113,6 +113,15 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
         defer { osc.stop() }
+        // The patch's recorders start now, under OSC control like those made with /recorder/new.
+        let (recorders, recorderProblems) = loaded.startRecorders()
+        for problem in recorderProblems { printError(problem) }
+        for (name, recorder) in recorders.sorted(by: { $0.key < $1.key }) {
+            say("recorder \(name): \(recorder.node) → \(recorder.path)\(recorder.isRecording ? " (recording)" : "")")
+        }
+        osc.adopt(recorders: recorders)
+        // Files are complete before the program exits (stop waits for the disk).
+        defer { for recorder in recorders.values { recorder.stop() } }
         say(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
 
         // 4. Control loop: housekeeping every 10 ms until a signal, the duration, or server loss.

@@ -117,4 +117,31 @@ import Testing
         #expect(second.stdout.contains("was taken: JACK named this client 'soundstage-01'"))
         #expect(second.stdout.contains("soundstage-01:out_1"))
     }
+
+    @Test func runStartsThePatchsRecordersAndFinishesTheirFiles() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let patch = try Fixtures.write("""
+            version: 1
+            buffers:
+              - { name: dc, generate: { waveform: square, frequency: 1, duration: 0.4, amplitude: 0.5 } }
+            nodes:
+              - { name: p, kind: player, params: { buffer: dc, loop: true, playing: true } }
+            connections:
+              - { from: p, to: main }
+            recorders:
+              - { name: take, node: p, path: take.wav, duration: 0.5 }
+              - { name: whole, node: main, path: whole.flac }
+            """, to: "rec.yaml", in: directory)
+        let server = "ss_rec_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
+        let r = try Fixtures.run(Fixtures.executable, ["run", patch, "--server", server, "--duration", "1.5", "--osc-port", "0"],
+                                 timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("recorder take: p → "), "\(r.stdout)")
+        let take = try AudioFileReader.load(path: directory.appendingPathComponent("take.wav").path)
+        #expect(take.channels.first?.count == 24_000, "a 0.5 s take holds exactly 24000 frames")
+        let whole = try AudioFileReader.load(path: directory.appendingPathComponent("whole.flac").path)
+        let frames = whole.channels.first?.count ?? 0
+        #expect(frames > 48_000 && frames <= 96_000, "the open-ended take ran until exit (1.5 s): \(frames) frames")
+    }
 }

@@ -160,3 +160,26 @@ import Testing
         #expect(abs(Decibels.fromAmplitude(level / 0.5)) < 0.1)
     }
 }
+
+@Suite struct PatchLoaderRecorderTests {
+    @Test func recordersNamingUnknownNodesOrFormatsAreReportedAtTheirLines() throws {
+        let text = """
+            version: 1
+            recorders:
+              - { name: a, node: ghost, path: a.wav }
+              - { name: b, node: main, path: b.tape }
+              - { name: c, node: main, path: c.wav, format: cassette }
+            """
+        do {
+            _ = try PatchLoader.build(try PatchParser.parse(text: text))
+            Issue.record("the patch should be refused")
+        } catch let error as PatchLoadError {
+            let lines = error.diagnostics.map { "\($0.location?.line ?? 0): \($0.message)" }
+            #expect(lines.contains { $0.hasPrefix("3: recorder 'a' refers to 'ghost'") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("4: cannot tell a recording format from 'b.tape'") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("5: unknown recording format 'cassette'") }, "\(lines)")
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+}

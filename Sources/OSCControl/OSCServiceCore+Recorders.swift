@@ -1,0 +1,168 @@
+// OSC thread. Recorders (AVAudioRecorder) over OSC: /recorder/new, /recorder/list and
+// /recorder/<name>/record|pause|stop|delete|free|status|metering|power. Files are confined to the file
+// roots; stopping (which waits for the disk) runs on the worker.
+import AudioFiles
+import AudioGraph
+import SoundstageKit
+
+extension OSCServiceCore {
+    /// `/recorder/new s:name s:node s:path [s:key value]…` — keys `format` (wav, aiff, caf, flac, ogg,
+    /// opus, mp3, m4a, aac), `encoding` (int16, int24, float32), `quality` (0…1), `metering` (1/0).
+    /// → `/done /recorder/new s:name s:path i:channels`.
+    func recorderNew(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let name = try a.string("recorder name")
+        let node = try a.string("node")
+        let path = try a.string("path")
+        var settings = RecorderSettings()
+        var metering = false
+        while !a.isAtEnd {
+            let key = try a.string("setting name")
+            switch key {
+            case "format":
+                let text = try a.string("format")
+                guard let format = AudioFileFormat(pathExtension: text) ?? AudioFileFormat(rawValue: text) else {
+                    throw OSCFailure(.outOfRange, "unknown format '\(OSCText.sanitized(text))' (wav, aiff, caf, flac, ogg, "
+                        + "opus, mp3, m4a, aac)")
+                }
+                settings.format = format
+            case "encoding":
+                let text = try a.string("encoding")
+                guard let encoding = AudioSampleEncoding(rawValue: text) else {
+                    throw OSCFailure(.outOfRange, "unknown encoding '\(OSCText.sanitized(text))' (int16, int24, float32)")
+                }
+                settings.encoding = encoding
+            case "quality":
+                let quality = try a.double("quality")
+                guard (0...1).contains(quality) else { throw OSCFailure(.outOfRange, "quality \(quality) is outside 0…1") }
+                settings.quality = quality
+            case "metering":
+                metering = try a.flag("metering")
+            default:
+                throw OSCFailure(.unknownParameter,
+                    "recorders have no setting '\(OSCText.sanitized(key))' (format, encoding, quality, metering)")
+            }
+        }
+        guard Engine.isValidNodeName(name) else {
+            throw OSCFailure(.invalidName, "'\(OSCText.sanitized(name))' is not a valid recorder name")
+        }
+        guard recorders[name] == nil else { throw OSCFailure(.duplicateName, "a recorder named '\(name)' exists") }
+        let resolved = try resolve(path)
+        let recorder: Recorder
+        do {
+            recorder = try Recorder(engine: engine, node: node, path: resolved, settings: settings)
+        } catch {
+            throw OSCFailure(.fileError, error.description)
+        }
+        recorder.isMeteringEnabled = metering
+        let inbox = self.inbox
+        recorder.setEventHandler { event in inbox.post(.recorderEvent(name: name, event)) }
+        recorders[name] = recorder
+        done(r.client, r.address, [.string(name), .string(path), .int32(Int32(recorder.channelCount))])
+    }
+
+    /// `/recorder/list` → `/recorder/info s:name s:node s:path i:recording f:currentTime` per recorder,
+    /// then `/reply s:/recorder/list`.
+    func recorderList(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        for (name, recorder) in recorders.sorted(by: { $0.key < $1.key }) {
+            reply(r.client, OSCMessage("/recorder/info", [
+                .string(name), .string(recorder.node), .string(recorder.path), .int32(recorder.isRecording ? 1 : 0),
+                .float(Float(recorder.currentTime)),
+            ]))
+        }
+        reply(r.client, OSCMessage("/reply", [.string("/recorder/list")]))
+    }
+
+    /// `/recorder/<name>/…`
+    func recorderAddress(_ r: OSCRequest) throws(OSCFailure) {
+        let rest = r.address.dropFirst("/recorder/".count)
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
+        }
+        let name = String(rest[..<slash])
+        let verb = String(rest[rest.index(after: slash)...])
+        guard let recorder = recorders[name] else {
+            throw OSCFailure(.unknownNode, "no recorder named '\(OSCText.sanitized(name))'")
+        }
+        var a = OSCArguments(r)
+        switch verb {
+        case "record":
+            let seconds = a.isAtEnd ? nil : try a.double("duration (s)")
+            try a.end()
+            do {
+                if let seconds {
+                    guard seconds > 0, seconds <= 86_400 else {
+                        throw OSCFailure(.outOfRange, "duration \(seconds) s is outside (0, 86400]")
+                    }
+                    try recorder.record(forDuration: seconds)
+                } else {
+                    try recorder.record()
+                }
+            } catch let failure as OSCFailure {
+                throw failure
+            } catch {
+                throw OSCFailure(.fileError, "\(error)")
+            }
+            done(r.client, r.address)
+        case "pause":
+            try a.end()
+            recorder.pause()
+            done(r.client, r.address)
+        case "stop", "free":
+            try a.end()
+            if verb == "free" { recorders[name] = nil }
+            let client = r.client.detached
+            let address = r.address
+            let frames = Int32(clamping: recorder.recordedFrameCount)
+            runJob {
+                recorder.stop()
+                let total = Int32(clamping: recorder.recordedFrameCount)
+                return { core in core.done(client, address, [.int32(max(frames, total))]) }
+            }
+        case "delete":
+            try a.end()
+            do {
+                try recorder.deleteRecording()
+            } catch {
+                throw OSCFailure(.notAllowed, error.description)
+            }
+            done(r.client, r.address)
+        case "status":
+            try a.end()
+            reply(r.client, OSCMessage(r.address, [
+                .int32(recorder.isRecording ? 1 : 0), .float(Float(recorder.currentTime)),
+                .int64(Int64(recorder.recordedFrameCount)), .int32(Int32(recorder.channelCount)),
+            ]))
+        case "metering":
+            recorder.isMeteringEnabled = try a.flag("metering on/off")
+            try a.end()
+            done(r.client, r.address)
+        case "power":
+            try a.end()
+            guard recorder.isMeteringEnabled else {
+                throw OSCFailure(.notAllowed, "\(name): metering is off (/recorder/\(name)/metering 1)")
+            }
+            recorder.updateMeters()
+            let channels = recorder.channelCount
+            reply(r.client, OSCMessage(r.address, [.int32(Int32(channels))]
+                + (0..<channels).map { .float(recorder.averagePower(forChannel: $0)) }
+                + (0..<channels).map { .float(recorder.peakPower(forChannel: $0)) }))
+        default:
+            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))' "
+                + "(recorders take record, pause, stop, delete, free, status, metering, power)")
+        }
+    }
+
+    /// A recorder's event, to subscribers: `/recorder/finished s:name i:success` or
+    /// `/recorder/error s:name s:message`.
+    func handleRecorderEvent(_ name: String, _ event: RecorderEvent) {
+        guard !subscriptions.isEmpty else { return }
+        switch event {
+        case .finished(let successfully):
+            notify(OSCMessage("/recorder/finished", [.string(name), .int32(successfully ? 1 : 0)]))
+        case .error(let error):
+            notify(OSCMessage("/recorder/error", [.string(name), .string(OSCText.sanitized(error.description))]))
+        }
+    }
+}
