@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "AudioFiles", targets: ["AudioFiles"]),
         .library(name: "SoundstageKit", targets: ["SoundstageKit"]),
         .library(name: "OSCControl", targets: ["OSCControl"]),
+        .library(name: "AudioDSP", targets: ["AudioDSP"]),
+        .library(name: "SpatialAssets", targets: ["SpatialAssets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
@@ -26,6 +28,7 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CLibLo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+        .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
         // Tiny C helpers.
         .target(name: "CRealtime"),
         .target(name: "CAllocationCounter"),
@@ -33,6 +36,8 @@ let package = Package(
         .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand"]),
         // Graph model, compiler and render engine.
         .target(name: "AudioGraph", dependencies: ["AudioDSP", "CRealtime"]),
+        // HRTF datasets: SOFA files read with libmysofa, resampled to the engine rate with soxr (control side).
+        .target(name: "SpatialAssets", dependencies: ["AudioDSP", "CMySofa", "CSoxr"]),
         // Decoding, encoding and sample-rate conversion.
         .target(name: "AudioFiles", dependencies: ["CSndFile", "CSoxr", "CFFmpeg"]),
         // Patch files: YAML <-> located document model.
@@ -53,6 +58,7 @@ let package = Package(
         // Test helpers: Goertzel probe, click detector, seeded noise, JACK server fixture.
         .target(name: "DSPTestSupport", dependencies: ["AudioDSP", "CAllocationCounter"]),
         .testTarget(name: "AudioDSPTests", dependencies: ["AudioDSP", "DSPTestSupport"]),
+        .testTarget(name: "SpatialAssetsTests", dependencies: ["SpatialAssets", "AudioDSP", "CMySofa", "DSPTestSupport"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "DSPTestSupport", "CAllocationCounter"]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "DSPTestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "PatchesTests", dependencies: ["Patches"]),

@@ -48,6 +48,15 @@ let package = Package(
             dependencies: ["RenderFixtures", .product(name: "AudioGraph", package: "Soundstage")],
             path: "Tools/RenderCost"
         ),
+        // Plain measurement of one moving source through each spatial rendering kernel.
+        .executableTarget(
+            name: "SpatialCost",
+            dependencies: [
+                .product(name: "AudioDSP", package: "Soundstage"),
+                .product(name: "SpatialAssets", package: "Soundstage"),
+            ],
+            path: "Tools/SpatialCost"
+        ),
         // Plain measurement of one stereo instance of each effect node.
         .executableTarget(
             name: "EffectCost",

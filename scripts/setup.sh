@@ -7,6 +7,7 @@ packages=(
   librubberband-dev               # time-pitch (Rubber Band, real-time mode)
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: AAC/ALAC in M4A/MP4
   liblo-dev liblo-tools           # OSC control; oscsend/oscdump for tests and manual checks
+  libmysofa-dev                   # HRTF datasets (AES69 SOFA files); its libmysofa1 ships the MIT KEMAR set the tests load
   sox                             # used by tests as an independent file writer/meter
   ffmpeg                          # used by tests as an independent M4A writer (tests skip without it)
   python3-venv                    # tests run python-osc (from PyPI) in a private venv

@@ -1,0 +1,84 @@
+// Tests. Helpers for the SOFA tests: rendering through an HRTF convolver fed from a dataset, the raw
+// file read independently with libmysofa, and cross-correlation.
+import AudioDSP
+import CMySofa
+import DSPTestSupport
+import Foundation
+import SpatialAssets
+
+let kemarPath = SOFADataset.debianKEMARPath
+
+/// Renders mono `input` through `kernel` in blocks of `block` frames; `update` runs before each block.
+func renderHRTF(_ kernel: inout HRTFConvolver, _ input: [Float], block: Int, update: (Int) -> Void = { _ in })
+    -> [[Float]]
+{
+    let frames = input.count
+    let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+    defer { out.deallocate() }
+    var result = [[Float]](repeating: [Float](repeating: 0, count: frames), count: 2)
+    var done = 0
+    while done < frames {
+        let n = min(block, frames - done)
+        update(done)
+        out.initialize(repeating: 0, count: 2 * block)
+        input.withUnsafeBufferPointer { x in
+            kernel.process(input: x.baseAddress! + done, output: BusRef(data: out, channelCount: 2, stride: block), frames: n)
+        }
+        for c in 0..<2 {
+            for i in 0..<n { result[c][done + i] = out[c * block + i] }
+        }
+        done += n
+    }
+    return result
+}
+
+/// Fills and publishes the HRIR for `direction`.
+func publish(_ set: SOFADataset, _ exchange: HRIRExchange, _ direction: SourceDirection, interpolated: Bool) {
+    set.fill(exchange.writableSlot, direction: direction, interpolated: interpolated)
+    exchange.publish()
+}
+
+func noise(frames: Int, seed: UInt64, amplitude: Float = 0.5) -> [Float] {
+    var rng = SeededRandom(seed: seed)
+    return (0..<frames).map { _ in rng.nextFloat() * amplitude }
+}
+
+/// The lag (fractional, parabolic) by which `b` trails `a`, within ±`maximumLag`.
+func crossCorrelationLag(_ a: [Float], _ b: [Float], maximumLag: Int) -> Double {
+    func correlation(_ lag: Int) -> Double {
+        var s = 0.0
+        for i in 0..<a.count {
+            let j = i + lag
+            if j >= 0 && j < b.count { s += Double(a[i]) * Double(b[j]) }
+        }
+        return s
+    }
+    let values = (-maximumLag...maximumLag).map { correlation($0) }
+    var best = 0
+    for i in values.indices where values[i] > values[best] { best = i }
+    var offset = 0.0
+    if best > 0 && best < values.count - 1 {
+        let (l, c, r) = (values[best - 1], values[best], values[best + 1])
+        let d = l - 2 * c + r
+        if d != 0 { offset = 0.5 * (l - r) / d }
+    }
+    return Double(best - maximumLag) + offset
+}
+
+/// The file's raw measurement at SOFA azimuth/elevation (degrees; azimuth counter-clockwise), read with
+/// libmysofa directly, independent of `SOFADataset`.
+func rawMeasurement(path: String, sofaAzimuth: Float, elevation: Float) -> (left: [Float], right: [Float], rate: Double)? {
+    var error: Int32 = 0
+    guard let h = mysofa_load(path, &error) else { return nil }
+    defer { mysofa_free(h) }
+    let n = Int(h.pointee.N)
+    for i in 0..<Int(h.pointee.M) {
+        let p = h.pointee.SourcePosition.values + 3 * i
+        if abs(p[0] - sofaAzimuth) < 1e-3 && abs(p[1] - elevation) < 1e-3 {
+            let ir = h.pointee.DataIR.values + 2 * i * n
+            return (Array(UnsafeBufferPointer(start: ir, count: n)), Array(UnsafeBufferPointer(start: ir + n, count: n)),
+                    Double(h.pointee.DataSamplingRate.values[0]))
+        }
+    }
+    return nil
+}
