@@ -8,6 +8,8 @@ let package = Package(
     products: [
         .executable(name: "soundstage", targets: ["soundstage"]),
         .library(name: "AudioGraph", targets: ["AudioGraph"]),
+        // The DSP kernels on their own (the benchmarks measure kernels that are not graph nodes yet).
+        .library(name: "AudioDSP", targets: ["AudioDSP"]),
         .library(name: "SoundstageKit", targets: ["SoundstageKit"]),
         .library(name: "OSCControl", targets: ["OSCControl"]),
     ],
@@ -24,11 +26,12 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CLibLo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
+        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         // Tiny C helpers.
         .target(name: "CRealtime"),
         .target(name: "CAllocationCounter"),
-        // Pure DSP kernels: no Foundation, no I/O.
-        .target(name: "AudioDSP", dependencies: ["CRealtime"]),
+        // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel).
+        .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand"]),
         // Graph model, compiler and render engine.
         .target(name: "AudioGraph", dependencies: ["AudioDSP", "CRealtime"]),
         // Decoding, encoding and sample-rate conversion.

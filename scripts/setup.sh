@@ -6,6 +6,7 @@ packages=(
   libsndfile1-dev libsoxr-dev     # decoding/encoding and sample-rate conversion
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: AAC/ALAC in M4A/MP4
   liblo-dev liblo-tools           # OSC control; oscsend/oscdump for tests and manual checks
+  librubberband-dev               # Rubber Band: real-time time stretching and pitch shifting (time-pitch effect)
   sox                             # used by tests as an independent file writer/meter
   ffmpeg                          # used by tests as an independent M4A writer (tests skip without it)
   python3-venv                    # tests run python-osc (from PyPI) in a private venv
