@@ -57,10 +57,13 @@ let package = Package(
             ],
             path: "Tools/SpatialCost"
         ),
-        // Plain measurement of one stereo instance of each effect node.
+        // Plain measurement of one stereo instance of each effect node, and of the time-effect kernels.
         .executableTarget(
             name: "EffectCost",
-            dependencies: [.product(name: "AudioGraph", package: "Soundstage")],
+            dependencies: [
+                .product(name: "AudioGraph", package: "Soundstage"),
+                .product(name: "AudioDSP", package: "Soundstage"),
+            ],
             path: "Tools/EffectCost"
         ),
     ]

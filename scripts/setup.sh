@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   libjack-jackd2-dev jackd2       # JACK client library, server and tools (jack_lsp, jack_connect, jack_wait)
   libsndfile1-dev libsoxr-dev     # decoding/encoding and sample-rate conversion
-  librubberband-dev               # time-pitch (Rubber Band, real-time mode)
+  librubberband-dev               # Rubber Band: real-time time stretching and pitch shifting (time-pitch effect)
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: AAC/ALAC in M4A/MP4
   liblo-dev liblo-tools           # OSC control; oscsend/oscdump for tests and manual checks
   libmysofa-dev                   # HRTF datasets (AES69 SOFA files); its libmysofa1 ships the MIT KEMAR set the tests load

@@ -1,8 +1,9 @@
 // Plain effect-cost measurement: CPU ms per second of audio for one stereo instance of each effect node
 // at 48 kHz with 128-frame host blocks, measured as (player → effect → main) minus (player → main), the
-// median of `repeats` one-second renders on the calling thread (CLOCK_THREAD_CPUTIME_ID).
+// median of `repeats` one-second renders on the calling thread (CLOCK_THREAD_CPUTIME_ID). Then the
+// time-effect kernels, driven directly through their pull interface (TimeEffectCost.swift).
 //
-//   swift run --package-path Benchmarks -c release EffectCost [--repeats 30]
+//   swift run --package-path Benchmarks -c release EffectCost [--repeats 30] [--time-effects-only]
 import AudioGraph
 
 #if canImport(Glibc)
@@ -10,12 +11,14 @@ import Glibc
 #endif
 
 var repeats = 30
+var timeEffectsOnly = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--repeats": repeats = max(1, Int(arguments.next() ?? "") ?? repeats)
+    case "--time-effects-only": timeEffectsOnly = true
     default:
-        print("usage: EffectCost [--repeats R]")
+        print("usage: EffectCost [--repeats R] [--time-effects-only]")
         exit(2)
     }
 }
@@ -84,6 +87,10 @@ let cases: [(String, NodeKind, [String: ParameterValue], Double)] = [
 ]
 
 do {
+    if timeEffectsOnly {
+        measureTimeEffects(repeats: repeats)
+        exit(0)
+    }
     let baseline = measure(try makeEngine(effect: nil), repeats: repeats)
     print("| effect (stereo) | ms CPU per s of audio | target |")
     print("| --- | ---: | --- |")
@@ -92,6 +99,8 @@ do {
         let verdict = target == 0 ? "—" : (cost <= target ? "≤ \(Int(target)) ms/s: met" : "≤ \(Int(target)) ms/s: missed")
         print("| \(name) | \((cost * 100).rounded() / 100) | \(verdict) |")
     }
+    print()
+    measureTimeEffects(repeats: repeats)
 } catch {
     print("set-up failed: \(error)")
     exit(1)

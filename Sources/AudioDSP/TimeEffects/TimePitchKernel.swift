@@ -23,16 +23,16 @@ import CRubberBand
 /// Alignment and latency: the stretcher is primed with its preferred start pad (input history, or
 /// silence at the start) and its start delay is dropped from the output, so output frame j plays the
 /// input at position ≈ Σ rate (time-aligned at every rate; at rate 1 the output is the input, delayed by
-/// nothing, within Rubber Band's accuracy). The kernel consumes its input ahead of its output:
-/// `latencyFrames` (2560 at 48 kHz, one analysis window) at rate 1, about rate × 1280 frames above. A host
-/// whose upstream cannot run ahead (live input) should report `latencyFrames`. When dropping the full
-/// start delay would need more than 8192 input frames at once (rates above 6.4 at pitch 0), only that
-/// much is dropped and the first output frames are Rubber Band's ramp-in from the start pad: a fade-in
-/// from silence lasting the rest of the start delay.
+/// nothing, within Rubber Band's accuracy: 14 frames). The kernel consumes its input ahead of its
+/// output: up to `latencyFrames` (2560 at 48 kHz, one analysis window) at rate 1, about
+/// 1280·rate + 1000 frames above. A host whose upstream cannot run ahead (live input) should report
+/// `latencyFrames`. When dropping the full start delay would need more than 8192 input frames at once
+/// (rates above 6.4 at pitch 0), only that much is dropped and the first output frames are Rubber Band's
+/// ramp-in from the start pad: a fade-in from silence lasting the rest of the start delay.
 ///
 /// Thread contract: `init`/`deallocate` on the control side; the rest is RT-safe. `setParameter`,
-/// `setBypass`, `reset`, `inputFramesWanted` and `pull` are pure Swift; `push` (and `pull` only when the
-/// output queue was full) calls the Rubber Band C API.
+/// `setBypass`, `reset` and `inputFramesWanted` are pure Swift; `push` calls the Rubber Band C API, and
+/// so does `pull` when the output queue was full.
 public struct TimePitchKernel {
     @inlinable public static var minimumRate: Double { 1.0 / 32 }
     @inlinable public static var maximumRate: Double { 32 }
@@ -152,19 +152,26 @@ public struct TimePitchKernel {
         for (timeRatio, step) in combinations {
             rubberband_set_time_ratio(stretcher, timeRatio)
             rubberband_set_pitch_scale(stretcher, Self.pitchSteps / Double(step))
+            // A few analysis hops at each setting: until 4096 frames came out (slow rates) or four
+            // windows went in (fast rates, where each hop takes up to 1024 input frames).
             let chunk = min(maxBlockFrames, 256)
-            for _ in 0..<(4 * latencyFrames / chunk + 4) {
+            var fed = 0
+            var produced = 0
+            while fed < 4 * latencyFrames && produced < 4096 {
                 for i in 0..<(channelCount * chunk) {
                     seed = seed &* 1_664_525 &+ 1_013_904_223
                     scratch[i] = Float(Int32(bitPattern: seed)) * 1e-12
                 }
                 for c in 0..<channelCount { inputPointers[c] = UnsafePointer(scratch + c * chunk) }
                 rubberband_process(stretcher, inputPointers, UInt32(chunk), 0)
+                fed += chunk
                 var available = Int(rubberband_available(stretcher))
                 while available > 0 {
-                    let chunk = min(available, scratchFrames)
+                    let n = min(available, scratchFrames)
                     for c in 0..<channelCount { outputPointers[c] = scratch + c * scratchFrames }
-                    available -= Int(rubberband_retrieve(stretcher, outputPointers, UInt32(chunk)))
+                    let got = Int(rubberband_retrieve(stretcher, outputPointers, UInt32(n)))
+                    available -= got
+                    produced += got
                 }
             }
         }
@@ -195,7 +202,8 @@ public struct TimePitchKernel {
     @inlinable
     public mutating func setPitch(cents value: Double) {
         guard !value.isNaN else { return }
-        cents.glide(to: EffectMath.clamp(value, -Self.maximumCents, Self.maximumCents), frames: hasStarted ? glideFrames : 0)
+        let target = EffectMath.clamp(value, -Self.maximumCents, Self.maximumCents)
+        cents.glide(to: target, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Stores the overlap (clamped to 3 … 32). It changes nothing: see `parameters`.
@@ -222,8 +230,9 @@ public struct TimePitchKernel {
     /// dry position (primed with the history before it), so the crossfade back is time-aligned.
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if bypassed && !bypass.isBypassed {
+        if bypassed && bypass.isFullyActive {
             // Start the dry path where the processed output is, within the history the crossfade needs.
+            // (Mid-crossfade the dry path is audible and keeps its position.)
             let slack = history.capacity - startPad - 32 * bypassFadeFrames - 2 * maxBlockFrames
             let lowest = max(0, history.writePosition - slack)
             dryIndex = min(max(Int(EffectMath.floor(contentPosition + 0.5)), lowest), history.writePosition)

