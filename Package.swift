@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "soundstage", targets: ["soundstage"]),
         .library(name: "AudioGraph", targets: ["AudioGraph"]),
         .library(name: "SoundstageKit", targets: ["SoundstageKit"]),
+        .library(name: "AudioFiles", targets: ["AudioFiles"]),
         .library(name: "OSCControl", targets: ["OSCControl"]),
     ],
     dependencies: [
