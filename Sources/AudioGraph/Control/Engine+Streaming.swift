@@ -22,6 +22,7 @@ extension Engine {
             throw EngineError(.fileError, "\(error)")
         }
         let fileFrames = source.frameCount
+        guard fileFrames > 0 else { throw EngineError(.fileError, "'\(path)' holds no audio frames") }
         guard startFrame >= 0, startFrame < fileFrames else {
             throw EngineError(.outOfRange, "start frame \(startFrame) is outside '\(path)' (\(fileFrames) frames)")
         }
