@@ -66,5 +66,30 @@ let package = Package(
             ],
             path: "Tools/EffectCost"
         ),
+        // glibc's heap-in-use figure (mallinfo2), which Swift's Glibc module does not export.
+        .target(name: "CHeapStats", path: "Support/CHeapStats"),
+        // Streaming fixtures: long, distinct assets in every format; thread CPU, RSS, heap, quantiles.
+        .target(
+            name: "StreamFixtures",
+            dependencies: ["CHeapStats", .product(name: "AudioFiles", package: "Soundstage")],
+            path: "Support/StreamFixtures"
+        ),
+        // N players streaming N long files from disk, rendered in real time on a paced render thread.
+        .executableTarget(
+            name: "StreamLoad",
+            dependencies: [
+                "StreamFixtures",
+                .product(name: "AudioGraph", package: "Soundstage"),
+                .product(name: "AudioFiles", package: "Soundstage"),
+                .product(name: "SoundstageKit", package: "Soundstage"),
+            ],
+            path: "Tools/StreamLoad"
+        ),
+        // Single-thread decode speed per format (preload and streaming paths).
+        .executableTarget(
+            name: "DecodeSpeed",
+            dependencies: ["StreamFixtures", .product(name: "AudioFiles", package: "Soundstage")],
+            path: "Tools/DecodeSpeed"
+        ),
     ]
 )

@@ -5,6 +5,7 @@
 #   Benchmarks/run.sh --plain              plain measurement only (RenderCost, no plugin; ~1 minute)
 #   Benchmarks/run.sh --check              threshold check only (what CI would run)
 #   Benchmarks/run.sh --update-thresholds  rewrite Benchmarks/Thresholds/6.3/ from a fresh run
+#   Benchmarks/run.sh --streaming          disk streaming and decode speed (runs Benchmarks/run-streaming.sh)
 #
 # Environment: REPEATS (plain measurement repeats, default 30), BENCH_TIMEOUT (seconds allowed for each
 # plugin command, default 1800: package-benchmark 1.38.1 waits forever if a benchmark child sends it a
@@ -29,7 +30,8 @@ case "${1:-}" in
     --plain) mode="plain" ;;
     --check) mode="check" ;;
     --update-thresholds) mode="update" ;;
-    *) echo "usage: $0 [--plain | --check | --update-thresholds]" >&2; exit 2 ;;
+    --streaming) shift; exec "$ROOT/Benchmarks/run-streaming.sh" "$@" ;;
+    *) echo "usage: $0 [--plain | --check | --update-thresholds | --streaming [--decode]]" >&2; exit 2 ;;
 esac
 
 machine() {

@@ -109,15 +109,33 @@ public enum AudioFileReader {
     /// Opens a decoding session: libsndfile first, FFmpeg when libsndfile does not recognise or
     /// support the file. When neither can, the error carries both libraries' reasons.
     static func openSession(path: String) throws(AudioFileError) -> any DecodingSession {
+        try openEither(
+            path: path, sndfile: { () throws(AudioFileError) -> any DecodingSession in try SndFileReader(path: path) },
+            ffmpeg: { () throws(AudioFileError) -> any DecodingSession in try FFmpegReader(path: path) })
+    }
+
+    /// Opens a session for incremental decoding (streaming), with the same choice of library.
+    static func openStreamingSession(path: String) throws(AudioFileError) -> any StreamingSession {
+        try openEither(
+            path: path, sndfile: { () throws(AudioFileError) -> any StreamingSession in try SndFileReader(path: path) },
+            ffmpeg: { () throws(AudioFileError) -> any StreamingSession in
+                try FFmpegReader(path: path, skipsPrimingManually: true)
+            })
+    }
+
+    /// Runs `sndfile`, then `ffmpeg` when libsndfile does not recognise or support the file.
+    private static func openEither<Session>(
+        path: String, sndfile: () throws(AudioFileError) -> Session, ffmpeg: () throws(AudioFileError) -> Session
+    ) throws(AudioFileError) -> Session {
         let sndfileReason: String
         do {
-            return try SndFileReader(path: path)
+            return try sndfile()
         } catch {
             guard case .unsupportedFormat(_, let reason) = error else { throw error }
             sndfileReason = reason
         }
         do {
-            return try FFmpegReader(path: path)
+            return try ffmpeg()
         } catch {
             guard case .unsupportedFormat(_, let reason) = error else { throw error }
             throw .unsupportedFormat(path: path, reason: "\(sndfileReason); \(reason)")
@@ -140,6 +158,20 @@ protocol DecodingSession: AnyObject {
     func describe() throws(AudioFileError) -> AudioFileInfo
     /// Decodes from `startFrame`, at most `limit` frames (nil = to the end).
     func read(startFrame: Int, limit: Int?) throws(AudioFileError) -> [[Float]]
+}
+
+/// A session that decodes incrementally into interleaved frames and can go back: the decoder
+/// behind `AudioFileStreamReader`. Opened on the control side, then used by the disk thread.
+protocol StreamingSession: DecodingSession {
+    /// True when `seek(toFrame:)` lands exactly; otherwise the stream reopens the file and
+    /// decodes up to the frame it wants.
+    var seeksExactly: Bool { get }
+    /// Bytes of decode buffers the session holds (the libraries' internal state not counted).
+    var bufferBytes: Int { get }
+    /// Positions the next read at valid frame `frame` (0 ≤ frame ≤ frame count).
+    func seek(toFrame frame: Int) throws(AudioFileError)
+    /// Decodes up to `frames` interleaved frames into `buffer`; 0 at the end.
+    func readInterleaved(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int
 }
 
 extension SndFileReader: DecodingSession {}

@@ -7,9 +7,10 @@ import Foundation
 
 /// An open file being decoded by FFmpeg, with its gapless layout worked out at open.
 ///
-/// Decoding always runs from the start of the stream (no seeking): AAC and ALAC decode at
+/// `read` always decodes from the start of the stream (no seeking): AAC and ALAC decode at
 /// hundreds of times real time, and starting at the first packet keeps priming removal exact.
-/// A session decodes once; `AudioFileReader` opens a new one per call.
+/// A session decodes once; `AudioFileReader` opens a new one per call. A streaming session
+/// (`FFmpegReader+Streaming.swift`) instead decodes incrementally and can seek.
 final class FFmpegReader {
     let path: String
     let sampleRate: Double
@@ -18,17 +19,27 @@ final class FFmpegReader {
 
     private let descriptor: FileDescriptor
     private let fileSize: Int
-    private let input: FFmpegInput
-    private let decoder: FFmpegDecoder
-    private let streamIndex: Int32
-    /// The decoder's first packet is already in `decoder.packet` (read at open for its priming).
-    private var hasPendingPacket: Bool
+    let input: FFmpegInput
+    let decoder: FFmpegDecoder
+    let streamIndex: Int32
+    /// The decoder's next packet is already in `decoder.packet` (the first one is read at open for
+    /// its priming).
+    var hasPendingPacket: Bool
     private var hasDecoded = false
     /// Frames counted by a full decode, for streams whose length the container does not give.
     private var decodedFrameCount: Int?
     /// Priming frames this reader drops itself, because FFmpeg did not (an iTunSMPB tag that
     /// FFmpeg's demuxer does not apply, e.g. one stored as QuickTime `mdta` metadata).
     private let manualSkipFrameCount: Int
+    /// The timestamp (in the stream's time base) of valid frame 0, when timestamps count frames
+    /// exactly (an MP4 track whose time base is 1 / sample rate); nil otherwise. Streaming seeks
+    /// only when it is known.
+    let validZeroTimestamp: Int64?
+    /// Frames decoded and dropped before a seek target, so the decoder's inter-packet state
+    /// (the MDCT overlap of AAC) is rebuilt: 0 for lossless codecs, 4 packets for lossy ones.
+    let seekPrerollFrameCount: Int
+    /// The incremental decoder's position (streaming sessions only).
+    var cursor = FFmpegStreamCursor()
 
     private let formatName: String
     private let codecName: String
@@ -42,7 +53,10 @@ final class FFmpegReader {
     ///   `.readFailed`, `.unsupportedFormat` (not recognised, no audio stream, no decoder),
     ///   `.corruptData` (header rejected, no packets) or `.truncated` (an MP4 whose sample table
     ///   points past the end of the file, or whose edit list claims more frames than it holds).
-    init(path: String) throws(AudioFileError) {
+    /// - Parameter skipsPrimingManually: the decoder delivers the priming frames (FFmpeg's
+    ///   `AV_CODEC_FLAG2_SKIP_MANUAL`) and the caller drops them by position, as the streaming
+    ///   session does so that a seek back to the start needs no help from the demuxer.
+    init(path: String, skipsPrimingManually: Bool = false) throws(AudioFileError) {
         self.path = path
         let (fd, fileSize) = try InputFile.open(path: path)
         descriptor = FileDescriptor(fd)
@@ -78,7 +92,8 @@ final class FFmpegReader {
         for other in 0..<Int32(context.pointee.nb_streams) where other != index {
             input.stream(at: other)?.pointee.discard = AVDISCARD_ALL
         }
-        decoder = try FFmpegDecoder(stream: stream, codec: codec, path: path)
+        decoder = try FFmpegDecoder(
+            stream: stream, codec: codec, skipsPrimingManually: skipsPrimingManually, path: path)
         guard let codecContext = decoder.codec else {
             throw .readFailed(path: path, reason: "FFmpeg returned no decoder")
         }
@@ -98,6 +113,7 @@ final class FFmpegReader {
             throw .corruptData(path: path, reason: "\(demuxerLabel): the audio stream has no packets")
         }
         let priming = Self.skipSamples(of: decoder.packet)
+        let firstTimestamp = decoder.packet!.pointee.pts
 
         let codecID = parameters.pointee.codec_id
         if input.isMPEG4 {
@@ -129,6 +145,11 @@ final class FFmpegReader {
         formatName = writer?.displayName ?? Self.containerName(input)
         codecName = Self.codecName(parameters.pointee)
         let isLossless = (avcodec_descriptor_get(codecID)?.pointee.props ?? 0) & AV_CODEC_PROP_LOSSLESS != 0
+        seekPrerollFrameCount = isLossless ? 0 : 4 * max(1024, Int(parameters.pointee.frame_size))
+        let timeBase = stream.pointee.time_base
+        validZeroTimestamp =
+            input.isMPEG4 && timeBase.num == 1 && timeBase.den == rate && firstTimestamp != Int64.min
+            ? firstTimestamp + Int64(layout.primingFrameCount) : nil
         let rawBits = Int(parameters.pointee.bits_per_raw_sample)
         bitDepth = isLossless && rawBits > 0 ? rawBits : nil
         declaredBitRate = parameters.pointee.bit_rate > 0 ? Int(parameters.pointee.bit_rate) : nil
@@ -254,7 +275,7 @@ final class FFmpegReader {
     ///
     /// - Returns: false at the end of the file.
     /// - Throws: `.corruptData` for a demuxing error, `.readFailed` for an I/O error.
-    private static func readPacket(
+    static func readPacket(
         input: FFmpegInput, into packet: UnsafeMutablePointer<AVPacket>?, streamIndex: Int32, path: String,
         position: Int
     ) throws(AudioFileError) -> Bool {
@@ -392,13 +413,37 @@ final class FFmpegDecoder {
     private var scratch: UnsafeMutablePointer<Float>?
     private var scratchCapacity = 0
 
-    init(stream: UnsafeMutablePointer<AVStream>, codec decoder: UnsafePointer<AVCodec>, path: String)
-        throws(AudioFileError)
-    {
-        codec = avcodec_alloc_context3(decoder)
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let decoder: UnsafePointer<AVCodec>
+    private let skipsPrimingManually: Bool
+
+    init(
+        stream: UnsafeMutablePointer<AVStream>, codec decoder: UnsafePointer<AVCodec>, skipsPrimingManually: Bool,
+        path: String
+    ) throws(AudioFileError) {
+        self.stream = stream
+        self.decoder = decoder
+        self.skipsPrimingManually = skipsPrimingManually
         packet = av_packet_alloc()
         frame = av_frame_alloc()
-        guard let codec, packet != nil, frame != nil else {
+        guard packet != nil, frame != nil else {
+            throw .readFailed(path: path, reason: "FFmpeg could not allocate a decoder")
+        }
+        try openCodec(path: path)
+    }
+
+    /// Replaces the codec context with a fresh one, as a seek needs: `avcodec_flush_buffers`
+    /// clears AAC's overlap but not the previous window shape or the noise generator, so a flushed
+    /// decoder would decode the first packet differently from a new one.
+    func reopenCodec(path: String) throws(AudioFileError) {
+        avcodec_free_context(&codec)
+        try openCodec(path: path)
+    }
+
+    /// Allocates and opens the codec context for the stream.
+    private func openCodec(path: String) throws(AudioFileError) {
+        codec = avcodec_alloc_context3(decoder)
+        guard let codec else {
             throw .readFailed(path: path, reason: "FFmpeg could not allocate a decoder")
         }
         FFmpegLibrary.clearLastMessage()
@@ -406,6 +451,7 @@ final class FFmpegDecoder {
         if status >= 0 {
             codec.pointee.pkt_timebase = stream.pointee.time_base
             codec.pointee.thread_count = 1
+            if skipsPrimingManually { codec.pointee.flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL }
             status = avcodec_open2(codec, decoder, nil)
         }
         if status < 0 {
@@ -426,13 +472,30 @@ final class FFmpegDecoder {
     /// Converts the current frame to planar float with libswresample and appends `count` frames
     /// from `offset` to `channels`.
     ///
-    /// - Throws: `.corruptData` when the frame's rate or channel count differs from the stream's
-    ///   (`sampleRate`, `channelCount`), or the converter fails.
+    /// - Throws: as `convertFrame`.
     func convert(
         into channels: inout [[Float]], from offset: Int, count: Int, sampleRate: Int32, channelCount: Int,
         position: Int, path: String
     ) throws(AudioFileError) {
-        guard let frame else { return }
+        let converted = try convertFrame(sampleRate: sampleRate, channelCount: channelCount, position: position, path: path)
+        guard let scratch, converted >= offset + count else {
+            throw .corruptData(
+                path: path,
+                reason: "converting decoded samples failed near frame \(position): \(converted) frames converted")
+        }
+        for channel in 0..<channelCount {
+            channels[channel].append(
+                contentsOf: UnsafeBufferPointer(start: scratch + channel * scratchCapacity + offset, count: count))
+        }
+    }
+
+    /// Converts the current frame to planar float in the scratch planes (`copyInterleaved` reads
+    /// them); returns the frames converted.
+    ///
+    /// - Throws: `.corruptData` when the frame's rate or channel count differs from the stream's
+    ///   (`sampleRate`, `channelCount`), or the converter fails.
+    func convertFrame(sampleRate: Int32, channelCount: Int, position: Int, path: String) throws(AudioFileError) -> Int {
+        guard let frame else { return 0 }
         let frameChannels = frame.pointee.ch_layout.nb_channels
         guard frame.pointee.sample_rate == sampleRate, Int(frameChannels) == channelCount else {
             throw .corruptData(
@@ -447,7 +510,7 @@ final class FFmpegDecoder {
             scratchCapacity = max(frames, 4096)
             scratch = .allocate(capacity: scratchCapacity * channelCount)
         }
-        guard let scratch else { return }
+        guard let scratch else { return 0 }
         var planes: [UnsafeMutablePointer<UInt8>?] = (0..<channelCount).map {
             UnsafeMutableRawPointer(scratch + $0 * scratchCapacity).assumingMemoryBound(to: UInt8.self)
         }
@@ -456,17 +519,29 @@ final class FFmpegDecoder {
                 swr_convert(converter, outputs.baseAddress, Int32(scratchCapacity), $0, Int32(frames))
             }
         }
-        guard converted >= offset + count else {
+        guard converted >= 0 else {
             throw .corruptData(
                 path: path,
-                reason: "converting decoded samples failed near frame \(position): "
-                    + (converted < 0 ? FFmpegLibrary.describe(converted) : "\(converted) of \(frames) frames"))
+                reason: "converting decoded samples failed near frame \(position): \(FFmpegLibrary.describe(converted))")
         }
+        return Int(converted)
+    }
+
+    /// Interleaves `count` frames from `offset` of the scratch planes into `output`.
+    func copyInterleaved(from offset: Int, count: Int, channelCount: Int, into output: UnsafeMutablePointer<Float>) {
+        guard let scratch else { return }
         for channel in 0..<channelCount {
-            channels[channel].append(
-                contentsOf: UnsafeBufferPointer(start: scratch + channel * scratchCapacity + offset, count: count))
+            let plane = scratch + channel * scratchCapacity + offset
+            var index = channel
+            for frame in 0..<count {
+                output[index] = plane[frame]
+                index += channelCount
+            }
         }
     }
+
+    /// Bytes of the planar scratch.
+    var scratchBytes: Int { scratchCapacity * MemoryLayout<Float>.size * Int(codec?.pointee.ch_layout.nb_channels ?? 0) }
 
     /// (Re)creates the converter when the decoded sample format changes (at the first frame).
     private func prepareConverter(for frame: UnsafeMutablePointer<AVFrame>, path: String) throws(AudioFileError) {

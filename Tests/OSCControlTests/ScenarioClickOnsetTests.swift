@@ -64,7 +64,13 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
             + "xruns before \(xrunsBefore.map(String.init) ?? "?") after \(xrunsAfter.map(String.init) ?? "?")")
         #expect(left.count == Self.repetitions, context)
         #expect(right.count == Self.repetitions, context)
-        #expect(errors.count == Self.repetitions && errors.allSatisfy { $0 == 0 }, context)
+        // Exact to the frame. The one exception is the capture itself: an xrun makes jack_rec lose a whole
+        // period, which moves one measured distance by exactly ±256 frames; that is allowed for at most
+        // as many repetitions as xruns were reported, and never for most of them.
+        let xrunCount = xrunsBefore.flatMap { b in xrunsAfter.map { $0 - b } } ?? 0
+        let inexact = errors.filter { $0 != 0 }
+        #expect(errors.count == Self.repetitions, context)
+        #expect(inexact.allSatisfy { $0 % 256 == 0 } && inexact.count <= min(xrunCount, Self.repetitions / 4), context)
         // Each repetition is its own bundle: consecutive left onsets are about one spacing apart.
         for (earlier, later) in zip(left, left.dropFirst()) {
             #expect(abs(later - earlier - 48_000) < 4_800, context)

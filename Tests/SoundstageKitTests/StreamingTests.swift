@@ -17,13 +17,14 @@ import Testing
                fileLoader: nil, streamOpener: PatchLoader.streamOpener(relativeTo: nil), streamingThresholdSeconds: threshold)
     }
 
-    /// Renders in small paced blocks so the disk thread keeps up, as it would in real time.
+    /// Renders in small paced blocks, each once the disk thread has buffered it, as it would be in real time.
     func paced(_ engine: Engine, frames: Int) -> [[Float]] {
         var out: [[Float]] = [[], []]
         let renderer = OfflineRenderer(engine: engine)
         var done = 0
         while done < frames {
             let n = min(4_800, frames - done)
+            waitForStreams(engine, frames: n)
             let part = renderer.render(frameCount: n, hostBlockFrames: 256)
             out[0] += part[0]
             out[1] += part[1]
@@ -31,6 +32,16 @@ import Testing
             usleep(3_000)
         }
         return out
+    }
+
+    /// Waits (at most 2 s) until every live stream has `frames` frames buffered or has ended, as a real-time
+    /// host's disk thread would be ahead of a render thread that plays 1 s per second; a loaded test
+    /// machine must not turn into underruns.
+    func waitForStreams(_ engine: Engine, frames: Int) {
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline, engine.streamStatus.contains(where: { !$0.isFinished && $0.bufferedFrames < frames }) {
+            usleep(500)
+        }
     }
 
     func writeFile(_ samples: [[Float]], rate: Double, in dir: URL, name: String = "long.wav") throws -> String {
@@ -83,6 +94,9 @@ import Testing
         let underrun = log.all.compactMap { e -> Int? in if case .streamUnderrun(_, let f) = e { return f } else { return nil } }
         #expect(underrun.reduce(0, +) > 0)
         engine.setDiskThreadPaused(false)
+        // The idle disk thread looks again within 20 ms; wait until it has refilled the ring.
+        let deadline = Date().addingTimeInterval(2)
+        while (engine.streamStatus.first?.bufferedFrames ?? 0) < 24_000 && Date() < deadline { usleep(1_000) }
         let resumed = paced(engine, frames: 24_000)
         #expect(SignalStats.peak(resumed[0][12_000...]) > 0.4)
     }

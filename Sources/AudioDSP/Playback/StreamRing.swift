@@ -32,6 +32,9 @@ public struct StreamRing: @unchecked Sendable, BitwiseCopyable {
     /// Frames the ring can hold.
     public var capacityFrames: Int { samples.capacity / channelCount }
 
+    /// Any thread. Frames written and not yet read (a snapshot).
+    public var readableFrames: Int { max(0, samples.count) / channelCount }
+
     /// Producer. Frames that fit right now.
     public var writableFrames: Int { (samples.capacity - samples.count) / channelCount }
 

@@ -3,17 +3,23 @@ import AudioDSP
 import Foundation
 import Synchronization
 
-/// A decoder the disk thread pulls from (implemented over libsndfile/soxr by the embedding layer).
-/// Used from one thread at a time: the control side while priming, then the disk thread.
+/// A decoder the disk thread pulls from (`AudioFileStreamReader`, through SoundstageKit).
+/// Used from one thread at a time: the control side while opening and priming, then the disk thread.
 public protocol StreamSource: AnyObject {
     var channelCount: Int { get }
-    /// Frames the stream will produce at the engine rate (an estimate is fine; the real end is reported
+    /// Frames of the whole file at the engine rate (an estimate is fine; the real end is reported
     /// by `read` returning 0).
     var frameCount: Int { get }
-    /// Decodes up to `frames` interleaved frames into `buffer`; 0 means the end.
+    /// Bytes of decode buffers the source holds, for reports (the codec libraries' own state is
+    /// not counted).
+    var bufferBytes: Int { get }
+    /// Decodes up to `frames` interleaved frames into `buffer`; 0 means the end (of the region).
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
-    /// Goes back to the first frame (for looping).
+    /// Goes back to the first frame of the region (for looping).
     func rewind() throws
+    /// Plays only `startFrame ..< startFrame + frameCount` (engine-rate frames) and moves there.
+    /// Control side, before the first `read`.
+    func selectRegion(startFrame: Int, frameCount: Int) throws
 }
 
 /// One streamed item: its source, its ring, and the disk thread's progress.
@@ -26,6 +32,9 @@ final class StreamHandle: @unchecked Sendable {
     var delivered = 0
     var isFinished = false
     var failure: String?
+    /// The source's decode buffers, recorded by `prime()` (read by reports while the disk thread
+    /// decodes, so never read from the source itself).
+    private(set) var sourceBytes = 0
     private var scratch: [Float]
 
     init(source: StreamSource, path: String, capacityFrames: Int, isLooping: Bool) {
@@ -38,8 +47,15 @@ final class StreamHandle: @unchecked Sendable {
 
     deinit { ring.deallocate() }
 
-    /// Bytes this stream holds (ring plus decode scratch), for reports.
-    var memoryBytes: Int { (ring.samples.capacity + scratch.count) * MemoryLayout<Float>.size }
+    /// Bytes this stream holds (ring, the disk thread's scratch and the decoder's buffers), for reports.
+    var memoryBytes: Int { (ring.samples.capacity + scratch.count) * MemoryLayout<Float>.size + sourceBytes }
+
+    /// Control side, before the disk thread sees the handle: fills the ring and records the
+    /// source's buffer sizes (allocated by the first decode).
+    func prime() {
+        refill()
+        sourceBytes = source.bufferBytes
+    }
 
     /// Decodes into the ring until it is full or the file ends. Returns true if it did any work.
     @discardableResult
@@ -48,8 +64,10 @@ final class StreamHandle: @unchecked Sendable {
         let channels = ring.channelCount
         var worked = false
         while true {
+            // Decode in whole chunks (up to the scratch's 4,096 frames, 85 ms at 48 kHz): per call, the
+            // decoders' and the file's fixed costs outweigh the decoding itself at small sizes.
             let room = min(ring.writableFrames, scratch.count / channels)
-            if room < 256 && room < ring.capacityFrames / 4 { break }
+            if room < min(scratch.count / channels, ring.capacityFrames / 4) { break }
             let got: Int
             do {
                 got = try scratch.withUnsafeMutableBufferPointer { try source.read(into: $0.baseAddress!, frames: room) }
@@ -91,6 +109,9 @@ final class DiskStreamer: @unchecked Sendable {
 
     init() {
         let thread = Thread { [weak self] in
+            // Named from inside: on Linux, Foundation passes a name to the OS (ps, top, /proc) only
+            // when the running thread sets its own.
+            Thread.current.name = "soundstage-disk"
             while let self, self.running.load(ordering: .acquiring) {
                 var busy = false
                 if !self.isPaused.load(ordering: .relaxed) {
@@ -102,7 +123,6 @@ final class DiskStreamer: @unchecked Sendable {
                 usleep(busy ? 3_000 : 20_000)
             }
         }
-        thread.name = "soundstage-disk"
         thread.start()
         self.thread = thread
     }

@@ -55,16 +55,18 @@ extension Engine {
         }
     }
 
-    /// Schedules a segment of an audio file on a player. A whole file longer than
-    /// `streamingThresholdSeconds` is streamed from disk by the disk thread (the render thread never
-    /// reads files); shorter files and segments are decoded once and converted to the engine rate.
+    /// Schedules a segment of an audio file on a player. `startFrame` and `frameCount` count frames at
+    /// the engine rate. A file or segment longer than `streamingThresholdSeconds` is streamed from disk
+    /// by the disk thread (the render thread never reads files), in any format the engine reads; a
+    /// looping stream loops its segment. Shorter ones are decoded once and converted to the engine rate.
     @discardableResult
     public func scheduleFile(
         _ node: String, path: String, startFrame: Int = 0, frameCount: Int? = nil, atPlayerTime time: Int64? = nil,
         options: PlayerScheduleOptions = [], completion: CompletionKind? = nil, atSampleTime commandTime: Int64? = nil
     ) throws(EngineError) -> Int32 {
         _ = try lock.withLock { _ throws(EngineError) in try playerRecord(node) }
-        if startFrame == 0 && frameCount == nil, let handle = try openStream(path, looping: options.contains(.loops)) {
+        if let handle = try openStream(path, startFrame: startFrame, frameCount: frameCount,
+                                       looping: options.contains(.loops)) {
             return try lock.withLock { _ throws(EngineError) in
                 try enqueueStream(try playerRecord(node), handle, playerTime: time, options: options,
                                   completion: completion, commandTime: commandTime ?? -1)

@@ -5,9 +5,12 @@ extension Engine {
     /// Frames a stream's ring holds (about 1.4 s at 48 kHz): the disk thread may stall that long.
     static let streamRingFrames = 65_536
 
-    /// Opens `path` for streaming when it is long enough to be worth it; nil means "preload instead".
-    /// Not under the lock (it reads the file's header and primes the ring from disk).
-    func openStream(_ path: String, looping: Bool) throws(EngineError) -> StreamHandle? {
+    /// Opens `path` for streaming when the region `startFrame ..< startFrame + frameCount`
+    /// (engine-rate frames; nil: to the end) is long enough to be worth it; nil means "preload
+    /// instead". Not under the lock (it reads the file's header, seeks and primes the ring from disk).
+    func openStream(_ path: String, startFrame: Int, frameCount: Int?, looping: Bool)
+        throws(EngineError) -> StreamHandle?
+    {
         guard let opener = streamOpener else { return nil }
         let rate = configuration.sampleRate
         let source: StreamSource
@@ -18,10 +21,27 @@ extension Engine {
         } catch {
             throw EngineError(.fileError, "\(error)")
         }
-        guard Double(source.frameCount) > streamingThresholdSeconds * rate else { return nil }
+        let fileFrames = source.frameCount
+        guard fileFrames > 0 else { throw EngineError(.fileError, "'\(path)' holds no audio frames") }
+        guard startFrame >= 0, startFrame < fileFrames else {
+            throw EngineError(.outOfRange, "start frame \(startFrame) is outside '\(path)' (\(fileFrames) frames)")
+        }
+        let length = frameCount ?? (fileFrames - startFrame)
+        guard length > 0, length <= fileFrames - startFrame else {
+            throw EngineError(.outOfRange,
+                "region \(startFrame)..<\(startFrame + length) exceeds '\(path)' (\(fileFrames) frames)")
+        }
+        guard Double(length) > streamingThresholdSeconds * rate else { return nil }
+        if startFrame != 0 || length != fileFrames {
+            do {
+                try source.selectRegion(startFrame: startFrame, frameCount: length)
+            } catch {
+                throw EngineError(.fileError, "\(error)")
+            }
+        }
         let handle = StreamHandle(source: source, path: path, capacityFrames: Self.streamRingFrames, isLooping: looping)
         // Prime the ring now, so a play right after scheduling starts without an underrun.
-        handle.refill()
+        handle.prime()
         if let failure = handle.failure { throw EngineError(.fileError, failure) }
         return handle
     }
@@ -90,8 +110,32 @@ extension Engine {
         diskStreamer.handles.map { ($0.path, $0.memoryBytes) }
     }
 
+    /// Live streams as the render thread sees them: frames buffered ahead of it, the ring's size, and
+    /// frames it missed so far. Any thread; a snapshot (the disk thread keeps filling).
+    public var streamStatus: [StreamStatus] {
+        diskStreamer.handles.map {
+            StreamStatus(path: $0.path, memoryBytes: $0.memoryBytes, bufferedFrames: $0.ring.readableFrames,
+                         capacityFrames: $0.ring.capacityFrames, underrunFrames: $0.ring.underrunFrames,
+                         isFinished: $0.ring.totalFrames != nil)
+        }
+    }
+
     /// Test hook: stops (true) or resumes (false) the disk thread, to provoke underruns.
     public func setDiskThreadPaused(_ paused: Bool) {
         diskStreamer.isPaused.store(paused, ordering: .relaxed)
     }
+}
+
+/// One live stream's state (`Engine.streamStatus`).
+public struct StreamStatus: Sendable, Equatable {
+    public var path: String
+    /// Ring, disk-thread scratch and decoder buffers, in bytes.
+    public var memoryBytes: Int
+    /// Frames decoded and waiting for the render thread.
+    public var bufferedFrames: Int
+    public var capacityFrames: Int
+    /// Frames the render thread could not get in time, since the stream started.
+    public var underrunFrames: Int
+    /// The disk thread has delivered everything (the end of the file or region, or a failure).
+    public var isFinished: Bool
 }
