@@ -67,7 +67,7 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
         // Exact to the frame. The one exception is the capture itself: an xrun makes jack_rec lose a whole
         // period, which moves one measured distance by exactly ±256 frames; that is allowed for at most
         // as many repetitions as xruns were reported, and never for most of them.
-        let xrunCount = xrunsBefore.flatMap { b in xrunsAfter.map { $0 - b } } ?? 0
+        let xrunCount = Int(xrunsBefore.flatMap { b in xrunsAfter.map { $0 - b } } ?? 0)
         let inexact = errors.filter { $0 != 0 }
         #expect(errors.count == Self.repetitions, context)
         #expect(inexact.allSatisfy { $0 % 256 == 0 } && inexact.count <= min(xrunCount, Self.repetitions / 4), context)
