@@ -35,7 +35,7 @@ let package = Package(
         // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel).
         .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand"]),
         // Graph model, compiler and render engine.
-        .target(name: "AudioGraph", dependencies: ["AudioDSP", "CRealtime"]),
+        .target(name: "AudioGraph", dependencies: ["AudioDSP", "SpatialAssets", "CRealtime"]),
         // HRTF datasets: SOFA files read with libmysofa, resampled to the engine rate with soxr (control side).
         .target(name: "SpatialAssets", dependencies: ["AudioDSP", "CMySofa", "CSoxr"]),
         // Decoding, encoding and sample-rate conversion.

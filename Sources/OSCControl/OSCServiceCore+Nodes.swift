@@ -100,6 +100,8 @@ extension OSCServiceCore {
             let ready = try engineCall { () throws(EngineError) in try engine.prepareToPlay(name) }
             done(r.client, r.address, [.int32(ready ? 1 : 0)])
         case "fade": try fade(r, node: name, frame: frame)
+        case "position", "velocity", "direction", "listener/position": try vector(r, node: name, tail: tail, frame: frame)
+        case "listener/orientation": try listenerOrientation(r, node: name, frame: frame)
         case "power": try power(r, node: name)
         case "reset":
             try OSCArguments(r).end()
@@ -212,6 +214,55 @@ extension OSCServiceCore {
             try engine.fadeVolume(node, to: volume, over: seconds, atSampleTime: frame)
         }
         done(r.client, r.address, [.float(Float(volume)), .float(Float(seconds))])
+    }
+
+    /// `/node/<name>/position|velocity|direction f:x f:y f:z` (a 3D source) and
+    /// `/node/<env>/listener/position f:x f:y f:z`: the three coordinates as one move. Without
+    /// arguments it replies with the three values.
+    private func vector(_ r: OSCRequest, node: String, tail: String, frame: Int64?) throws(OSCFailure) {
+        let name = tail == "listener/position" ? "listener" : tail
+        if r.arguments.isEmpty {
+            var values: [OSCArgument] = []
+            for axis in ["X", "Y", "Z"] {
+                let value = try engineCall { () throws(EngineError) in try engine.get(node, name + axis) }
+                values.append(OSCArgument(value))
+            }
+            reply(r.client, OSCMessage(r.address, values))
+            return
+        }
+        var a = OSCArguments(r)
+        let x = try a.double("x"), y = try a.double("y"), z = try a.double("z")
+        try a.end()
+        try engineCall { () throws(EngineError) in try engine.setVector(node, name, x, y, z, atSampleTime: frame) }
+    }
+
+    /// `/node/<env>/listener/orientation f:yaw f:pitch f:roll` (degrees) or
+    /// `… f:forwardX f:forwardY f:forwardZ f:upX f:upY f:upZ` (OpenAL's AL_ORIENTATION).
+    private func listenerOrientation(_ r: OSCRequest, node: String, frame: Int64?) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        if r.arguments.isEmpty {
+            var values: [OSCArgument] = []
+            for key in ["listenerYaw", "listenerPitch", "listenerRoll"] {
+                values.append(OSCArgument(try engineCall { () throws(EngineError) in try engine.get(node, key) }))
+            }
+            reply(r.client, OSCMessage(r.address, values))
+            return
+        }
+        var numbers: [Double] = []
+        while !a.isAtEnd { numbers.append(try a.double("angle or vector component")) }
+        switch numbers.count {
+        case 3:
+            try engineCall { () throws(EngineError) in
+                try engine.setListenerAngles(node, yaw: numbers[0], pitch: numbers[1], roll: numbers[2], atSampleTime: frame)
+            }
+        case 6:
+            try engineCall { () throws(EngineError) in
+                try engine.setListenerOrientation(node, forward: (numbers[0], numbers[1], numbers[2]),
+                                                  up: (numbers[3], numbers[4], numbers[5]), atSampleTime: frame)
+            }
+        default:
+            throw a.failure("takes yaw pitch roll (3 numbers, degrees) or forward and up vectors (6 numbers)")
+        }
     }
 
     /// `/node/<name>/power` → `/node/<name>/power i:channels f:average_1…N f:peak_1…N` (dBFS since the

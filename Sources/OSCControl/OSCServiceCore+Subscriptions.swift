@@ -262,6 +262,8 @@ extension OSCServiceCore {
         if kind == .player { tails += ["play", "pause", "stop", "schedule/buffer", "schedule/file", "enqueue"] }
         if kind == .audioplayer { tails += ["play", "pause", "stop", "prepare", "power"] }
         if kind.hasMixingSettings { tails += ["fade"] }
+        if kind.is3DSource { tails += ["position", "velocity", "direction"] }
+        if kind == .environment { tails += ["listener/position", "listener/orientation"] }
         if kind.isEffect { tails += ["reset"] }
         return tails.map { "/node/\(name)/\($0)" }
     }

@@ -35,6 +35,15 @@ import Testing
             try engine.connect(player, to: effect)
             try engine.connect(effect, to: "main")
         }
+        // A 3D scene too: p3 through an environment with HRTF, p4 with the spherical head, moving.
+        try engine.attach(.environment, name: "room", parameters: ["reverb": .bool(true)])
+        try engine.connect("room", to: "main")
+        for (player, algorithm) in [("p3", "HRTF"), ("p4", "sphericalHead")] {
+            try engine.disconnect(player, from: "main")
+            try engine.set(player, "renderingAlgorithm", to: .string(algorithm))
+            try engine.set(player, "reverbBlend", to: .float(0.3))
+            try engine.connect(player, to: "room")
+        }
         try engine.installTap(on: "main", frameCount: 1024) { _ in }
 
         let totalFrames = 48_000 * 12
@@ -97,6 +106,11 @@ import Testing
             try engine.set("stretch", "rate", to: .float(0.5 + Double(n % 7) / 4))
             try engine.set("stretch", "pitch", to: .float(Double(n % 9) * 100 - 400))
             try engine.set("vari", "rate", to: .float(0.5 + Double(n % 6) / 4))
+            let angle = Double(n) * 0.3
+            try engine.setVector("p3", "position", 2 * sin(angle), 0, -2 * cos(angle))
+            try engine.setVector("p4", "velocity", 10 * cos(angle), 0, 0)
+            try engine.setListenerAngles("room", yaw: Double(n % 90), pitch: 0, roll: 0)
+            try engine.set("p4", "occlusion", to: .float(-Double(n % 40)))
             try engine.attach(.mixer, name: "m\(n)")
             try engine.connect(name, to: "m\(n)")
             try engine.connect("m\(n)", to: "main")

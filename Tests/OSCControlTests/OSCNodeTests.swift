@@ -120,3 +120,31 @@ import Testing
         #expect(f.client.command("/node/tp/reset")?.address == "/done")
     }
 }
+
+/// The 3D addresses: vectors in one message, orientation in both forms, errors for bad ones.
+@Suite struct OSCSpatialTests {
+    @Test func sourcesAndTheListenerMoveWithVectorAddresses() throws {
+        let f = try OSCFixture()
+        #expect(f.client.command("/node/new", [.string("environment"), .string("env")])?.address == "/done")
+        #expect(f.client.command("/node/new", [.string("player"), .string("src")])?.address == "/done")
+        #expect(f.client.command("/graph/connect", [.string("src"), .string("env")])?.address == "/done")
+        f.client.send("/node/src/position", [.float(1), .int32(2), .float(-3)])
+        #expect(f.client.request("/node/src/position")?.arguments == [.float(1), .float(2), .float(-3)])
+        f.client.send("/node/env/listener/position", [.float(0), .float(1.5), .float(0)])
+        #expect(f.client.request("/sync", [.int32(1)], reply: "/synced") != nil)
+        #expect(try f.engine.get("env", "listenerY") == .float(1.5))
+        f.client.send("/node/env/listener/orientation", [.float(0), .float(0), .float(1), .float(0), .float(1), .float(0)])
+        let angles = try #require(f.client.request("/node/env/listener/orientation"))
+        if case .float(let yaw) = angles.arguments.first { #expect(abs(abs(yaw) - 180) < 1e-3, "yaw \(yaw)") }
+        let parallel = f.client.request("/node/env/listener/orientation",
+                                        [.float(0), .float(1), .float(0), .float(0), .float(2), .float(0)], reply: "/error")
+        #expect(parallel?.errorCode == 22)
+        let short = f.client.request("/node/src/velocity", [.float(1), .float(2)], reply: "/error")
+        #expect(short?.errorCode == 61)
+        let tooFar = f.client.request("/node/src/position", [.float(2e6), .float(0), .float(0)], reply: "/error")
+        #expect(tooFar?.errorCode == 22)
+        let notAnEnvironment = f.client.request("/node/src/listener/orientation", [.float(1), .float(0), .float(0)],
+                                                reply: "/error")
+        #expect(notAnEnvironment?.errorCode != nil)
+    }
+}

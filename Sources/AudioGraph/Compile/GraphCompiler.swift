@@ -21,6 +21,8 @@ enum GraphCompiler {
         /// Effects exposed as host ports, by node name: they render even when nothing in the graph
         /// listens (the host does).
         var inserts: [String: HostInsert] = [:]
+        /// The voice of every connection into an environment.
+        var voices: [VoiceKey: UnsafeMutablePointer<SpatialVoice>] = [:]
         var maxBlockFrames: Int
         var generation: Int
     }
@@ -135,6 +137,28 @@ enum GraphCompiler {
             }
             if input.nodes[name]?.rateStage != nil { mixerInputCount += 1 }
         }
+        var environmentInputCount = 0
+        for name in order where input.nodes[name]?.kind == .environment {
+            environmentInputCount += input.connections.filter { $0.destination == name && active.contains($0.source) }.count
+        }
+        let environmentTables = UnsafeMutableBufferPointer<EnvironmentInput>.allocate(capacity: max(1, environmentInputCount))
+        var environmentUsed = 0
+        /// The voices feeding environment `name`, from its live and fading connections.
+        func environmentTable(for name: String, id: Int32) -> UnsafeBufferPointer<EnvironmentInput> {
+            let edges = input.connections.filter { $0.destination == name && active.contains($0.source) }
+                .sorted { ($0.destinationBus, $0.source) < ($1.destinationBus, $1.source) }
+            let start = environmentUsed
+            for edge in edges {
+                guard let source = bus(edge.source), let sourceNode = input.nodes[edge.source],
+                      let fade = input.fades[edge],
+                      let voice = input.voices[VoiceKey(source: sourceNode.id, sourceBus: edge.sourceBus, environment: id,
+                                                        bus: edge.destinationBus)] else { continue }
+                (environmentTables.baseAddress! + environmentUsed).initialize(
+                    to: EnvironmentInput(source: source, mixing: sourceNode.mixing, fade: fade.ramp, voice: voice))
+                environmentUsed += 1
+            }
+            return UnsafeBufferPointer(start: environmentTables.baseAddress! + start, count: environmentUsed - start)
+        }
         let tables = UnsafeMutableBufferPointer<MixerInput>.allocate(capacity: max(1, mixerInputCount))
         var tableUsed = 0
         /// `unityMixing`: the output node ignores its sources' volume/pan (they apply on mixer inputs only)
@@ -179,6 +203,9 @@ enum GraphCompiler {
                 return [.player(player, node.mixing, b)]
             case .input:
                 return [.input(node.mixing, b)]
+            case .environment:
+                guard let environment = node.environment else { return [] }
+                return [.environment(environment.state, environmentTable(for: name, id: node.id), b)]
             case .mixer:
                 guard let mixer = node.mixer else { return [] }
                 return [.mixer(mixer, node.mixing, inputTable(for: name), b)]
@@ -225,6 +252,7 @@ enum GraphCompiler {
 
         let steps = emitSteps(plan, inChain: false)
         return RenderProgram(
-            generation: input.generation, steps: steps, busSlab: slab, mixerInputs: tables, activeNodeNames: order)
+            generation: input.generation, steps: steps, busSlab: slab, mixerInputs: tables,
+            environmentInputs: environmentTables, activeNodeNames: order)
     }
 }

@@ -128,7 +128,7 @@ extension Engine {
                 }
                 guard bus < 1024 else { throw EngineError(.invalidBus, "input bus \(bus) is above the limit 1023") }
                 destinationBus = bus
-            } else if dst.kind == .mixer {
+            } else if dst.kind.inputBusCount == nil {
                 destinationBus = nextAvailableInputBus(of: dst.name)
             } else {
                 guard dst.kind.inputBusCount ?? 1 > 0 else {
@@ -150,6 +150,7 @@ extension Engine {
                 try retireEdge(old)
             }
             try addEdge(edge)
+            if dst.kind == .environment { try makeVoice(edge, source: src, environment: dst) }
             republish()
         }
     }

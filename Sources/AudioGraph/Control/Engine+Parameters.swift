@@ -123,6 +123,7 @@ extension Engine {
                 }
             }
         }
+        if node.kind == .environment { makeEnvironment(node) }
         if node.kind == .audioplayer {
             try applyInitialAudioPlayer(node, parameters, loaded: loaded)
         } else if let player = node.player {
@@ -177,6 +178,12 @@ extension Engine {
     {
         let ramp = state.configuration.rampFrames
         if let audio = node.audio, try applyAudioPlayer(node, audio, key, value, loadedFile: loadedFile, time: time) {
+            return
+        }
+        if node.kind == .environment, try applyEnvironment(node, key, value, time: time) { return }
+        if node.kind.is3DSource && NodeKind.spatialSourceParameterNames.contains(key) {
+            node.values[key] = value
+            try updateVoices(source: node, time: time)
             return
         }
         switch key {

@@ -72,6 +72,7 @@ public final class Engine: @unchecked Sendable {
             nodes: nodes, connections: state.connections + state.retiringEdges.map(\.item.connection),
             fades: state.fades.merging(state.retiringEdges.map { ($0.item.connection, $0.item.fade) }) { a, _ in a },
             taps: Array(state.taps.values), meters: Array(state.meters.values), inserts: state.inserts,
+            voices: state.spatialVoices.mapValues(\.voice),
             maxBlockFrames: state.configuration.blockFrames,
             generation: state.generation))
         let previous = state.lastPublished
@@ -191,6 +192,7 @@ public final class Engine: @unchecked Sendable {
                 if dropped > 0 { events.append(.tapOverflow(node: tap.node, frames: dropped)) }
             }
             finishRetirements()
+            pruneVoices()
             state.graveyard.collect(
                 installedGeneration: renderEngine.installedGeneration,
                 consumedCommands: renderEngine.commands.consumedCount)
@@ -242,6 +244,8 @@ struct ControlState {
     var pendingEvents: [EngineEvent] = []
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
+    /// One voice per connection into an environment.
+    var spatialVoices: [VoiceKey: SpatialVoiceRecord] = [:]
     /// Effects exposed as host ports, by node name, and the layout version.
     var inserts: [String: HostInsert] = [:]
     var insertLayoutVersion = 0
@@ -271,7 +275,7 @@ struct ControlState {
         switch kind {
         case .output: channels = configuration.outputChannelCount
         case .input: channels = max(1, configuration.inputChannelCount)
-        case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq, .timepitch, .varispeed: channels = 2
+        case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq, .timepitch, .varispeed, .environment: channels = 2
         }
         let record = NodeRecord(name: name, kind: kind, id: nextNodeID, outputChannelCount: channels)
         if kind == .input { record.values["channels"] = .int(channels) }

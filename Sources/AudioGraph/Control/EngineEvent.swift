@@ -13,6 +13,9 @@ public enum EngineEvent: Sendable, Equatable {
     case audioPlayerFinished(node: String, successfully: Bool)
     /// An audioplayer's file could not be decoded (audioPlayerDecodeErrorDidOccur).
     case audioPlayerDecodeError(node: String, message: String)
+    /// An environment could not do what was asked (an HRTF set that does not load); it carries on with
+    /// a fallback.
+    case environmentProblem(node: String, message: String)
     /// A sound started with `playSound` ended: played to its end, or stolen by a newer sound.
     case soundFinished(id: Int, sampleTime: Int64, completed: Bool)
     /// A streamed file could not be decoded fast enough: `frames` frames were played as silence.

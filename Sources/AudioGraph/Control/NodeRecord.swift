@@ -30,6 +30,8 @@ final class NodeRecord {
     var timeFIFO: UnsafeMutablePointer<TimeEffectFIFO>?
     /// An audioplayer's time-pitch stage (`enableRate`); its kernel is `effect`.
     var rateStage: RateStage?
+    /// An environment's state (the `environment` kind).
+    var environment: EnvironmentControl?
     /// An `audioplayer`'s control state (AVAudioPlayer semantics on top of the schedule queue).
     var audio: AudioPlayerControl?
     /// The last transport change the render thread reported: (engine time, player time, playing).

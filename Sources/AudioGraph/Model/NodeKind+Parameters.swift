@@ -9,15 +9,17 @@ extension NodeKind {
                 ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
                               "Output channels (JACK ports out_1..N); set by the engine configuration."),
             ]
+        case .environment:
+            return Self.mixingParameters + Self.environmentParameters
         case .mixer:
-            return Self.mixingParameters + [
+            return Self.mixingParameters + Self.spatialSourceParameters + [
                 ParameterSpec("outputVolume", .float, unit: "linear", range: 0...1, default: .float(1), smoothed: true,
                               "Gain applied to the mix (AVAudioMixerNode.outputVolume)."),
                 ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2),
                               "Channels of the mixer's output bus; inputs are up/down-mixed to it."),
             ]
         case .player:
-            return Self.mixingParameters + [
+            return Self.mixingParameters + Self.spatialSourceParameters + [
                 ParameterSpec("buffer", .string, default: .string(""),
                               "Name of a loaded buffer to play (\"\" for none). Setting it rewinds the player."),
                 ParameterSpec("file", .string, default: .string(""),
@@ -33,9 +35,9 @@ extension NodeKind {
                               "Channels of the output bus: the scheduled buffer's channel count."),
             ]
         case .audioplayer:
-            return Self.mixingParameters + Self.audioPlayerParameters
+            return Self.mixingParameters + Self.spatialSourceParameters + Self.audioPlayerParameters
         case .input:
-            return Self.mixingParameters + [
+            return Self.mixingParameters + Self.spatialSourceParameters + [
                 ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
                               "Capture channels (JACK ports in_1..N); set by the engine configuration."),
             ]

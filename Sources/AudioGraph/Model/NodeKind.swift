@@ -24,12 +24,15 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
     case timepitch
     /// Resampling playback: rate 0.25–4, pitch follows (AVAudioUnitVarispeed).
     case varispeed
+    /// A 3D mixer with an implicit listener (AVAudioEnvironmentNode): its sources are the nodes
+    /// connected to it, placed by their own 3D properties.
+    case environment
 
     /// Number of input buses, or nil for "any number" (mixers).
     public var inputBusCount: Int? {
         switch self {
         case .output: return 1
-        case .mixer: return nil
+        case .mixer, .environment: return nil
         case .player, .audioplayer, .input: return 0
         case .reverb, .delay, .distortion, .eq, .timepitch, .varispeed: return 1
         }
@@ -40,7 +43,13 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
 
     /// True for kinds whose volume/pan (AVAudioMixing settings) apply where they feed a mixer. Effects
     /// have none, as in AVAudioEngine ("effects cannot talk to a downstream mixer").
-    public var hasMixingSettings: Bool { self == .mixer || self == .player || self == .audioplayer || self == .input }
+    public var hasMixingSettings: Bool {
+        self == .mixer || self == .player || self == .audioplayer || self == .input || self == .environment
+    }
+
+    /// True for the kinds that carry AVAudio3DMixing properties (position, cone, occlusion…), which
+    /// apply where they feed an environment and travel with them.
+    public var is3DSource: Bool { self == .mixer || self == .player || self == .audioplayer || self == .input }
 
     /// True for the kinds that render through a player's schedule queue.
     public var isPlayer: Bool { self == .player || self == .audioplayer }

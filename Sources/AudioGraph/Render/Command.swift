@@ -25,6 +25,15 @@ public enum Command: BitwiseCopyable {
     case effectBypass(EffectRef, Bool)
     /// Clear an effect's tails.
     case effectReset(EffectRef)
+    /// Move a voice of an environment to a new place (gains and directions glide).
+    case spatialVoice(UnsafeMutablePointer<SpatialVoice>, SpatialVoiceTarget)
+    /// Hand a voice a new HRTF convolver (nil: none); the old one is freed by the control side later.
+    case spatialConvolver(UnsafeMutablePointer<SpatialVoice>, UnsafeMutablePointer<HRTFConvolver>?)
+    /// An environment's reverb on/off and return level, and its output volume (linear), gliding.
+    case environmentMix(UnsafeMutablePointer<EnvironmentState>, reverbEnabled: Bool, reverbLevel: Float,
+                        outputVolume: Float, rampFrames: Int32)
+    /// An environment's reverb preset (index into `ReverbPreset`).
+    case environmentReverbPreset(UnsafeMutablePointer<EnvironmentState>, Int32)
     /// Take the newest program from the slot (no-op when there is none). Sent after each publish.
     case takeProgram
     /// Drop every pending timed command that targets this state (sent before a node is freed).

@@ -228,6 +228,16 @@ public final class RenderEngine: @unchecked Sendable {
             case .timePitch(let p): p.pointee.reset()
             case .varispeed(let p): p.pointee.reset()
             }
+        case .spatialVoice(let voice, let target):
+            EnvironmentRender.apply(target, to: voice)
+        case .spatialConvolver(let voice, let convolver):
+            voice.pointee.hrtf = convolver
+        case .environmentMix(let env, let reverbEnabled, let reverbLevel, let outputVolume, let frames):
+            env.pointee.reverbEnabled = reverbEnabled
+            env.pointee.reverbLevel.ramp(to: reverbEnabled ? reverbLevel : 0, frames: Int(frames))
+            env.pointee.outputVolume.ramp(to: outputVolume, frames: Int(frames))
+        case .environmentReverbPreset(let env, let index):
+            env.pointee.reverb.setParameter(1, value: Double(index))
         case .purge(let target):
             core.pointee.removePending(target: target)
         case .takeProgram:
@@ -348,6 +358,8 @@ public final class RenderEngine: @unchecked Sendable {
                 serveTimeEffect(core, steps, chain: (i &+ 1, i &+ 1 &+ chain), effect, unity, inputs, input, output,
                                 fifo, frames: frames)
                 i &+= chain
+            case .environment(let env, let inputs, let bus):
+                EnvironmentRender.process(env, inputs: inputs, into: bus, frames: frames)
             case .tap(let tap, let bus):
                 RenderKernels.pushTap(tap, from: bus, frames: frames)
             case .meter(let meter, let bus):
@@ -618,6 +630,8 @@ extension Command {
             case .timePitch(let p): return UnsafeMutableRawPointer(p)
             case .varispeed(let p): return UnsafeMutableRawPointer(p)
             }
+        case .spatialVoice(let v, _), .spatialConvolver(let v, _): return UnsafeMutableRawPointer(v)
+        case .environmentMix(let e, _, _, _, _), .environmentReverbPreset(let e, _): return UnsafeMutableRawPointer(e)
         case .purge, .takeProgram: return nil
         }
     }

@@ -11,18 +11,21 @@ public final class RenderProgram: @unchecked Sendable {
     let steps: UnsafeMutableBufferPointer<RenderStep>
     let busSlab: UnsafeMutableBufferPointer<Float>
     let mixerInputs: UnsafeMutableBufferPointer<MixerInput>
+    let environmentInputs: UnsafeMutableBufferPointer<EnvironmentInput>
     /// Names of the nodes that render, in execution order (for diagnostics and tests).
     public let activeNodeNames: [String]
 
     init(
         generation: Int, steps: [RenderStep], busSlab: UnsafeMutableBufferPointer<Float>,
-        mixerInputs: UnsafeMutableBufferPointer<MixerInput>, activeNodeNames: [String]
+        mixerInputs: UnsafeMutableBufferPointer<MixerInput>,
+        environmentInputs: UnsafeMutableBufferPointer<EnvironmentInput>, activeNodeNames: [String]
     ) {
         let stepStorage = UnsafeMutableBufferPointer<RenderStep>.allocate(capacity: max(1, steps.count))
         _ = stepStorage.initialize(from: steps)
         self.steps = stepStorage
         self.busSlab = busSlab
         self.mixerInputs = mixerInputs
+        self.environmentInputs = environmentInputs
         self.activeNodeNames = activeNodeNames
         Self.liveCount.wrappingAdd(1, ordering: .relaxed)
         data = .allocate(capacity: 1)
@@ -39,6 +42,7 @@ public final class RenderProgram: @unchecked Sendable {
         steps.deallocate()
         busSlab.deallocate()
         mixerInputs.deallocate()
+        environmentInputs.deallocate()
     }
 
     /// The program's generation; strictly increasing per engine.

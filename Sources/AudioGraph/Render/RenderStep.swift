@@ -22,6 +22,8 @@ public enum RenderStep: BitwiseCopyable {
     /// FIFO. (Effect, unity mixer, inputs, input bus, output bus, FIFO, chain length.)
     case timeEffect(EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef,
                     UnsafeMutablePointer<TimeEffectFIFO>, Int)
+    /// An environment renders each source connection as a voice into its bus (see `EnvironmentRender`).
+    case environment(UnsafeMutablePointer<EnvironmentState>, UnsafeBufferPointer<EnvironmentInput>, BusRef)
     /// A tap copies a bus into its ring for the control side.
     case tap(UnsafeMutablePointer<TapState>, BusRef)
     /// A meter pushes per-sub-block peak and energy of a bus (a `TapState` whose ring holds records).

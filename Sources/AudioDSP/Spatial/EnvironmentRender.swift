@@ -1,0 +1,252 @@
+// Render side (process, apply) and control side (allocation). The 3D environment node's mix: every
+// source connection is a voice (downmix, Doppler, occlusion/obstruction and reverb send, then its
+// rendering algorithm into the output bus); the reverb returns on the front pair; output volume last.
+
+/// Where one voice stands, computed by the control side from the listener and the source.
+public struct SpatialVoiceTarget: BitwiseCopyable {
+    public var direction: SourceDirection
+    /// Distance × cone gain (the source's own volume applies per sample from its mixing state).
+    public var gain: Float
+    public var reverbBlend: Double
+    public var obstructionDecibels: Double
+    public var occlusionDecibels: Double
+    /// Doppler pitch ratio (1: none).
+    public var dopplerRatio: Double
+    /// The resolved algorithm (never `.auto`).
+    public var algorithm: SpatialRenderingAlgorithm
+    /// True when the source's channels are copied as they are (stereo pass-through, bypass mode).
+    public var passesThrough: Bool
+    public var rampFrames: Int32
+
+    public init(direction: SourceDirection, gain: Float, reverbBlend: Double, obstructionDecibels: Double,
+                occlusionDecibels: Double, dopplerRatio: Double, algorithm: SpatialRenderingAlgorithm,
+                passesThrough: Bool, rampFrames: Int32) {
+        self.direction = direction
+        self.gain = gain
+        self.reverbBlend = reverbBlend
+        self.obstructionDecibels = obstructionDecibels
+        self.occlusionDecibels = occlusionDecibels
+        self.dopplerRatio = dopplerRatio
+        self.algorithm = algorithm
+        self.passesThrough = passesThrough
+        self.rampFrames = rampFrames
+    }
+}
+
+/// One source connection into an environment. Allocated and freed on the control side; the HRTF
+/// convolver is installed by the control side before the voice is first rendered (or by a command).
+public struct SpatialVoice {
+    public var algorithm: SpatialRenderingAlgorithm = .equalPowerPanning
+    public var passesThrough = false
+    public var equalPower = EqualPowerPanningKernel()
+    public var head: SphericalHeadKernel
+    public var hrtf: UnsafeMutablePointer<HRTFConvolver>?
+    public var vbap: VBAPKernel?
+    public var encoder = AmbisonicEncoder()
+    public var passThrough = PassThroughKernel()
+    public var filter: SourceEnvironmentFilter
+    public var doppler: DopplerResampler
+    public var usesDoppler = false
+    /// Scratch of `maxBlockFrames` each: the downmix, the Doppler output, the direct path.
+    public let mono: UnsafeMutablePointer<Float>
+    public let shifted: UnsafeMutablePointer<Float>
+    public let direct: UnsafeMutablePointer<Float>
+
+    /// Control side. `layout` gives the voice a VBAP kernel when it has more than two channels.
+    public init(sampleRate: Double, maxBlockFrames: Int, layout: SpeakerLayout) {
+        head = SphericalHeadKernel(sampleRate: sampleRate)
+        filter = SourceEnvironmentFilter(sampleRate: sampleRate)
+        doppler = DopplerResampler(sampleRate: sampleRate)
+        vbap = layout.channelCount > 2 ? VBAPKernel(layout: layout) : nil
+        let n = max(1, maxBlockFrames)
+        mono = .allocate(capacity: n)
+        shifted = .allocate(capacity: n)
+        direct = .allocate(capacity: n)
+        mono.initialize(repeating: 0, count: n)
+        shifted.initialize(repeating: 0, count: n)
+        direct.initialize(repeating: 0, count: n)
+    }
+
+    /// Control side, once no program or command can reach the voice (the convolver is freed by its owner).
+    public func deallocate() {
+        head.deallocate()
+        doppler.deallocate()
+        vbap?.deallocate()
+        mono.deallocate()
+        shifted.deallocate()
+        direct.deallocate()
+    }
+}
+
+/// The environment's own render state: its reverb, the B-format bus of its sound-field voices and
+/// their decoder, and the return and output gains.
+public struct EnvironmentState {
+    public var reverb: ReverbKernel
+    public let reverbIn: BusRef
+    public let reverbOut: BusRef
+    public let bformat: BusRef
+    public let decoder: AmbisonicDecoder
+    public var reverbEnabled = false
+    public var reverbLevel = ParameterRamp(1)
+    public var outputVolume = ParameterRamp(1)
+    public let maxBlockFrames: Int
+
+    /// Control side.
+    public init(sampleRate: Double, maxBlockFrames: Int, layout: SpeakerLayout) {
+        let frames = max(1, maxBlockFrames)
+        self.maxBlockFrames = frames
+        reverb = ReverbKernel(sampleRate: sampleRate, maxBlockFrames: frames, channelCount: 2)
+        reverb.setWetDryMix(percent: 100)
+        func bus(_ channels: Int) -> BusRef {
+            let data = UnsafeMutablePointer<Float>.allocate(capacity: channels * frames)
+            data.initialize(repeating: 0, count: channels * frames)
+            return BusRef(data: data, channelCount: channels, stride: frames)
+        }
+        reverbIn = bus(2)
+        reverbOut = bus(2)
+        bformat = bus(4)
+        decoder = AmbisonicDecoder(layout: layout)
+    }
+
+    /// Control side.
+    public func deallocate() {
+        reverb.deallocate()
+        reverbIn.data.deallocate()
+        reverbOut.data.deallocate()
+        bformat.data.deallocate()
+        decoder.deallocate()
+    }
+}
+
+/// One source feeding an environment, as the compiled program lists it.
+public struct EnvironmentInput: BitwiseCopyable {
+    public var source: BusRef
+    /// The source's mixing state: its volume (`chunkMono`) scales the voice.
+    public var mixing: UnsafeMutablePointer<MixingState>
+    public var fade: UnsafeMutablePointer<ParameterRamp>
+    public var voice: UnsafeMutablePointer<SpatialVoice>
+
+    public init(source: BusRef, mixing: UnsafeMutablePointer<MixingState>, fade: UnsafeMutablePointer<ParameterRamp>,
+                voice: UnsafeMutablePointer<SpatialVoice>) {
+        self.source = source
+        self.mixing = mixing
+        self.fade = fade
+        self.voice = voice
+    }
+}
+
+/// The environment's render step.
+public enum EnvironmentRender {
+    /// Render side. Moves a voice towards `target`: every gain and direction glides over the target's
+    /// ramp; a change of algorithm starts the new one from silence at its target (the old one stops).
+    @inlinable
+    public static func apply(_ target: SpatialVoiceTarget, to voice: UnsafeMutablePointer<SpatialVoice>) {
+        let ramp = Int(target.rampFrames)
+        if voice.pointee.algorithm != target.algorithm || voice.pointee.passesThrough != target.passesThrough {
+            voice.pointee.algorithm = target.algorithm
+            voice.pointee.passesThrough = target.passesThrough
+            voice.pointee.equalPower.reset()
+            voice.pointee.head.reset()
+            voice.pointee.hrtf?.pointee.reset()
+            voice.pointee.vbap?.reset()
+            voice.pointee.encoder.reset()
+        }
+        let d = target.direction
+        let g = target.gain
+        switch target.algorithm {
+        case .sphericalHead: voice.pointee.head.setDirection(d, gain: g, rampFrames: ramp)
+        case .hrtf, .hrtfHQ: voice.pointee.hrtf?.pointee.setGain(g, rampFrames: ramp)
+        case .soundField: voice.pointee.encoder.setDirection(d, gain: g, rampFrames: ramp)
+        case .vectorBasedPanning:
+            if voice.pointee.vbap != nil { voice.pointee.vbap!.setDirection(d, gain: g, rampFrames: ramp) }
+        default: voice.pointee.equalPower.setDirection(d, gain: g, rampFrames: ramp)
+        }
+        voice.pointee.passThrough.setGain(target.passesThrough ? 1 : 0, rampFrames: ramp)
+        voice.pointee.filter.setParameters(reverbBlend: target.reverbBlend, obstructionDecibels: target.obstructionDecibels,
+                                           occlusionDecibels: target.occlusionDecibels, rampFrames: ramp)
+        voice.pointee.usesDoppler = voice.pointee.usesDoppler || target.dopplerRatio != 1
+        voice.pointee.doppler.setPitchRatio(target.dopplerRatio, rampFrames: ramp)
+    }
+
+    /// Render side. Renders `frames` frames of every voice into `bus` (cleared first).
+    @inlinable
+    public static func process(_ env: UnsafeMutablePointer<EnvironmentState>, inputs: UnsafeBufferPointer<EnvironmentInput>,
+                               into bus: BusRef, frames: Int) {
+        for c in 0..<bus.channelCount { MixKernel.clear(bus.channel(c), count: frames) }
+        for c in 0..<4 { MixKernel.clear(env.pointee.bformat.channel(c), count: frames) }
+        MixKernel.clear(env.pointee.reverbIn.channel(0), count: frames)
+        var usesSoundField = false
+        for input in inputs {
+            let voice = input.voice
+            let source = input.source
+            let fade = input.fade.pointee
+            if voice.pointee.passesThrough {
+                // A stereo bed (or a bypassed source): its channels as they are, at its volume.
+                for c in 0..<min(source.channelCount, bus.channelCount) {
+                    var gain = input.mixing.pointee.chunkMono
+                    var f = fade
+                    MixKernel.accumulate(source.channel(c), into: bus.channel(c), count: frames, gain: &gain, fade: &f)
+                }
+                if source.channelCount == 1 && bus.channelCount > 1 {
+                    var gain = input.mixing.pointee.chunkMono
+                    var f = fade
+                    MixKernel.accumulate(source.channel(0), into: bus.channel(1), count: frames, gain: &gain, fade: &f)
+                }
+                input.fade.pointee.advance(frames: frames)
+                continue
+            }
+            // Mono downmix at the source's volume and the connection's fade.
+            let mono = voice.pointee.mono
+            MixKernel.clear(mono, count: frames)
+            let scale = 1 / Float(max(1, source.channelCount))
+            for c in 0..<source.channelCount {
+                var gain = input.mixing.pointee.chunkMono
+                var f = fade
+                MixKernel.accumulate(source.channel(c), into: mono, count: frames, gain: &gain, fade: &f, scale: scale)
+            }
+            input.fade.pointee.advance(frames: frames)
+            var signal = UnsafePointer(mono)
+            if voice.pointee.usesDoppler {
+                voice.pointee.doppler.process(input: mono, output: voice.pointee.shifted, frames: frames)
+                signal = UnsafePointer(voice.pointee.shifted)
+            }
+            voice.pointee.filter.process(input: signal, direct: voice.pointee.direct,
+                                         reverbSend: env.pointee.reverbIn.channel(0), frames: frames)
+            let direct = UnsafePointer(voice.pointee.direct)
+            switch voice.pointee.algorithm {
+            case .sphericalHead: voice.pointee.head.process(input: direct, output: bus, frames: frames)
+            case .hrtf, .hrtfHQ:
+                if let hrtf = voice.pointee.hrtf { hrtf.pointee.process(input: direct, output: bus, frames: frames) }
+            case .soundField:
+                usesSoundField = true
+                voice.pointee.encoder.process(input: direct, bformat: env.pointee.bformat, frames: frames)
+            case .vectorBasedPanning:
+                if voice.pointee.vbap != nil {
+                    voice.pointee.vbap!.process(input: direct, output: bus, frames: frames)
+                } else {
+                    voice.pointee.equalPower.process(input: direct, output: bus, frames: frames)
+                }
+            default: voice.pointee.equalPower.process(input: direct, output: bus, frames: frames)
+            }
+        }
+        if usesSoundField {
+            env.pointee.decoder.process(bformat: env.pointee.bformat, output: bus, frames: frames)
+        }
+        // The reverb: a mono send into the stereo network, returned on the front pair.
+        let reverbIn = env.pointee.reverbIn
+        MixKernel.copy(reverbIn.channel(0), to: reverbIn.channel(1), count: frames)
+        env.pointee.reverb.process(input: reverbIn, output: env.pointee.reverbOut, frames: frames)
+        if env.pointee.reverbEnabled || env.pointee.reverbLevel.isRamping {
+            for c in 0..<min(2, bus.channelCount) {
+                var level = env.pointee.reverbLevel
+                MixKernel.accumulate(env.pointee.reverbOut.channel(c), into: bus.channel(c), count: frames, gain: &level)
+            }
+        }
+        env.pointee.reverbLevel.advance(frames: frames)
+        for c in 0..<bus.channelCount {
+            var gain = env.pointee.outputVolume
+            MixKernel.scale(bus.channel(c), count: frames, gain: &gain)
+        }
+        env.pointee.outputVolume.advance(frames: frames)
+    }
+}

@@ -1,0 +1,249 @@
+// Control side. The 3D environment: creating its state, one voice per source connection, and turning
+// the listener's and the sources' properties into voice targets (lock held throughout).
+import AudioDSP
+import SpatialAssets
+
+extension Engine {
+    /// Glide of a voice update: one 60 Hz interval, so updates at frame rate join without steps.
+    var spatialRampFrames: Int32 { Int32(SpatialTiming.defaultRampFrames(sampleRate: state.configuration.sampleRate)) }
+
+    /// Creation of an environment node: its layout, render state and initial mix (not visible yet).
+    func makeEnvironment(_ node: NodeRecord) {
+        let index = NodeKind.environmentLayoutNames.firstIndex(of: node.string("layout")) ?? 0
+        let layout = SpeakerLayout.presets[index].layout
+        let control = EnvironmentControl(layout: layout, sampleRate: state.configuration.sampleRate,
+                                         maxBlockFrames: state.configuration.blockFrames)
+        node.environment = control
+        node.outputChannelCount = layout.channelCount
+        node.values["channels"] = .int(layout.channelCount)
+        if let preset = ReverbPreset.allNames.firstIndex(of: node.string("reverbPreset")) {
+            control.state.pointee.reverb.setParameter(1, value: Double(preset))
+        }
+        let mix = environmentMix(node)
+        control.state.pointee.reverbEnabled = mix.enabled
+        control.state.pointee.reverbLevel.jump(to: mix.enabled ? mix.level : 0)
+        control.state.pointee.outputVolume.jump(to: mix.volume)
+    }
+
+    private func environmentMix(_ node: NodeRecord) -> (enabled: Bool, level: Float, volume: Float) {
+        let level = Float(EffectMath.decibelsToGain(node.double("reverbLevel")))
+        return (node.bool("reverb"), level, Float(node.double("outputVolume")))
+    }
+
+    /// A new connection `edge` from `source` into the environment `environment`: its voice, placed at
+    /// once (no program has seen it yet).
+    func makeVoice(_ edge: Connection, source: NodeRecord, environment: NodeRecord) throws(EngineError) {
+        guard let control = environment.environment else { return }
+        let key = VoiceKey(source: source.id, sourceBus: edge.sourceBus, environment: environment.id, bus: edge.destinationBus)
+        if state.spatialVoices[key] != nil {
+            try updateVoice(key, time: -1)
+            return
+        }
+        let record = SpatialVoiceRecord(sampleRate: state.configuration.sampleRate,
+                                        maxBlockFrames: state.configuration.blockFrames, layout: control.layout)
+        state.spatialVoices[key] = record
+        let target = try voiceTarget(source: source, environment: environment, record: record, isNew: true, ramp: 0)
+        EnvironmentRender.apply(target, to: record.voice)
+    }
+
+    /// Re-places every voice fed by `source` (after one of its 3D properties changed).
+    func updateVoices(source: NodeRecord, time: Int64) throws(EngineError) {
+        for key in state.spatialVoices.keys where key.source == source.id { try updateVoice(key, time: time) }
+    }
+
+    /// Re-places every voice of `environment` (after the listener or a model parameter changed).
+    func updateVoices(environment: NodeRecord, time: Int64) throws(EngineError) {
+        for key in state.spatialVoices.keys where key.environment == environment.id { try updateVoice(key, time: time) }
+    }
+
+    private func updateVoice(_ key: VoiceKey, time: Int64) throws(EngineError) {
+        guard let record = state.spatialVoices[key], let source = state.nodesByID[key.source],
+              let environment = state.nodesByID[key.environment] else { return }
+        let target = try voiceTarget(source: source, environment: environment, record: record, isNew: false,
+                                     ramp: spatialRampFrames)
+        try send([TimedCommand(time: time, .spatialVoice(record.voice, target))])
+    }
+
+    /// Frees the voices whose connections have left the graph (after their fades). Poll, lock held.
+    func pruneVoices() {
+        guard !state.spatialVoices.isEmpty else { return }
+        var live: Set<VoiceKey> = []
+        for edge in state.connections + state.retiringEdges.map(\.item.connection) {
+            guard let source = state.nodes[edge.source] ?? state.dyingNodes[edge.source]?.item,
+                  let destination = state.nodes[edge.destination] ?? state.dyingNodes[edge.destination]?.item,
+                  destination.kind == .environment else { continue }
+            live.insert(VoiceKey(source: source.id, sourceBus: edge.sourceBus, environment: destination.id,
+                                 bus: edge.destinationBus))
+        }
+        for key in Array(state.spatialVoices.keys) where !live.contains(key) {
+            if let record = state.spatialVoices.removeValue(forKey: key) { bury(record) }
+        }
+    }
+
+    /// The target of the voice `source` → `environment`: direction from the listener, distance and
+    /// cone gains, Doppler ratio, occlusion, obstruction, reverb blend and the resolved algorithm. Makes
+    /// (or replaces) the HRTF convolver when the algorithm needs one, and loads its HRIRs.
+    private func voiceTarget(source: NodeRecord, environment: NodeRecord, record: SpatialVoiceRecord, isNew: Bool,
+                             ramp: Int32) throws(EngineError) -> SpatialVoiceTarget {
+        let listener = SpatialVector(environment.double("listenerX"), environment.double("listenerY"),
+                                     environment.double("listenerZ"))
+        let orientation = ListenerOrientation(yawDegrees: environment.double("listenerYaw"),
+                                              pitchDegrees: environment.double("listenerPitch"),
+                                              rollDegrees: environment.double("listenerRoll"))
+        let position = SpatialVector(source.double("positionX"), source.double("positionY"), source.double("positionZ"))
+        let direction = SourceDirection(source: position, listener: listener, orientation: orientation)
+        let modelIndex = NodeKind.distanceModelNames.firstIndex(of: environment.string("distanceModel")) ?? 2
+        let distance = DistanceAttenuation(
+            model: NodeKind.distanceModels[modelIndex], referenceDistance: environment.double("referenceDistance"),
+            maximumDistance: environment.double("maximumDistance"), rolloffFactor: environment.double("rolloffFactor"))
+        let cone = ConeAttenuation(innerAngleDegrees: source.double("coneInnerAngle"),
+                                   outerAngleDegrees: source.double("coneOuterAngle"),
+                                   outerGain: source.double("coneOuterGain"))
+        let facing = SpatialVector(source.double("directionX"), source.double("directionY"), source.double("directionZ"))
+        let doppler = DopplerShift(speedOfSound: environment.double("speedOfSound"),
+                                   dopplerFactor: environment.double("dopplerFactor"))
+        let velocity = SpatialVector(source.double("velocityX"), source.double("velocityY"), source.double("velocityZ"))
+        let ratio = doppler.pitchRatio(sourcePosition: position, sourceVelocity: velocity, listenerPosition: listener,
+                                       listenerVelocity: .zero)
+        let requested = SpatialRenderingAlgorithm(name: source.string("renderingAlgorithm")) ?? .equalPowerPanning
+        var algorithm = requested.resolved(outputChannelCount: environment.outputChannelCount,
+                                           isHeadphones: environment.bool("headphones"))
+        let mode = source.string("sourceMode")
+        let passes = algorithm == .stereoPassThrough || mode == "bypass"
+            || (mode == "spatializeIfMono" && source.outputChannelCount > 1)
+        if algorithm == .hrtf || algorithm == .hrtfHQ {
+            if !passes, !(try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
+                                          direction: direction, isNew: isNew)) {
+                algorithm = .sphericalHead
+            }
+        }
+        let gain = Float(distance.gain(distance: direction.distance) * cone.gain(source: position, direction: facing,
+                                                                                 listener: listener))
+        return SpatialVoiceTarget(
+            direction: direction, gain: gain.isFinite ? gain : 0, reverbBlend: source.double("reverbBlend"),
+            obstructionDecibels: source.double("obstruction"), occlusionDecibels: source.double("occlusion"),
+            dopplerRatio: ratio.isFinite ? ratio : 1, algorithm: algorithm, passesThrough: passes, rampFrames: ramp)
+    }
+
+    /// Makes sure the voice has a convolver of `quality` from the environment's HRTF set and loads the
+    /// HRIRs for `direction`. Returns false when no set can be loaded (the voice falls back to the
+    /// spherical head, and the reason is reported as an event).
+    private func prepareHRTF(_ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
+                             direction: SourceDirection, isNew: Bool) throws(EngineError) -> Bool {
+        guard let control = environment.environment else { return false }
+        if control.dataset == nil {
+            let path = environment.string("hrtf").isEmpty ? SOFADataset.debianKEMARPath : environment.string("hrtf")
+            do {
+                control.dataset = try SOFADataset(path: path, sampleRate: state.configuration.sampleRate)
+            } catch {
+                state.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
+                return false
+            }
+        }
+        guard let dataset = control.dataset else { return false }
+        if record.convolver?.quality != quality {
+            let owned = OwnedConvolver(dataset.makeConvolver(maxBlockFrames: state.configuration.blockFrames,
+                                                             quality: quality), quality: quality)
+            dataset.fill(owned.pointer.pointee.exchange.writableSlot, direction: direction, interpolated: quality == .high)
+            owned.pointer.pointee.exchange.publish()
+            if isNew {
+                record.voice.pointee.hrtf = owned.pointer
+            } else {
+                try send([TimedCommand(.spatialConvolver(record.voice, owned.pointer))])
+                if let old = record.convolver { bury(old) }
+            }
+            record.convolver = owned
+            return true
+        }
+        guard let convolver = record.convolver else { return false }
+        dataset.fill(convolver.pointer.pointee.exchange.writableSlot, direction: direction, interpolated: quality == .high)
+        convolver.pointer.pointee.exchange.publish()
+        return true
+    }
+
+    /// A live set on an environment node. Returns false for the keys the common path handles.
+    func applyEnvironment(_ node: NodeRecord, _ key: String, _ value: ParameterValue, time: Int64) throws(EngineError)
+        -> Bool
+    {
+        guard let control = node.environment else { return false }
+        switch key {
+        case "reverb", "reverbLevel", "outputVolume":
+            node.values[key] = value
+            let mix = environmentMix(node)
+            try send([TimedCommand(time: time, .environmentMix(control.state, reverbEnabled: mix.enabled,
+                                                               reverbLevel: mix.level, outputVolume: mix.volume,
+                                                               rampFrames: state.configuration.rampFrames))])
+        case "reverbPreset":
+            node.values[key] = value
+            let index = ReverbPreset.allNames.firstIndex(of: value.stringValue ?? "") ?? 0
+            try send([TimedCommand(time: time, .environmentReverbPreset(control.state, Int32(index)))])
+        case "hrtf":
+            node.values[key] = value
+            control.dataset = nil
+            for (key, record) in state.spatialVoices where key.environment == node.id {
+                if let old = record.convolver {
+                    try send([TimedCommand(.spatialConvolver(record.voice, nil))])
+                    bury(old)
+                    record.convolver = nil
+                }
+            }
+            try updateVoices(environment: node, time: time)
+        case "volume", "pan":
+            return false
+        default:
+            node.values[key] = value
+            try updateVoices(environment: node, time: time)
+        }
+        return true
+    }
+
+    /// Sets three parameters `<name>X/Y/Z` (a source's `position`, `velocity` or `direction`; an
+    /// environment's `listener` position) together, as one move.
+    public func setVector(_ node: String, _ name: String, _ x: Double, _ y: Double, _ z: Double,
+                          atSampleTime time: Int64? = nil) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let record = try record(node)
+            var values: [(String, ParameterValue)] = []
+            for (axis, v) in [("X", x), ("Y", y), ("Z", z)] {
+                values.append((name + axis, try validate(kind: record.kind, node: node, name + axis, .float(v),
+                                                         specs: record.specs)))
+            }
+            for (key, value) in values { record.values[key] = value }
+            if record.kind == .environment {
+                try updateVoices(environment: record, time: time ?? -1)
+            } else {
+                try updateVoices(source: record, time: time ?? -1)
+            }
+        }
+    }
+
+    /// Points an environment's listener along `forward` with `up` (OpenAL's AL_ORIENTATION); kept in
+    /// sync with `listenerYaw`/`Pitch`/`Roll`.
+    public func setListenerOrientation(_ node: String, forward: (Double, Double, Double), up: (Double, Double, Double),
+                                       atSampleTime time: Int64? = nil) throws(EngineError) {
+        guard let orientation = ListenerOrientation(forward: SpatialVector(forward.0, forward.1, forward.2),
+                                                    up: SpatialVector(up.0, up.1, up.2)) else {
+            throw EngineError(.outOfRange, "\(node): forward and up must be non-zero and not parallel")
+        }
+        try setListenerAngles(node, yaw: orientation.yawDegrees, pitch: orientation.pitchDegrees,
+                              roll: orientation.rollDegrees, atSampleTime: time)
+    }
+
+    /// Sets an environment's listener yaw, pitch and roll (degrees) together.
+    public func setListenerAngles(_ node: String, yaw: Double, pitch: Double, roll: Double,
+                                  atSampleTime time: Int64? = nil) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            let record = try record(node)
+            guard record.kind == .environment else {
+                throw EngineError(.notAllowed, "'\(node)' is a \(record.kind.rawValue), not an environment")
+            }
+            let values = [("listenerYaw", yaw), ("listenerPitch", pitch), ("listenerRoll", roll)]
+            var validated: [(String, ParameterValue)] = []
+            for (key, v) in values {
+                validated.append((key, try validate(kind: .environment, node: node, key, .float(v), specs: record.specs)))
+            }
+            for (key, value) in validated { record.values[key] = value }
+            try updateVoices(environment: record, time: time ?? -1)
+        }
+    }
+}

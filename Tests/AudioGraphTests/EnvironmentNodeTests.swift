@@ -1,0 +1,169 @@
+// The environment node in a graph: distance models, mirror symmetry, motion without clicks, Doppler,
+// speaker rigs, reverb send, obstruction — measured on offline renders against the closed forms.
+import AudioDSP
+@testable import AudioGraph
+import DSPTestSupport
+import Foundation
+import Testing
+
+@Suite struct EnvironmentNodeTests {
+    static let rate = TestEngine.rate
+    /// Equal-power gain straight ahead: −3 dB on each side.
+    static let front = Float(0.5).squareRoot()
+
+    /// An engine with environment `env` → main and a looping mono source `src` (a constant or a sine).
+    private func scene(outputs: Int = 2, environment: [String: ParameterValue] = [:], source: [String: ParameterValue] = [:],
+                       sine: Double? = nil) throws -> Engine {
+        let engine = TestEngine.make(outputs: outputs)
+        let samples = sine.map { TestSignal.sine(frequency: $0, sampleRate: Self.rate, frames: 48_000, amplitude: 0.5) }
+            ?? Array(repeating: 0.5, count: 48_000)
+        try engine.addBuffer(SampleBuffer(name: "s", channels: [samples], sampleRate: Self.rate))
+        try engine.attach(.environment, name: "env", parameters: environment)
+        var p = source
+        p["buffer"] = .string("s")
+        p["loop"] = .bool(true)
+        p["playing"] = .bool(true)
+        try engine.attach(.player, name: "src", parameters: p)
+        try engine.connect("src", to: "env")
+        try engine.connect("env", to: "main")
+        return engine
+    }
+
+    @Test(arguments: [("inverseClamped", [0.5, 1, 2, 4, 10.0]), ("linearClamped", [0.5, 1, 3, 7, 20]),
+                      ("exponentClamped", [0.5, 1, 2, 5, 9])])
+    func levelFollowsTheDistanceModel(model: String, distances: [Double]) throws {
+        let parameters: [String: ParameterValue] = ["distanceModel": .string(model), "referenceDistance": .float(1),
+                                                    "maximumDistance": .float(10), "rolloffFactor": .float(0.8)]
+        let attenuation = DistanceAttenuation(model: NodeKind.distanceModels[NodeKind.distanceModelNames.firstIndex(of: model)!],
+                                              referenceDistance: 1, maximumDistance: 10, rolloffFactor: 0.8)
+        for d in distances {
+            let engine = try scene(environment: parameters, source: ["positionZ": .float(-d)])
+            let out = TestEngine.render(engine, frames: 4_800)
+            let expected = 0.5 * Self.front * Float(attenuation.gain(distance: d))
+            #expect(abs(out[0][4_000] - expected) < 1e-5 && abs(out[1][4_000] - expected) < 1e-5,
+                    "\(model) at \(d) m: \(out[0][4_000]), \(out[1][4_000]); expected \(expected)")
+        }
+    }
+
+    @Test(arguments: ["equalPowerPanning", "sphericalHead", "HRTF", "HRTFHQ", "soundField"])
+    func mirroringTheSourceSwapsTheChannels(algorithm: String) throws {
+        var outputs: [[[Float]]] = []
+        for x in [1.5, -1.5] {
+            let engine = try scene(source: ["positionX": .float(x), "positionZ": .float(-1),
+                                            "renderingAlgorithm": .string(algorithm)], sine: 440)
+            outputs.append(TestEngine.render(engine, frames: 9_600))
+        }
+        let left = outputs[0][0], right = outputs[1][1]
+        let worst = zip(left, right).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst < 1e-6, "\(algorithm): x → −x differs by \(worst)")
+        #expect(SignalStats.rms(left[4_800...]) > 0.01, "\(algorithm) is silent")
+        #expect(SignalStats.rms(outputs[0][1][4_800...]) > SignalStats.rms(outputs[0][0][4_800...]),
+                "\(algorithm): a source on the right (x > 0) must be louder on the right")
+    }
+
+    @Test(arguments: ["equalPowerPanning", "sphericalHead", "HRTF", "vectorBasedPanning"])
+    func aSourceOrbitingAtSixtyUpdatesPerSecondDoesNotClick(algorithm: String) throws {
+        let engine = try scene(source: ["positionZ": .float(-2), "renderingAlgorithm": .string(algorithm)], sine: 500)
+        let renderer = OfflineRenderer(engine: engine)
+        var left: [Float] = []
+        // One revolution per second, a new position every 800 frames (60 per second), for 2 s.
+        for step in 0..<120 {
+            let angle = 2 * Double.pi * Double(step) / 60
+            try engine.setVector("src", "position", 2 * sin(angle), 0, -2 * cos(angle))
+            left += renderer.render(frameCount: 800, hostBlockFrames: 800)[0]
+        }
+        let ratio = ClickDetector.secondDifferenceRatio(left[4_800...], frequency: 500, sampleRate: Self.rate)
+        #expect(ratio < 1.5, "\(algorithm): second-difference ratio \(ratio) at \(ClickDetector.worstIndex(left[4_800...]))")
+    }
+
+    @Test func dopplerShiftsAnApproachingToneByTheClosedForm() throws {
+        let speed = 20.0
+        let engine = try scene(environment: ["speedOfSound": .float(343.3)],
+                               source: ["positionZ": .float(-10), "velocityZ": .float(speed)], sine: 1_000)
+        let out = TestEngine.render(engine, frames: 24_000)[0]
+        let measured = FrequencyEstimator.zeroCrossingFrequency(out[12_000...], sampleRate: Self.rate)
+        let expected = 1_000 * 343.3 / (343.3 - speed)
+        #expect(abs(measured - expected) / expected < 0.002, "\(measured) Hz, closed form \(expected) Hz")
+    }
+
+    @Test func aQuadRigPlaysASourceAtASpeakerOnThatSpeakerAlone() throws {
+        // Quad speakers at −45, 45, −135, 135 degrees on channels 1…4.
+        let engine = try scene(outputs: 4, environment: ["layout": .string("quad")],
+                               source: ["positionX": .float(sin(Double.pi / 4)), "positionZ": .float(-cos(Double.pi / 4)),
+                                        "renderingAlgorithm": .string("auto")])
+        #expect(try engine.get("env", "channels") == .int(4))
+        let out = TestEngine.render(engine, frames: 4_800)
+        #expect(abs(out[1][4_000] - 0.5) < 1e-4, "front right: \(out[1][4_000])")
+        for c in [0, 2, 3] { #expect(abs(out[c][4_000]) < 1e-4, "speaker \(c + 1): \(out[c][4_000])") }
+    }
+
+    @Test func theReverbSendKeepsSoundingAfterTheSourceStops() throws {
+        var tails: [Double] = []
+        for reverb in [false, true] {
+            let engine = try scene(environment: ["reverb": .bool(reverb), "reverbPreset": .string("largeHall")],
+                                   source: ["reverbBlend": .float(1), "positionZ": .float(-1)], sine: 700)
+            _ = TestEngine.render(engine, frames: 24_000)
+            try engine.stop("src")
+            let after = TestEngine.render(engine, frames: 24_000)[0]
+            tails.append(SignalStats.rms(after[4_800..<14_400]))
+        }
+        #expect(tails[0] < 1e-6, "without reverb the environment is silent once the source stops: \(tails[0])")
+        #expect(tails[1] > 1e-3, "the reverb tail is missing: \(tails[1])")
+    }
+
+    @Test func obstructionCutsTheDirectPathAtFiveKilohertz() throws {
+        var levels: [Double] = []
+        for obstruction in [0.0, -20] {
+            let engine = try scene(source: ["obstruction": .float(obstruction), "positionZ": .float(-1)], sine: 5_000)
+            let out = TestEngine.render(engine, frames: 24_000)[0]
+            levels.append(Goertzel.measure(out[12_000...], frequency: 5_000, sampleRate: Self.rate).amplitude)
+        }
+        let drop = Decibels.fromAmplitude(levels[1] / levels[0])
+        #expect(abs(drop + 20) < 0.5, "obstruction −20 dB measured \(drop) dB at 5 kHz")
+    }
+
+    @Test func listenerOrientationAsVectorsAndAnglesAgree() throws {
+        let engine = try scene(source: ["positionX": .float(1)])
+        try engine.setListenerOrientation("env", forward: (1, 0, 0), up: (0, 1, 0))
+        #expect(abs((try engine.get("env", "listenerYaw").doubleValue ?? 0) - 90) < 1e-9)
+        // Facing the source (to the right), it is straight ahead: equal on both sides.
+        let out = TestEngine.render(engine, frames: 4_800)
+        #expect(abs(out[0][4_000] - out[1][4_000]) < 1e-5, "\(out[0][4_000]) vs \(out[1][4_000])")
+        #expect(throws: EngineError.self) { try engine.setListenerOrientation("env", forward: (0, 1, 0), up: (0, 2, 0)) }
+    }
+
+    @Test func stereoSourcesPassThroughUnlessTheModeSaysOtherwise() throws {
+        let engine = TestEngine.make()
+        try engine.addBuffer(SampleBuffer(name: "st", channels: [Array(repeating: 0.25, count: 4_800),
+                                                                   Array(repeating: -0.5, count: 4_800)], sampleRate: Self.rate))
+        try engine.attach(.environment, name: "env")
+        try engine.attach(.player, name: "bed", parameters: ["buffer": .string("st"), "loop": .bool(true),
+                                                             "playing": .bool(true), "positionX": .float(5)])
+        try engine.connect("bed", to: "env")
+        try engine.connect("env", to: "main")
+        let out = TestEngine.render(engine, frames: 2_400)
+        #expect(out[0][2_000] == 0.25 && out[1][2_000] == -0.5, "a stereo bed passes through: \(out[0][2_000]), \(out[1][2_000])")
+        try engine.set("bed", "sourceMode", to: .string("pointSource"))
+        let placed = TestEngine.render(engine, frames: 4_800)
+        #expect(abs(placed[1][4_000]) > abs(placed[0][4_000]), "as a point source at x = 5 it is on the right")
+    }
+
+    @Test func everySourceConnectedToTheEnvironmentIsHeard() throws {
+        let engine = TestEngine.make()
+        try engine.addBuffer(TestEngine.constant("dc", value: 0.5))
+        try engine.attach(.environment, name: "env")
+        for (name, x) in [("left", -1.0), ("right", 1.0), ("ahead", 0.0)] {
+            try engine.attach(.player, name: name, parameters: ["buffer": .string("dc"), "loop": .bool(true),
+                                                                "playing": .bool(true), "positionX": .float(x),
+                                                                "positionZ": .float(x == 0 ? -1 : 0)])
+            try engine.connect(name, to: "env")
+        }
+        try engine.connect("env", to: "main")
+        #expect(engine.connections().filter { $0.destination == "env" }.count == 3)
+        let out = TestEngine.render(engine, frames: 4_800)
+        // Hard left (1, 0), hard right (0, 1) and ahead (−3 dB each): 0.5 · (1 + 0.7071) per side.
+        let expected = 0.5 * (1 + Self.front)
+        #expect(abs(out[0][4_000] - expected) < 1e-4 && abs(out[1][4_000] - expected) < 1e-4,
+                "\(out[0][4_000]), \(out[1][4_000]); expected \(expected) on each side")
+    }
+}
