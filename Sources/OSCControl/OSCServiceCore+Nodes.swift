@@ -23,9 +23,12 @@ extension OSCServiceCore {
             guard parameters[key] == nil else { throw a.failure("parameter '\(OSCText.sanitized(key))' is given twice") }
             parameters[key] = value
         }
-        if case .string(let path)? = parameters["file"], !path.isEmpty {
+        // Files (a player's audio, an environment's SOFA set) are confined to the file roots.
+        for key in ["file", "hrtf"] {
+            if case .string(let path)? = parameters[key], !path.isEmpty { parameters[key] = .string(try resolve(path)) }
+        }
+        if parameters["file"]?.stringValue?.isEmpty == false || parameters["hrtf"]?.stringValue?.isEmpty == false {
             // Decoding the file would stall the OSC thread: attach on the worker.
-            parameters["file"] = .string(try resolve(path))
             let engine = self.engine
             let client = r.client.detached
             let initial = parameters
@@ -128,18 +131,21 @@ extension OSCServiceCore {
             throw OSCFailure(.wrongType, "\(node).\(OSCText.sanitized(parameter)) cannot take a value of OSC type "
                 + "\(r.arguments[0].typeTag)")
         }
-        if parameter == "file", case .string(let path) = value, !path.isEmpty {
+        if parameter == "file" || parameter == "hrtf", case .string(let path) = value, !path.isEmpty {
             let resolved = try resolve(path)
             // Validate the node now; decode on the worker.
-            guard try kind(of: node).isPlayer else {
-                throw OSCFailure(.unknownParameter, "only players and audioplayers have a 'file' parameter")
+            let kind = try kind(of: node)
+            guard parameter == "file" ? kind.isPlayer : kind == .environment else {
+                throw OSCFailure(.unknownParameter, parameter == "file"
+                    ? "only players and audioplayers have a 'file' parameter"
+                    : "only environments have an 'hrtf' parameter")
             }
             let engine = self.engine
             let client = r.client.detached
             let address = r.address
             runJob {
                 do throws(EngineError) {
-                    try engine.set(node, "file", to: .string(resolved))
+                    try engine.set(node, parameter, to: .string(resolved))
                     return { _ in }
                 } catch {
                     let failure = OSCFailure(error)

@@ -102,7 +102,12 @@ public enum PatchLoader {
                 }
                 do throws(EngineError) {
                     if spec.isReadOnly { throw EngineError(.readOnly, "\(node.name).\(param.key) is read-only") }
-                    parameters[param.key] = try spec.coerce(value, node: node.name)
+                    var coerced = try spec.coerce(value, node: node.name)
+                    // An environment's SOFA file is relative to the patch, like buffer files.
+                    if param.key == "hrtf", let file = coerced.stringValue, !file.isEmpty {
+                        coerced = .string(document.resolvedPath(forFile: file))
+                    }
+                    parameters[param.key] = coerced
                 } catch {
                     report(param.valueLocation ?? param.keyLocation, error.message)
                     ok = false
@@ -121,7 +126,8 @@ public enum PatchLoader {
                     try engine.attach(kind, name: node.name, parameters: parameters)
                 }
             } catch {
-                let location = parameters.keys.contains("file") ? node.parameter("file")?.valueLocation : nil
+                let fileKey = parameters.keys.contains("file") ? "file" : parameters.keys.contains("hrtf") ? "hrtf" : nil
+                let location = fileKey.flatMap { node.parameter($0)?.valueLocation }
                 report(location ?? node.location, error.message)
             }
         }

@@ -167,3 +167,56 @@ import Testing
                 "\(out[0][4_000]), \(out[1][4_000]); expected \(expected) on each side")
     }
 }
+
+@Suite struct EnvironmentBadInputTests {
+    @Test func impossibleSettingsAreRefusedAndTheOldValuesStay() throws {
+        let engine = TestEngine.make()
+        try engine.attach(.environment, name: "env", parameters: ["referenceDistance": .float(2), "maximumDistance": .float(50)])
+        #expect(throws: EngineError.self) { try engine.set("env", "maximumDistance", to: .float(1)) }
+        #expect(try engine.get("env", "maximumDistance") == .float(50))
+        #expect(throws: EngineError.self) { try engine.attach(.environment, name: "bad", parameters: [
+            "referenceDistance": .float(9), "maximumDistance": .float(3)]) }
+        #expect(throws: EngineError.self) { try engine.set("env", "hrtf", to: .string("/nonexistent.sofa")) }
+        #expect(try engine.get("env", "hrtf") == .string(""))
+        #expect(throws: EngineError.self) { try engine.setVector("env", "listener", .nan, 0, 0) }
+        #expect(throws: EngineError.self) { try engine.setVector("env", "listener", .infinity, 0, 0) }
+        #expect(try engine.get("env", "listenerX") == .float(0))
+        #expect(throws: EngineError.self) { try engine.setListenerOrientation("env", forward: (0, 0, 0), up: (0, 1, 0)) }
+        #expect(throws: EngineError.self) { try engine.attach(.environment, name: "rig", parameters: ["speakers": .string("0, left")]) }
+        #expect(engine.nodes().allSatisfy { $0.name != "bad" && $0.name != "rig" })
+    }
+
+    @Test func aCustomRigWithAnLFEChannelPlacesSourcesOnItsSpeakers() throws {
+        let engine = TestEngine.make(outputs: 4)
+        try engine.addBuffer(TestEngine.constant("dc", value: 0.5))
+        try engine.attach(.environment, name: "env", parameters: ["speakers": .string("-90, lfe, 90, 180")])
+        #expect(try engine.get("env", "channels") == .int(4))
+        try engine.attach(.player, name: "p", parameters: ["buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true),
+                                                           "positionX": .float(1), "renderingAlgorithm": .string("auto")])
+        try engine.connect("p", to: "env")
+        try engine.connect("env", to: "main")
+        let out = TestEngine.render(engine, frames: 4_800)
+        // Hard right is the speaker at 90 degrees, on channel 3; the LFE channel stays silent.
+        #expect(abs(out[2][4_000] - 0.5) < 1e-4 && abs(out[1][4_000]) < 1e-6 && abs(out[0][4_000]) < 1e-4,
+                "\(out.map { $0[4_000] })")
+    }
+
+    @Test func theReverbReturnFilterShapesTheTail() throws {
+        var tails: [Double] = []
+        for bypass in [true, false] {
+            let engine = TestEngine.make()
+            let noise = (0..<48_000).map { _ in Float.random(in: -0.5...0.5) }
+            try engine.addBuffer(SampleBuffer(name: "n", channels: [noise], sampleRate: TestEngine.rate))
+            try engine.attach(.environment, name: "env", parameters: [
+                "reverb": .bool(true), "reverbFilterBypass": .bool(bypass), "reverbFilterType": .string("lowPass"),
+                "reverbFilterFrequency": .float(500)])
+            try engine.attach(.player, name: "p", parameters: ["buffer": .string("n"), "playing": .bool(true),
+                                                               "reverbBlend": .float(1)])
+            try engine.connect("p", to: "env")
+            try engine.connect("env", to: "main")
+            let out = TestEngine.render(engine, frames: 72_000)[0]
+            tails.append(Goertzel.measure(out[50_000..<62_000], frequency: 6_000, sampleRate: TestEngine.rate).amplitude)
+        }
+        #expect(tails[1] < tails[0] * 0.1, "a 500 Hz low-pass on the return must cut 6 kHz in the tail: \(tails)")
+    }
+}

@@ -82,8 +82,11 @@ public struct SpatialVoice {
 /// their decoder, and the return and output gains.
 public struct EnvironmentState {
     public var reverb: ReverbKernel
+    /// One EQ band on the reverb return (AVAudioEnvironmentReverbParameters.filterParameters).
+    public var reverbFilter: EQKernel
     public let reverbIn: BusRef
     public let reverbOut: BusRef
+    public let reverbFiltered: BusRef
     public let bformat: BusRef
     public let decoder: AmbisonicDecoder
     public var reverbEnabled = false
@@ -97,6 +100,7 @@ public struct EnvironmentState {
         self.maxBlockFrames = frames
         reverb = ReverbKernel(sampleRate: sampleRate, maxBlockFrames: frames, channelCount: 2)
         reverb.setWetDryMix(percent: 100)
+        reverbFilter = EQKernel(sampleRate: sampleRate, maxBlockFrames: frames, channelCount: 2, bandCount: 1)
         func bus(_ channels: Int) -> BusRef {
             let data = UnsafeMutablePointer<Float>.allocate(capacity: channels * frames)
             data.initialize(repeating: 0, count: channels * frames)
@@ -104,6 +108,7 @@ public struct EnvironmentState {
         }
         reverbIn = bus(2)
         reverbOut = bus(2)
+        reverbFiltered = bus(2)
         bformat = bus(4)
         decoder = AmbisonicDecoder(layout: layout)
     }
@@ -111,8 +116,10 @@ public struct EnvironmentState {
     /// Control side.
     public func deallocate() {
         reverb.deallocate()
+        reverbFilter.deallocate()
         reverbIn.data.deallocate()
         reverbOut.data.deallocate()
+        reverbFiltered.data.deallocate()
         bformat.data.deallocate()
         decoder.deallocate()
     }
@@ -236,10 +243,12 @@ public enum EnvironmentRender {
         let reverbIn = env.pointee.reverbIn
         MixKernel.copy(reverbIn.channel(0), to: reverbIn.channel(1), count: frames)
         env.pointee.reverb.process(input: reverbIn, output: env.pointee.reverbOut, frames: frames)
+        env.pointee.reverbFilter.process(input: env.pointee.reverbOut, output: env.pointee.reverbFiltered, frames: frames)
         if env.pointee.reverbEnabled || env.pointee.reverbLevel.isRamping {
             for c in 0..<min(2, bus.channelCount) {
                 var level = env.pointee.reverbLevel
-                MixKernel.accumulate(env.pointee.reverbOut.channel(c), into: bus.channel(c), count: frames, gain: &level)
+                MixKernel.accumulate(env.pointee.reverbFiltered.channel(c), into: bus.channel(c), count: frames,
+                                     gain: &level)
             }
         }
         env.pointee.reverbLevel.advance(frames: frames)

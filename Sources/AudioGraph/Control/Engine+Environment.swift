@@ -8,21 +8,57 @@ extension Engine {
     var spatialRampFrames: Int32 { Int32(SpatialTiming.defaultRampFrames(sampleRate: state.configuration.sampleRate)) }
 
     /// Creation of an environment node: its layout, render state and initial mix (not visible yet).
-    func makeEnvironment(_ node: NodeRecord) {
+    func makeEnvironment(_ node: NodeRecord) throws(EngineError) {
         let index = NodeKind.environmentLayoutNames.firstIndex(of: node.string("layout")) ?? 0
-        let layout = SpeakerLayout.presets[index].layout
+        var layout = SpeakerLayout.presets[index].layout
+        if !node.string("speakers").isEmpty { layout = try Self.customLayout(node.string("speakers"), node: node.name) }
         let control = EnvironmentControl(layout: layout, sampleRate: state.configuration.sampleRate,
                                          maxBlockFrames: state.configuration.blockFrames)
+        if !node.string("hrtf").isEmpty {
+            do {
+                control.dataset = try SOFADataset(path: node.string("hrtf"), sampleRate: state.configuration.sampleRate)
+            } catch {
+                throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
+            }
+        }
+        guard node.double("referenceDistance") <= node.double("maximumDistance") else {
+            throw EngineError(.outOfRange, "\(node.name): referenceDistance \(node.double("referenceDistance")) must not "
+                + "exceed maximumDistance \(node.double("maximumDistance"))")
+        }
         node.environment = control
         node.outputChannelCount = layout.channelCount
         node.values["channels"] = .int(layout.channelCount)
         if let preset = ReverbPreset.allNames.firstIndex(of: node.string("reverbPreset")) {
             control.state.pointee.reverb.setParameter(1, value: Double(preset))
         }
+        for (key, index) in NodeKind.reverbFilterIndices {
+            control.state.pointee.reverbFilter.setParameter(index, value: NodeKind.reverbFilterValue(key, node.values[key] ?? .float(0)))
+        }
         let mix = environmentMix(node)
         control.state.pointee.reverbEnabled = mix.enabled
         control.state.pointee.reverbLevel.jump(to: mix.enabled ? mix.level : 0)
         control.state.pointee.outputVolume.jump(to: mix.volume)
+    }
+
+    /// A rig from `speakers`: comma- or space-separated azimuths in degrees, or `lfe`, one per channel.
+    static func customLayout(_ text: String, node: String) throws(EngineError) -> SpeakerLayout {
+        let entries = text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
+        var azimuths: [Double] = []
+        var lfe: [Int] = []
+        for (channel, entry) in entries.enumerated() {
+            if entry == "lfe" {
+                lfe.append(channel)
+            } else if let degrees = Double(entry), degrees.isFinite, (-180...180).contains(degrees) {
+                azimuths.append(degrees)
+            } else {
+                throw EngineError(.outOfRange, "\(node).speakers: '\(entry)' is neither an azimuth in −180…180 degrees nor lfe")
+            }
+        }
+        guard (2...64).contains(entries.count), entries.count - lfe.count >= 2,
+              let layout = SpeakerLayout(azimuthsDegrees: azimuths, lfeChannels: lfe) else {
+            throw EngineError(.outOfRange, "\(node).speakers: a rig needs 2…64 channels with at least two distinct speakers")
+        }
+        return layout
     }
 
     private func environmentMix(_ node: NodeRecord) -> (enabled: Bool, level: Float, volume: Float) {
@@ -173,13 +209,35 @@ extension Engine {
             try send([TimedCommand(time: time, .environmentMix(control.state, reverbEnabled: mix.enabled,
                                                                reverbLevel: mix.level, outputVolume: mix.volume,
                                                                rampFrames: state.configuration.rampFrames))])
+        case _ where NodeKind.reverbFilterIndices[key] != nil:
+            node.values[key] = value
+            try send([TimedCommand(time: time, .environmentFilter(control.state, index: Int32(NodeKind.reverbFilterIndices[key]!),
+                                                                  value: NodeKind.reverbFilterValue(key, value)))])
+        case "referenceDistance", "maximumDistance":
+            let reference = key == "referenceDistance" ? value.doubleValue ?? 1 : node.double("referenceDistance")
+            let maximum = key == "maximumDistance" ? value.doubleValue ?? 1 : node.double("maximumDistance")
+            guard reference <= maximum else {
+                throw EngineError(.outOfRange, "\(node.name): referenceDistance \(reference) must not exceed maximumDistance "
+                    + "\(maximum)")
+            }
+            node.values[key] = value
+            try updateVoices(environment: node, time: time)
         case "reverbPreset":
             node.values[key] = value
             let index = ReverbPreset.allNames.firstIndex(of: value.stringValue ?? "") ?? 0
             try send([TimedCommand(time: time, .environmentReverbPreset(control.state, Int32(index)))])
         case "hrtf":
+            // Loaded now, so a file that is not a usable SOFA set is refused and the previous set stays.
+            let path = value.stringValue ?? ""
+            var dataset: SOFADataset?
+            do {
+                dataset = try SOFADataset(path: path.isEmpty ? SOFADataset.debianKEMARPath : path,
+                                          sampleRate: state.configuration.sampleRate)
+            } catch {
+                throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
+            }
             node.values[key] = value
-            control.dataset = nil
+            control.dataset = dataset
             for (key, record) in state.spatialVoices where key.environment == node.id {
                 if let old = record.convolver {
                     try send([TimedCommand(.spatialConvolver(record.voice, nil))])

@@ -123,7 +123,7 @@ extension Engine {
                 }
             }
         }
-        if node.kind == .environment { makeEnvironment(node) }
+        if node.kind == .environment { try makeEnvironment(node) }
         if node.kind == .audioplayer {
             try applyInitialAudioPlayer(node, parameters, loaded: loaded)
         } else if let player = node.player {

@@ -52,6 +52,9 @@ extension NodeKind {
     static let environmentParameters: [ParameterSpec] = [
         ParameterSpec("layout", .string, default: .string("stereo"), creationOnly: true, choices: environmentLayoutNames,
                       "Output layout (channels 2, 4, 6, 8, 8; 5.1 and 7.1 keep LFE silent). Set at creation."),
+        ParameterSpec("speakers", .string, default: .string(""), creationOnly: true,
+                      "A custom rig instead of layout: one entry per output channel, an azimuth in degrees (0 ahead, "
+                          + "positive right) or lfe, e.g. \"-30, 30, 0, lfe, -110, 110\". Set at creation."),
         coordinate("listenerX", "Listener position, x; also /node/<name>/listener/position x y z."),
         coordinate("listenerY", "Listener position, y."),
         coordinate("listenerZ", "Listener position, z."),
@@ -77,11 +80,36 @@ extension NodeKind {
                       "Factory reverb preset."),
         ParameterSpec("reverbLevel", .float, unit: "dB", range: -40...40, default: .float(0), smoothed: true,
                       "Level of the reverb return."),
+        ParameterSpec("reverbFilterType", .string, default: .string("parametric"), smoothed: true,
+                      choices: EQFilterType.allNames, "Type of the one EQ band on the reverb return."),
+        ParameterSpec("reverbFilterFrequency", .float, unit: "Hz", range: 20...20_000, default: .float(2_000), smoothed: true,
+                      "Its centre or corner frequency."),
+        ParameterSpec("reverbFilterBandwidth", .float, unit: "octaves", range: 0.05...5, default: .float(1), smoothed: true,
+                      "Its bandwidth."),
+        ParameterSpec("reverbFilterGain", .float, unit: "dB", range: -96...24, default: .float(0), smoothed: true,
+                      "Its gain (parametric and shelves)."),
+        ParameterSpec("reverbFilterBypass", .bool, default: .bool(true), smoothed: true,
+                      "true leaves the reverb return unfiltered (the band starts bypassed, like an EQ band)."),
         ParameterSpec("outputVolume", .float, unit: "linear", range: 0...1, default: .float(1), smoothed: true,
                       "Gain of the environment's output."),
         ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
                       "Output channels: the layout's."),
     ]
+
+    /// The reverb filter's parameters and their EQ kernel indices (band 0: 1 + parameter).
+    static let reverbFilterIndices: [String: Int] = [
+        "reverbFilterType": 1, "reverbFilterFrequency": 2, "reverbFilterBandwidth": 3, "reverbFilterGain": 4,
+        "reverbFilterBypass": 5,
+    ]
+
+    /// The kernel value of a reverb filter parameter.
+    static func reverbFilterValue(_ key: String, _ value: ParameterValue) -> Double {
+        switch key {
+        case "reverbFilterType": return Double(EQFilterType.allNames.firstIndex(of: value.stringValue ?? "") ?? 0)
+        case "reverbFilterBypass": return value.boolValue == true ? 1 : 0
+        default: return value.doubleValue ?? 0
+        }
+    }
 
     /// The names of the source parameters that move a voice (all 3D ones).
     static let spatialSourceParameterNames: Set<String> = Set(spatialSourceParameters.map(\.name))

@@ -32,6 +32,8 @@ public enum Command: BitwiseCopyable {
     /// An environment's reverb on/off and return level, and its output volume (linear), gliding.
     case environmentMix(UnsafeMutablePointer<EnvironmentState>, reverbEnabled: Bool, reverbLevel: Float,
                         outputVolume: Float, rampFrames: Int32)
+    /// A parameter of an environment's reverb-return filter (EQ kernel index).
+    case environmentFilter(UnsafeMutablePointer<EnvironmentState>, index: Int32, value: Double)
     /// An environment's reverb preset (index into `ReverbPreset`).
     case environmentReverbPreset(UnsafeMutablePointer<EnvironmentState>, Int32)
     /// Take the newest program from the slot (no-op when there is none). Sent after each publish.

@@ -238,6 +238,8 @@ public final class RenderEngine: @unchecked Sendable {
             env.pointee.outputVolume.ramp(to: outputVolume, frames: Int(frames))
         case .environmentReverbPreset(let env, let index):
             env.pointee.reverb.setParameter(1, value: Double(index))
+        case .environmentFilter(let env, let index, let value):
+            env.pointee.reverbFilter.setParameter(Int(index), value: value)
         case .purge(let target):
             core.pointee.removePending(target: target)
         case .takeProgram:
@@ -631,7 +633,8 @@ extension Command {
             case .varispeed(let p): return UnsafeMutableRawPointer(p)
             }
         case .spatialVoice(let v, _), .spatialConvolver(let v, _): return UnsafeMutableRawPointer(v)
-        case .environmentMix(let e, _, _, _, _), .environmentReverbPreset(let e, _): return UnsafeMutableRawPointer(e)
+        case .environmentMix(let e, _, _, _, _), .environmentReverbPreset(let e, _), .environmentFilter(let e, _, _):
+            return UnsafeMutableRawPointer(e)
         case .purge, .takeProgram: return nil
         }
     }
