@@ -115,3 +115,19 @@ import Testing
         #expect(SignalStats.peak(out[36_000...]) < 0.01, "still sounding after 0.75 s at rate 2")
     }
 }
+
+@Suite struct TimePitchInsertTests {
+    @Test func anInsertedTimePitchRunsOnTheEngineClockAndLeavesOnlyIfTheGraphAllows() throws {
+        let engine = TestEngine.make(inputs: 1)
+        try engine.attach(.input, name: "mic")
+        try engine.attach(.timepitch, name: "tp", parameters: ["insert": .bool(true), "pitch": .float(700)])
+        // Live input may feed it: at rate 1 it consumes exactly what arrives.
+        try engine.connect("mic", to: "tp")
+        try engine.connect("tp", to: "main")
+        let refusal = #expect(throws: EngineError.self) { try engine.set("tp", "insert", to: .bool(false)) }
+        #expect(refusal?.message.contains("live input") == true, "\(String(describing: refusal))")
+        #expect(try engine.get("tp", "insert") == .bool(true))
+        #expect(engine.hostInsertLayout.inserts.first?.latencyFrames ?? 0 > 0, "its latency is reported")
+        #expect(throws: EngineError.self) { try engine.attach(.varispeed, name: "vs", parameters: ["insert": .bool(true)]) }
+    }
+}

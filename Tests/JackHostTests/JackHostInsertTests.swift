@@ -145,5 +145,36 @@ extension JackHostTests {
             let restarted = try #require(host.actualClientName)
             #expect(probe.portExists("\(restarted):echo_in_1") && probe.portExists("\(restarted):echo_out_2"))
         }
+    
+        /// A time-pitch insert is a pitch shifter at rate 1: an octave up, with its latency reported.
+        @Test func aTimePitchInsertShiftsPitchAndReportsItsLatency() throws {
+            let server = try PrivateJackServer()
+            let engine = Engine(configuration: EngineConfiguration(sampleRate: 48_000, blockFrames: 64))
+            try engine.attach(.timepitch, name: "shift", parameters: ["pitch": .float(1_200), "rate": .float(2),
+                                                                       "insert": .bool(true), "channels": .int(1)])
+            let poller = EnginePoller(engine)
+            defer { poller.stop() }
+            let host = try startHost(engine, on: server)
+            defer { host.stop() }
+            let ports = try #require(host.insertPortNames["shift"])
+            let tone = try JackToneSource(server: server.name, frequency: 440, amplitude: 0.25)
+            defer { tone.close() }
+            let recorder = try JackRecorder(server: server.name, capacity: 48_000)
+            defer { recorder.close() }
+            #expect(tone.connect(to: ports.inputs[0]).isConnected)
+            #expect(recorder.connect(from: ports.outputs[0]).isConnected)
+            usleep(500_000)
+            let samples = recorder.record(frames: 24_000)
+            try #require(samples.count == 24_000)
+            let octave = Goertzel.measure(samples[4_800...], frequency: 880, sampleRate: 48_000).amplitude
+            let original = Goertzel.measure(samples[4_800...], frequency: 440, sampleRate: 48_000).amplitude
+            #expect(octave > 0.1 && original < octave * 0.1, "880 Hz at \(octave), 440 Hz at \(original)")
+            let latency = engine.hostInsertLayout.inserts.first.map(\.latencyFrames) ?? 0
+            #expect(latency > 0)
+            let settled = waitUntil(timeout: 3) {
+                tone.latency(of: ports.outputs[0], capture: true).map { Int($0.max) == latency } ?? false
+            }
+            #expect(settled, "shift_out_1 capture latency \(String(describing: tone.latency(of: ports.outputs[0], capture: true))), kernel \(latency)")
+        }
     }
 }

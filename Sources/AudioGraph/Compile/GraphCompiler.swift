@@ -55,7 +55,10 @@ enum GraphCompiler {
 
     /// Active nodes in execution order (sources before consumers), ties broken by name for determinism.
     /// The sources of a time effect (all of its ancestors) form its chain: they run from its step only.
-    static func plan(nodes: [String: NodeRecord], connections: [Connection], active: Set<String>) -> [Entry] {
+    static func plan(nodes: [String: NodeRecord], connections: [Connection], active: Set<String>,
+                     inserts: Set<String> = []) -> [Entry] {
+        /// A time effect exposed as a JACK insert runs at rate 1 on the engine's clock, like any effect.
+        func clocksItsSources(_ name: String) -> Bool { nodes[name]?.kind.isTimeEffect == true && !inserts.contains(name) }
         func sources(of name: String) -> [String] {
             connections.filter { $0.destination == name }.sorted { $0.destinationBus < $1.destinationBus }
                 .map(\.source).filter { active.contains($0) }
@@ -63,7 +66,7 @@ enum GraphCompiler {
         // Ancestors of active time effects never start a walk of their own (a tapped one would otherwise
         // run at the engine's clock before the effect's chain could claim it).
         var chained: Set<String> = []
-        for name in active where nodes[name]?.kind.isTimeEffect == true {
+        for name in active where clocksItsSources(name) {
             var stack = sources(of: name)
             while let next = stack.popLast() {
                 if chained.insert(next).inserted { stack += sources(of: next) }
@@ -72,7 +75,7 @@ enum GraphCompiler {
         var visited: Set<String> = []
         func visit(_ name: String, into list: inout [Entry]) {
             guard visited.insert(name).inserted else { return }
-            if nodes[name]?.kind.isTimeEffect == true {
+            if clocksItsSources(name) {
                 var chain: [Entry] = []
                 for s in sources(of: name) { visit(s, into: &chain) }
                 list.append(.timeEffect(name, chain: chain))
@@ -97,7 +100,8 @@ enum GraphCompiler {
     static func compile(_ input: Input) -> RenderProgram {
         let tapped = Set(input.taps.map(\.node)).union(input.inserts.keys)
         let active = activeNodes(nodes: input.nodes, connections: input.connections, tappedNodes: tapped)
-        let plan = plan(nodes: input.nodes, connections: input.connections, active: active)
+        let plan = plan(nodes: input.nodes, connections: input.connections, active: active,
+                        inserts: Set(input.inserts.keys))
         let order = plan.flatMap(\.names)
         let stride = input.maxBlockFrames
 

@@ -32,7 +32,8 @@ extension Engine {
             throw EngineError(.notAllowed, "cannot expose '\(node.name)': all \(HostInsert.channelCapacity) "
                 + "insert channels are in use")
         }
-        state.inserts[node.name] = HostInsert(node: node.name, channelCount: count, base: base, latencyFrames: 0)
+        state.inserts[node.name] = HostInsert(node: node.name, channelCount: count, base: base,
+                                              latencyFrames: node.effect?.latencyFrames ?? 0)
         state.insertLayoutVersion += 1
     }
 

@@ -111,6 +111,12 @@ extension Engine {
                 node.timeFIFO = TimeEffectFIFO.allocate(channelCount: node.outputChannelCount,
                                                         maxBlockFrames: state.configuration.blockFrames)
             }
+            defer {
+                // An inserted time-pitch starts at rate 1 whatever its `rate` says.
+                if node.kind == .timepitch, node.bool("insert"), let index = NodeKind.effectParameterIndex(.timepitch, "rate") {
+                    effect?.setInitial(index, 1)
+                }
+            }
             // Initial values take effect at once (the kernels start at their table defaults).
             for (key, value) in parameters {
                 guard let spec = node.specs.first(where: { $0.name == key }) else { continue }
@@ -228,8 +234,21 @@ extension Engine {
             try send([TimedCommand(time: time, .playerSetLooping(player, value.boolValue ?? false))])
             node.values[key] = value
         case "insert":
-            try setInsert(node, exposed: value.boolValue ?? false)
+            let exposed = value.boolValue ?? false
+            if node.kind == .timepitch && !exposed {
+                // Back on its sources' clock: the graph must satisfy the time-effect rules again.
+                let saved = state.inserts.removeValue(forKey: node.name)
+                let problem = timeDomainProblem(in: state.connections)
+                if let saved { state.inserts[node.name] = saved }
+                if let problem { throw EngineError(.notAllowed, "cannot take '\(node.name)' off JACK: \(problem)") }
+            }
+            try setInsert(node, exposed: exposed)
             node.values[key] = value
+            if node.kind == .timepitch, let effect = node.effect, let index = NodeKind.effectParameterIndex(.timepitch, "rate") {
+                // An insert runs at rate 1; leaving, the node's own rate comes back.
+                try send([TimedCommand(time: time, .effectParameter(effect, index: Int32(index),
+                                                                    value: exposed ? 1 : node.double("rate")))])
+            }
             republish()
         case "playing":
             guard let player = node.player else { break }
@@ -240,7 +259,9 @@ extension Engine {
             guard let effect = node.effect, let spec = node.specs.first(where: { $0.name == key }) else {
                 throw unknownParameter(key, kind: node.kind, node: node.name)
             }
-            if key == "bypass" {
+            if key == "rate" && node.kind == .timepitch && state.inserts[node.name] != nil {
+                // Kept for when the node leaves JACK; an insert runs at rate 1.
+            } else if key == "bypass" {
                 try send([TimedCommand(time: time, .effectBypass(effect, value.boolValue ?? false))])
             } else if let index = NodeKind.effectParameterIndex(node.kind, key) {
                 try send([TimedCommand(time: time, .effectParameter(effect, index: Int32(index),

@@ -7,7 +7,9 @@ extension Engine {
     /// (2) nothing upstream may also feed a node outside the effect's chain (it would have to run at two
     /// rates at once). Fan-out after the effect is fine. Lock held.
     func timeDomainProblem(in connections: [Connection]) -> String? {
-        for (name, node) in state.nodes.sorted(by: { $0.key < $1.key }) where node.kind.isTimeEffect {
+        // An inserted time-pitch runs on the engine's clock, so it constrains nothing.
+        for (name, node) in state.nodes.sorted(by: { $0.key < $1.key })
+        where node.kind.isTimeEffect && state.inserts[name] == nil {
             var upstream: [String: String] = [:]  // ancestor → the node it feeds on the way to the effect
             var stack = connections.filter { $0.destination == name }.map { ($0.source, name) }
             while let (next, via) = stack.popLast() {

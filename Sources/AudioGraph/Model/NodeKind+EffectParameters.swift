@@ -30,11 +30,15 @@ extension NodeKind {
             return []
         }
         specs.append(spec(from: EffectParameter.bypass))
-        // Time effects run on their sources' clock, which a JACK insert cannot give them (DECISIONS.md).
-        if !kind.isTimeEffect {
+        // Varispeed only changes the clock, which a JACK insert (one period in, one out) cannot do; a
+        // time-pitch insert runs at rate 1 and shifts pitch (DECISIONS.md).
+        if kind != .varispeed {
             specs.append(ParameterSpec("insert", .bool, default: .bool(false),
-                                   "true exposes the effect as JACK ports <node>_in_N and <node>_out_N: what arrives "
-                                   + "there is added to its input, and its output also goes there (latency reported)."))
+                                   kind == .timepitch
+                                   ? "true exposes the effect as JACK ports <node>_in_N and <node>_out_N and runs it at rate 1 "
+                                       + "(a pitch shifter; rate is kept for later): its sources then run on the engine's clock."
+                                   : "true exposes the effect as JACK ports <node>_in_N and <node>_out_N: what arrives "
+                                       + "there is added to its input, and its output also goes there (latency reported)."))
         }
         specs.append(ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
                                    "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))

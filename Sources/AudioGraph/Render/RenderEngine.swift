@@ -349,7 +349,11 @@ public final class RenderEngine: @unchecked Sendable {
                 case .delay(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .distortion(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .eq(let p): p.pointee.process(input: input, output: output, frames: frames)
-                case .timePitch, .varispeed:
+                case .timePitch(let p):
+                    // An inserted time-pitch runs at rate 1: as many frames in as out, delayed by its latency.
+                    RenderKernels.push(p, input, frames: frames)
+                    RenderKernels.pull(p, output, frames: frames)
+                case .varispeed:
                     // Never compiled into an effect step; pass through if it ever were.
                     for c in 0..<min(input.channelCount, output.channelCount) {
                         MixKernel.copy(input.channel(c), to: output.channel(c), count: frames)
