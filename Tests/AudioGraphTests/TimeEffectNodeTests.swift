@@ -95,7 +95,9 @@ import Testing
         // After the effect, fan-out is fine.
         try engine.connect("tp", to: "main")
         try engine.connect("tp", to: "bus")
-        #expect(throws: EngineError.self) { try engine.set("tp", "insert", to: .bool(true)) }
+        // A varispeed cannot be a JACK insert (a time-pitch can, at rate 1: TimePitchInsertTests).
+        try engine.attach(.varispeed, name: "vs")
+        #expect(throws: EngineError.self) { try engine.set("vs", "insert", to: .bool(true)) }
     }
 
     @Test func audioPlayerRateKeepsThePitchAndPlaysFaster() throws {
