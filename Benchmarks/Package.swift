@@ -91,5 +91,11 @@ let package = Package(
             dependencies: ["StreamFixtures", .product(name: "AudioFiles", package: "Soundstage")],
             path: "Tools/DecodeSpeed"
         ),
+        // StreamRing.read on its own: the render-side cost of a streamed player.
+        .executableTarget(
+            name: "RingReadCost",
+            dependencies: [.product(name: "AudioDSP", package: "Soundstage")],
+            path: "Tools/RingReadCost"
+        ),
     ]
 )
