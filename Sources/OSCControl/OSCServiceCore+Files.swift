@@ -86,9 +86,14 @@ extension OSCServiceCore {
         let client = r.client.detached
         runJob {
             do throws(PatchLoadError) {
-                try PatchLoader.apply(path: resolved, to: engine)
+                let warnings = try PatchLoader.apply(path: resolved, to: engine)
                 return { core in
                     core.graphDirty = true
+                    // A file that could not be read: an /error each, and the rest of the patch is loaded.
+                    for warning in warnings {
+                        core.sendError(client, address: "/patch/load",
+                                       OSCFailure(.fileError, Self.limit(warning.description, bytes: 1200)))
+                    }
                     core.done(client, "/patch/load", [.string(path)])
                 }
             } catch {

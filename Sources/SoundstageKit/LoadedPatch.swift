@@ -10,12 +10,16 @@ public final class LoadedPatch: Sendable {
     public let jackConnections: [(from: String, to: String)]
     /// Connect our outputs to the physical playback ports.
     public let connectPhysical: Bool
+    /// Files that could not be read when loading tolerantly (`Overrides.toleratesFileProblems`).
+    public let warnings: [PatchDiagnostic]
 
-    init(engine: Engine, document: PatchDocument, jackConnections: [(from: String, to: String)], connectPhysical: Bool) {
+    init(engine: Engine, document: PatchDocument, jackConnections: [(from: String, to: String)], connectPhysical: Bool,
+         warnings: [PatchDiagnostic] = []) {
         self.engine = engine
         self.document = document
         self.jackConnections = jackConnections
         self.connectPhysical = connectPhysical
+        self.warnings = warnings
     }
 
     /// A few lines telling a person what the patch plays.

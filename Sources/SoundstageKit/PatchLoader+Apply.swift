@@ -9,20 +9,23 @@ extension PatchLoader {
     /// on any error the running graph is untouched and every problem is reported. The swap itself is one
     /// batch, so the old graph fades out and the new one in within the same render cycle. The patch's
     /// channel counts must match the running engine (its JACK ports are fixed).
+    ///
+    /// Audio files that are missing or unreadable do not stop the load: what needed them goes without,
+    /// and each problem is returned as a warning (the OSC layer sends them as `/error`s).
     @discardableResult
-    public static func apply(path: String, to engine: Engine) throws(PatchLoadError) -> PatchDocument {
+    public static func apply(path: String, to engine: Engine) throws(PatchLoadError) -> [PatchDiagnostic] {
         let document: PatchDocument
         do {
             document = try PatchParser.parse(contentsOf: path)
         } catch {
             throw PatchLoadError(diagnostics: error.diagnostics)
         }
-        try apply(document, to: engine)
-        return document
+        return try apply(document, to: engine)
     }
 
-    /// `apply(path:to:)` for a parsed document.
-    public static func apply(_ document: PatchDocument, to engine: Engine) throws(PatchLoadError) {
+    /// `apply(path:to:)` for a parsed document. Returns the warnings (files that could not be read).
+    @discardableResult
+    public static func apply(_ document: PatchDocument, to engine: Engine) throws(PatchLoadError) -> [PatchDiagnostic] {
         let live = engine.configuration
         var problems: [PatchDiagnostic] = []
         func report(_ location: SourceLocation?, _ message: String) {
@@ -44,7 +47,8 @@ extension PatchLoader {
         var shaped = document
         shaped.engine.outputChannelCount = live.outputChannelCount
         shaped.engine.inputChannelCount = live.inputChannelCount
-        let scratch = try build(shaped, overrides: Overrides(sampleRate: live.sampleRate, blockFrames: live.blockFrames))
+        let scratch = try build(shaped, overrides: Overrides(sampleRate: live.sampleRate, blockFrames: live.blockFrames,
+                                                             toleratesFileProblems: true))
 
         // Mirror it into the live engine in one batch.
         do {
@@ -87,5 +91,6 @@ extension PatchLoader {
         } catch {
             throw PatchLoadError(diagnostics: [PatchDiagnostic(path: document.path, message: "applying the patch failed: \(error)")])
         }
+        return scratch.warnings
     }
 }

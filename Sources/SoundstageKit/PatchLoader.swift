@@ -11,9 +11,14 @@ public enum PatchLoader {
     public struct Overrides: Sendable {
         public var sampleRate: Double?
         public var blockFrames: Int?
-        public init(sampleRate: Double? = nil, blockFrames: Int? = nil) {
+        /// Load the rest of the patch when audio files (buffer files, a player's `file`, an
+        /// environment's `hrtf`) are missing or unreadable: each such problem becomes a warning in
+        /// `LoadedPatch.warnings` and what needed the file goes without it. `check` keeps them errors.
+        public var toleratesFileProblems: Bool
+        public init(sampleRate: Double? = nil, blockFrames: Int? = nil, toleratesFileProblems: Bool = false) {
             self.sampleRate = sampleRate
             self.blockFrames = blockFrames
+            self.toleratesFileProblems = toleratesFileProblems
         }
     }
 
@@ -44,9 +49,19 @@ public enum PatchLoader {
         -> LoadedPatch
     {
         var diagnostics: [PatchDiagnostic] = []
+        var warnings: [PatchDiagnostic] = []
         func report(_ location: SourceLocation?, _ message: String) {
             diagnostics.append(PatchDiagnostic(path: document.path, location: location, message: message))
         }
+        /// A file problem: an error, or in tolerant mode a warning (the rest still loads).
+        func reportFile(_ location: SourceLocation?, _ message: String) {
+            if overrides.toleratesFileProblems {
+                warnings.append(PatchDiagnostic(path: document.path, location: location, message: message, severity: .warning))
+            } else {
+                report(location, message)
+            }
+        }
+        var missingBuffers: Set<String> = []
 
         let hasInput = document.nodes.contains { $0.kind == NodeKind.input.rawValue }
         let configuration = EngineConfiguration(
@@ -70,7 +85,8 @@ public enum PatchLoader {
                 try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: configuration.sampleRate,
                                                   origin: origin(of: buffer, in: document)))
             } catch let error as AudioFileError {
-                report(buffer.sourceLocation ?? buffer.location, "buffer '\(buffer.name)': \(error)")
+                reportFile(buffer.sourceLocation ?? buffer.location, "buffer '\(buffer.name)': \(error)")
+                missingBuffers.insert(buffer.name)
             } catch {
                 report(buffer.location, "buffer '\(buffer.name)': \(error)")
             }
@@ -100,6 +116,10 @@ public enum PatchLoader {
                     ok = false
                     continue
                 }
+                if param.key == "buffer", let name = parameterValue(param.value)?.stringValue, missingBuffers.contains(name) {
+                    // Already reported with its buffer; the node loads without it.
+                    continue
+                }
                 do throws(EngineError) {
                     if spec.isReadOnly { throw EngineError(.readOnly, "\(node.name).\(param.key) is read-only") }
                     var coerced = try spec.coerce(value, node: node.name)
@@ -124,6 +144,17 @@ public enum PatchLoader {
                     for (key, value) in parameters.sorted(by: { $0.key < $1.key }) { try engine.set(node.name, key, to: value) }
                 } else {
                     try engine.attach(kind, name: node.name, parameters: parameters)
+                }
+            } catch let error where error.code == .fileError && overrides.toleratesFileProblems {
+                // The node without the file it could not read (a player with nothing to play, an
+                // environment with the default HRTF set).
+                let fileKey = parameters.keys.contains("file") ? "file" : "hrtf"
+                reportFile(node.parameter(fileKey)?.valueLocation ?? node.location, error.message)
+                parameters[fileKey] = nil
+                do throws(EngineError) {
+                    try engine.attach(kind, name: node.name, parameters: parameters)
+                } catch {
+                    report(node.location, error.message)
                 }
             } catch {
                 let fileKey = parameters.keys.contains("file") ? "file" : parameters.keys.contains("hrtf") ? "hrtf" : nil
@@ -174,11 +205,11 @@ public enum PatchLoader {
             }
         }
 
-        guard diagnostics.isEmpty else { throw PatchLoadError(diagnostics: diagnostics) }
+        guard diagnostics.isEmpty else { throw PatchLoadError(diagnostics: diagnostics + warnings) }
         return LoadedPatch(
             engine: engine, document: document,
             jackConnections: document.jack.connections.map { ($0.from, $0.to) },
-            connectPhysical: document.jack.connectPhysical ?? false)
+            connectPhysical: document.jack.connectPhysical ?? false, warnings: warnings)
     }
 
     /// Decodes a `file` buffer's region (`start`/`frames` count the file's own frames) and converts it to

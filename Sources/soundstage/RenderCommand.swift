@@ -35,7 +35,8 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         let loaded: LoadedPatch
         do {
-            loaded = try PatchLoader.load(path: patch, overrides: .init(sampleRate: rate))
+            loaded = try PatchLoader.load(path: patch, overrides: .init(sampleRate: rate, toleratesFileProblems: true))
+            for warning in loaded.warnings { printError(warning.description) }
         } catch {
             printError(error.description)
             throw ExitCode(1)

@@ -169,7 +169,10 @@ struct RunCommand: ParsableCommand {
 
     private func loadPatch(rate: Double?) throws -> LoadedPatch {
         do {
-            return try PatchLoader.load(path: patch, overrides: .init(sampleRate: rate))
+            // A missing or unreadable audio file is a warning: the rest of the patch plays.
+            let loaded = try PatchLoader.load(path: patch, overrides: .init(sampleRate: rate, toleratesFileProblems: true))
+            for warning in loaded.warnings { printError(warning.description) }
+            return loaded
         } catch {
             printError(error.description)
             throw ExitCode(1)

@@ -70,3 +70,26 @@ import Testing
         #expect(f.client.command("/recorder/x/free")?.address == "/done")
     }
 }
+
+@Suite struct OSCPatchMissingFileTests {
+    @Test func aPatchWithAMissingFileGetsAnErrorAndTheRestLoads() throws {
+        let f = try OSCFixture()
+        let patch = f.directory + "/partial.yaml"
+        try """
+            version: 1
+            buffers: [{ name: gone, file: nowhere.wav }]
+            nodes:
+              - { name: a, kind: player, params: { buffer: gone } }
+              - { name: b, kind: mixer }
+            connections: [{ from: a, to: b }, { from: b, to: main }]
+            """.write(toFile: patch, atomically: true, encoding: .utf8)
+        f.client.send("/patch/load", [.string("partial.yaml")])
+        f.client.receive(timeout: 5) { $0.address == "/done" && $0.arguments.first == .string("/patch/load") }
+        let errors = f.client.takeErrors()
+        #expect(errors.contains { $0.errorCode == 42 && $0.arguments.first == .string("/patch/load") },
+                "a missing file gets an /error: \(errors)")
+        #expect(f.client.take("/done").contains { $0.arguments.first == .string("/patch/load") }, "and the load completes")
+        let names = Set(f.engine.nodes().map(\.name))
+        #expect(names.isSuperset(of: ["a", "b"]), "\(names)")
+    }
+}

@@ -183,3 +183,38 @@ import Testing
         }
     }
 }
+
+@Suite struct PatchLoaderMissingFileTests {
+    static let text = """
+        version: 1
+        buffers:
+          - { name: gone, file: nowhere.wav }
+          - { name: tone, generate: { waveform: sine, frequency: 440, duration: 0.5, amplitude: 0.5 } }
+        nodes:
+          - { name: a, kind: player, params: { buffer: gone, loop: true, playing: true } }
+          - { name: b, kind: player, params: { buffer: tone, loop: true, playing: true } }
+          - { name: c, kind: player, params: { file: missing.flac, playing: true } }
+        connections:
+          - { from: a, to: main }
+          - { from: b, to: main }
+          - { from: c, to: main }
+        """
+
+    @Test func toleratedFileProblemsBecomeWarningsAndTheRestPlays() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try Fixtures.write(Self.text, to: "partial.yaml", in: dir)
+        // Strict (check): errors.
+        #expect(PatchLoader.check(path: path).count == 2)
+        // Tolerant (run, render, /patch/load): warnings, and everything else loads and sounds.
+        let loaded = try PatchLoader.load(path: path, overrides: .init(toleratesFileProblems: true))
+        let lines = loaded.warnings.map(\.description)
+        #expect(loaded.warnings.count == 2, "\(lines)")
+        #expect(lines.contains { $0.contains(":3:") && $0.contains("warning:") && $0.contains("nowhere.wav") }, "\(lines)")
+        #expect(lines.contains { $0.contains(":8:") && $0.contains("missing.flac") }, "\(lines)")
+        #expect(Set(loaded.engine.nodes().map(\.name)).isSuperset(of: ["a", "b", "c"]))
+        #expect(loaded.engine.connections().count == 4)
+        let out = OfflineRenderer(engine: loaded.engine).render(frameCount: 4_800, hostBlockFrames: 256)
+        #expect(SignalStats.peak(out[0][...]) > 0.1, "the player with a file that loaded plays")
+    }
+}
