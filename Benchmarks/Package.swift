@@ -57,6 +57,15 @@ let package = Package(
             ],
             path: "Tools/SpatialCost"
         ),
+        // OpenAL Soft (Debian's libopenal, apt libopenal-dev): a benchmark-only dependency, for OpenALCompare.
+        .systemLibrary(
+            name: "COpenAL", path: "Support/COpenAL", pkgConfig: "openal", providers: [.apt(["libopenal-dev"])]),
+        // Soundstage's environment node against OpenAL Soft (HRTF on and off), N moving sources, one process.
+        .executableTarget(
+            name: "OpenALCompare",
+            dependencies: ["COpenAL", "RenderFixtures", .product(name: "AudioGraph", package: "Soundstage")],
+            path: "Tools/OpenALCompare"
+        ),
         // Plain measurement of one stereo instance of each effect node, and of the time-effect kernels.
         .executableTarget(
             name: "EffectCost",

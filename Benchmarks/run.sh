@@ -6,6 +6,8 @@
 #   Benchmarks/run.sh --check              threshold check only (what CI would run)
 #   Benchmarks/run.sh --update-thresholds  rewrite Benchmarks/Thresholds/6.3/ from a fresh run
 #   Benchmarks/run.sh --streaming          disk streaming and decode speed (runs Benchmarks/run-streaming.sh)
+#   Benchmarks/run.sh --spatial-compare    environment node vs OpenAL Soft (runs Benchmarks/run-spatial-compare.sh;
+#                                          needs libopenal-dev, a benchmark-only dependency)
 #
 # Environment: REPEATS (plain measurement repeats, default 30), BENCH_TIMEOUT (seconds allowed for each
 # plugin command, default 1800: package-benchmark 1.38.1 waits forever if a benchmark child sends it a
@@ -31,7 +33,9 @@ case "${1:-}" in
     --check) mode="check" ;;
     --update-thresholds) mode="update" ;;
     --streaming) shift; exec "$ROOT/Benchmarks/run-streaming.sh" "$@" ;;
-    *) echo "usage: $0 [--plain | --check | --update-thresholds | --streaming [--decode]]" >&2; exit 2 ;;
+    --spatial-compare) shift; exec "$ROOT/Benchmarks/run-spatial-compare.sh" "$@" ;;
+    *) echo "usage: $0 [--plain | --check | --update-thresholds | --streaming [--decode] | --spatial-compare [--kernels]]" >&2
+       exit 2 ;;
 esac
 
 machine() {

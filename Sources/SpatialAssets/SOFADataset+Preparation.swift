@@ -74,18 +74,41 @@ extension SOFADataset {
             starts[f] = start
             span = max(span, end - start)
         }
-        // 3. New arrays: every filter cut to `span` taps from its onset (zero past the end).
+        // 3. New arrays: every filter cut to `span` taps from its onset (zero past the end), or replaced by
+        //    its minimum-phase version.
+        let trimmedSpan = span
+        if options.minimumPhase {
+            span = max(1, options.maximumFilterLength ?? 128)
+        } else if let cap = options.maximumFilterLength {
+            span = max(1, min(span, cap))
+        }
         let ir = malloc(filters * span * MemoryLayout<Float>.stride)!.bindMemory(to: Float.self, capacity: filters * span)
         let delays = malloc(filters * MemoryLayout<Float>.stride)!.bindMemory(to: Float.self, capacity: filters)
         var maximumDelay = 0.0
-        for f in 0..<filters {
-            for i in 0..<span {
-                let source = starts[f] + i
-                ir[f * span + i] = source < length ? samples[f * length + source] : 0
+        if options.minimumPhase {
+            let designer = MinimumPhaseDesigner(inputLength: length, length: span, sampleRate: sampleRate)
+            samples.withUnsafeBufferPointer { all in
+                for f in 0..<filters {
+                    let lag = designer.design(all.baseAddress! + f * length, count: length, into: ir + f * span,
+                                              lags: (starts[f] - 8)...(starts[f] + span))
+                    let d = Double(lag) + fileDelay(f)
+                    delays[f] = Float(d)
+                    maximumDelay = max(maximumDelay, d)
+                }
             }
-            let d = Double(starts[f]) + fileDelay(f)
-            delays[f] = Float(d)
-            maximumDelay = max(maximumDelay, d)
+        } else {
+            let faded = span < trimmedSpan ? max(1, span / 4) : 0
+            for f in 0..<filters {
+                for i in 0..<span {
+                    let source = starts[f] + i
+                    let m = i - (span - faded)
+                    let w = m < 0 ? 1 : Float(0.5 + 0.5 * cos(Double.pi * Double(m + 1) / Double(faded + 1)))
+                    ir[f * span + i] = source < length ? samples[f * length + source] * w : 0
+                }
+                let d = Double(starts[f]) + fileDelay(f)
+                delays[f] = Float(d)
+                maximumDelay = max(maximumDelay, d)
+            }
         }
         free(hrtf.pointee.DataIR.values)
         hrtf.pointee.DataIR.values = ir

@@ -15,7 +15,9 @@ import Glibc
 /// then each IR's leading delay is split off (the samples before the first `discardedEnergyFraction`
 /// of its energy) and stored, with the file's own Data.Delay, as that filter's delay in frames; all IRs
 /// are cut to the longest remaining span (the tail after the last `discardedEnergyFraction`
-/// of energy goes). What is left replaces libmysofa's Data.IR / Data.Delay, so `mysofa_interpolate`
+/// of energy goes), or to `Options.maximumFilterLength`. With `Options.minimumPhase` each IR is
+/// instead replaced by a short minimum-phase filter with the same smoothed magnitude, and its delay by
+/// the lag where that filter matches the original best (what the engine uses: `Options(quality:)`). What is left replaces libmysofa's Data.IR / Data.Delay, so `mysofa_interpolate`
 /// blends onset-aligned filters and delays separately. Finally the positions are made Cartesian and
 /// libmysofa builds its k-d tree (`mysofa_lookup_init`) and neighbour table (`mysofa_neighborhood_init`).
 ///
@@ -33,9 +35,24 @@ public final class SOFADataset {
         /// Fraction of each IR's energy that may be dropped before its onset and after its tail
         /// (1e-5, −50 dB, by default). 0 keeps every sample and only moves the delay.
         public var discardedEnergyFraction: Double
+        /// Longest filter kept, in taps at the engine rate (nil: the whole trimmed span). A cut filter's
+        /// last quarter is faded out with a half raised cosine.
+        public var maximumFilterLength: Int?
+        /// Replace each filter by the minimum-phase filter with its (1/6-octave smoothed) magnitude, cut
+        /// to `maximumFilterLength` taps (128 if nil) and placed at the lag where it matches the original
+        /// best (`MinimumPhaseDesigner`). Short filters lose much less this way than by cutting.
+        public var minimumPhase: Bool
 
-        public init(discardedEnergyFraction: Double = 1e-5) {
+        public init(discardedEnergyFraction: Double = 1e-5, maximumFilterLength: Int? = nil, minimumPhase: Bool = false) {
             self.discardedEnergyFraction = discardedEnergyFraction
+            self.maximumFilterLength = maximumFilterLength
+            self.minimumPhase = minimumPhase
+        }
+
+        /// What an engine renders `quality` with at `sampleRate`: minimum-phase filters of
+        /// `quality.filterLength(sampleRate:)` taps (64 for HRTF, 128 for HRTF HQ at 48 kHz).
+        public init(quality: HRTFQuality, sampleRate: Double) {
+            self.init(maximumFilterLength: quality.filterLength(sampleRate: sampleRate), minimumPhase: true)
         }
     }
 
@@ -145,25 +162,69 @@ public final class SOFADataset {
     /// the inverse-distance blend of it and its nearest neighbours in azimuth, elevation and radius
     /// (`mysofa_interpolate`). Distance is ignored for single-radius sets. Control side; allocates nothing.
     public func fill(_ slot: HRIRSlot, direction: SourceDirection, interpolated: Bool) {
+        guard interpolated else {
+            fill(slot, nearestKey: nearestKey(for: direction))
+            return
+        }
         precondition(slot.capacity >= filterLength, "slot too short for this set")
+        let (local, swapEars) = folded(direction)
+        let (left, right, leftDelay, rightDelay) = response(local: local, interpolated: true)
+        write(slot, left: left, right: right, leftDelay: leftDelay, rightDelay: rightDelay,
+              mode: isMirrorSymmetric && local.x == 0 ? 2 : swapEars ? 1 : 0)
+    }
+
+    /// The nearest-measurement choice for `direction` as a number: the measurement's index × 3, plus 1
+    /// when a mirrored measurement is used with the ears swapped, or 2 on the median plane of a symmetric
+    /// set (ears averaged). Equal keys fill equal slots, so a caller can skip an update that would publish
+    /// the same pair again. Control side; allocates nothing.
+    public func nearestKey(for direction: SourceDirection) -> Int {
+        let (local, swapEars) = folded(direction)
+        let nearest = withCoordinate(local) { Int(mysofa_lookup(lookup, $0)) }
+        guard nearest >= 0 else { return -1 }
+        return nearest * 3 + (isMirrorSymmetric && local.x == 0 ? 2 : swapEars ? 1 : 0)
+    }
+
+    /// Writes the pair `key` (from `nearestKey(for:)`) into `slot`. Control side; allocates nothing.
+    public func fill(_ slot: HRIRSlot, nearestKey key: Int) {
+        precondition(slot.capacity >= filterLength, "slot too short for this set")
+        let k = filterLength
+        guard key >= 0, key / 3 < measurementCount else {
+            // No answer from the tree (cannot happen for a checked set); silence rather than a crash.
+            scratch.update(repeating: 0, count: 2 * k)
+            slot.setFilters(left: scratch, right: scratch + k, count: k, leftDelay: 0, rightDelay: 0)
+            return
+        }
+        let index = key / 3
+        let taps = UnsafePointer(hrtf.pointee.DataIR.values + index * 2 * k)
+        let delays = hrtf.pointee.DataDelay.values!
+        write(slot, left: taps, right: taps + k, leftDelay: Double(delays[2 * index]),
+              rightDelay: Double(delays[2 * index + 1]), mode: key % 3)
+    }
+
+    /// The direction in listener-local coordinates, folded onto the right hemisphere for symmetric sets
+    /// (then `swapEars` is true for sources on the left).
+    private func folded(_ direction: SourceDirection) -> (local: SpatialVector, swapEars: Bool) {
         var local = direction.local
-        var swapEars = false
         if isMirrorSymmetric && local.x < 0 {
             local.x = -local.x
-            swapEars = true
+            return (local, true)
         }
+        return (local, false)
+    }
+
+    /// Writes a pair as looked up (`mode` 0), with the ears swapped (1) or averaged (2).
+    private func write(_ slot: HRIRSlot, left: UnsafePointer<Float>, right: UnsafePointer<Float>, leftDelay: Double,
+                       rightDelay: Double, mode: Int) {
         let k = filterLength
-        let (left, right, leftDelay, rightDelay) = response(local: local, interpolated: interpolated)
-        if isMirrorSymmetric && local.x == 0 {
+        switch mode {
+        case 2:
             // On the median plane of a symmetric set both ears are equal; the neighbour choice may not be.
             for n in 0..<k { ears[n] = 0.5 * (left[n] + right[n]) }
             let d = 0.5 * (leftDelay + rightDelay)
             slot.setFilters(left: ears, right: ears, count: k, leftDelay: d, rightDelay: d)
-            return
-        }
-        if swapEars {
+        case 1:
             slot.setFilters(left: right, right: left, count: k, leftDelay: rightDelay, rightDelay: leftDelay)
-        } else {
+        default:
             slot.setFilters(left: left, right: right, count: k, leftDelay: leftDelay, rightDelay: rightDelay)
         }
     }

@@ -82,3 +82,42 @@ func rawMeasurement(path: String, sofaAzimuth: Float, elevation: Float) -> (left
     }
     return nil
 }
+
+/// In-place iterative radix-2 complex FFT (forward) of `count` (a power of two) points.
+func referenceFFT(_ re: UnsafeMutablePointer<Double>, _ im: UnsafeMutablePointer<Double>, count n: Int) {
+    var j = 0
+    for i in 1..<n {
+        var bit = n >> 1
+        while j & bit != 0 {
+            j ^= bit
+            bit >>= 1
+        }
+        j |= bit
+        if i < j {
+            (re[i], re[j]) = (re[j], re[i])
+            (im[i], im[j]) = (im[j], im[i])
+        }
+    }
+    var length = 2
+    while length <= n {
+        let angle = -2 * Double.pi / Double(length)
+        let (wr, wi) = (cos(angle), sin(angle))
+        var start = 0
+        while start < n {
+            var (cr, ci) = (1.0, 0.0)
+            for k in 0..<(length / 2) {
+                let a = start + k
+                let b = a + length / 2
+                let tr = re[b] * cr - im[b] * ci
+                let ti = re[b] * ci + im[b] * cr
+                re[b] = re[a] - tr
+                im[b] = im[a] - ti
+                re[a] += tr
+                im[a] += ti
+                (cr, ci) = (cr * wr - ci * wi, cr * wi + ci * wr)
+            }
+            start += length
+        }
+        length <<= 1
+    }
+}

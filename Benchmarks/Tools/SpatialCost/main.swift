@@ -100,8 +100,15 @@ row("spherical head", measure(channels: 2, update: { _ in }, timedUpdate: {
 }) { head.process(input: input, output: $0, frames: block) }, "stereo")
 
 do {
-    let set = try SOFADataset(path: SOFADataset.debianKEMARPath, sampleRate: rate)
-    for quality in [HRTFQuality.standard, .high] {
+    // The filters the engine renders with (minimum phase, 64 or 128 taps), then the full-length set.
+    let cases: [(String, HRTFQuality, SOFADataset.Options)] = [
+        ("HRTF (KEMAR, nearest)", .standard, SOFADataset.Options(quality: .standard, sampleRate: rate)),
+        ("HRTF HQ (KEMAR, interpolated)", .high, SOFADataset.Options(quality: .high, sampleRate: rate)),
+        ("HRTF, full-length filters (nearest)", .standard, SOFADataset.Options()),
+        ("HRTF HQ, full-length filters", .high, SOFADataset.Options()),
+    ]
+    for (name, quality, options) in cases {
+        let set = try SOFADataset(path: SOFADataset.debianKEMARPath, sampleRate: rate, options: options)
         var hrtf = set.makeConvolver(maxBlockFrames: block, quality: quality)
         let exchange = hrtf.exchange
         var lookups = 0.0
@@ -114,8 +121,7 @@ do {
             count += 1
         }) { hrtf.process(input: input, output: $0, frames: block) }
         let micros = (lookups / Double(count) * 1e7).rounded() / 10
-        row(quality == .standard ? "HRTF (KEMAR, nearest)" : "HRTF HQ (KEMAR, interpolated)", cost,
-            "\(set.filterLength) taps per ear; control-side lookup \(micros) µs per update")
+        row(name, cost, "\(set.filterLength) taps per ear; control-side lookup \(micros) µs per update")
         hrtf.deallocate()
     }
 } catch {

@@ -47,6 +47,9 @@ public struct SpatialVoice {
     public var filter: SourceEnvironmentFilter
     public var doppler: DopplerResampler
     public var usesDoppler = false
+    /// The reverb blend, obstruction and occlusion last given to `filter` (NaN: none yet), so a move that
+    /// leaves them alone does not redesign the filters.
+    public var sendSettings: (reverbBlend: Double, obstruction: Double, occlusion: Double) = (.nan, .nan, .nan)
     /// Scratch of `maxBlockFrames` each: the downmix, the Doppler output, the direct path.
     public let mono: UnsafeMutablePointer<Float>
     public let shifted: UnsafeMutablePointer<Float>
@@ -90,6 +93,9 @@ public struct EnvironmentState {
     public let bformat: BusRef
     public let decoder: AmbisonicDecoder
     public var reverbEnabled = false
+    /// True once the reverb has been skipped (off and silent): its state is stale and is cleared before
+    /// it runs again.
+    public var reverbIsIdle = false
     public var reverbLevel = ParameterRamp(1)
     public var outputVolume = ParameterRamp(1)
     public let maxBlockFrames: Int
@@ -169,10 +175,16 @@ public enum EnvironmentRender {
         default: voice.pointee.equalPower.setDirection(d, gain: g, rampFrames: ramp)
         }
         voice.pointee.passThrough.setGain(target.passesThrough ? 1 : 0, rampFrames: ramp)
-        voice.pointee.filter.setParameters(reverbBlend: target.reverbBlend, obstructionDecibels: target.obstructionDecibels,
-                                           occlusionDecibels: target.occlusionDecibels, rampFrames: ramp)
+        let sends = voice.pointee.sendSettings
+        if sends.reverbBlend != target.reverbBlend || sends.obstruction != target.obstructionDecibels
+            || sends.occlusion != target.occlusionDecibels {
+            voice.pointee.filter.setParameters(reverbBlend: target.reverbBlend, obstructionDecibels: target.obstructionDecibels,
+                                               occlusionDecibels: target.occlusionDecibels, rampFrames: ramp)
+            voice.pointee.sendSettings = (target.reverbBlend, target.obstructionDecibels, target.occlusionDecibels)
+        }
+        // The Doppler stage runs only once a ratio other than 1 was asked for; until then it rests at 1.
         voice.pointee.usesDoppler = voice.pointee.usesDoppler || target.dopplerRatio != 1
-        voice.pointee.doppler.setPitchRatio(target.dopplerRatio, rampFrames: ramp)
+        if voice.pointee.usesDoppler { voice.pointee.doppler.setPitchRatio(target.dopplerRatio, rampFrames: ramp) }
     }
 
     /// Render side. Renders `frames` frames of every voice into `bus` (cleared first).
@@ -239,17 +251,26 @@ public enum EnvironmentRender {
         if usesSoundField {
             env.pointee.decoder.process(bformat: env.pointee.bformat, output: bus, frames: frames)
         }
-        // The reverb: a mono send into the stereo network, returned on the front pair.
-        let reverbIn = env.pointee.reverbIn
-        MixKernel.copy(reverbIn.channel(0), to: reverbIn.channel(1), count: frames)
-        env.pointee.reverb.process(input: reverbIn, output: env.pointee.reverbOut, frames: frames)
-        env.pointee.reverbFilter.process(input: env.pointee.reverbOut, output: env.pointee.reverbFiltered, frames: frames)
+        // The reverb: a mono send into the stereo network, through the return filter, on the front pair.
+        // Off and silent, it does not run (its network costs several ms of CPU per second); it restarts
+        // from silence.
         if env.pointee.reverbEnabled || env.pointee.reverbLevel.isRamping {
+            if env.pointee.reverbIsIdle {
+                env.pointee.reverb.reset()
+                env.pointee.reverbIsIdle = false
+            }
+            let reverbIn = env.pointee.reverbIn
+            MixKernel.copy(reverbIn.channel(0), to: reverbIn.channel(1), count: frames)
+            env.pointee.reverb.process(input: reverbIn, output: env.pointee.reverbOut, frames: frames)
+            env.pointee.reverbFilter.process(input: env.pointee.reverbOut, output: env.pointee.reverbFiltered,
+                                             frames: frames)
             for c in 0..<min(2, bus.channelCount) {
                 var level = env.pointee.reverbLevel
                 MixKernel.accumulate(env.pointee.reverbFiltered.channel(c), into: bus.channel(c), count: frames,
                                      gain: &level)
             }
+        } else {
+            env.pointee.reverbIsIdle = true
         }
         env.pointee.reverbLevel.advance(frames: frames)
         for c in 0..<bus.channelCount {

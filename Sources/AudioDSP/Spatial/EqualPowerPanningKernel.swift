@@ -46,8 +46,30 @@ public struct EqualPowerPanningKernel: BitwiseCopyable {
     @inlinable
     public mutating func process(input: UnsafePointer<Float>, output: BusRef, frames: Int) {
         hasStarted = true
-        MixKernel.accumulate(input, into: output.channel(0), count: frames, gain: &left)
-        MixKernel.accumulate(input, into: output.channel(1), count: frames, gain: &right)
+        let outL = output.channel(0)
+        let outR = output.channel(1)
+        if left.remainingFrames > frames && right.remainingFrames > frames {
+            // Both glides run past this block: one pass, the same values `next()` gives (value, then
+            // value + increment, …), without its end-of-glide test per sample.
+            var l = left.value
+            var r = right.value
+            let dl = left.increment
+            let dr = right.increment
+            for i in 0..<frames {
+                let x = input[i]
+                outL[i] += x * l
+                outR[i] += x * r
+                l += dl
+                r += dr
+            }
+            left.value = l
+            right.value = r
+            left.remainingFrames &-= frames
+            right.remainingFrames &-= frames
+        } else {
+            MixKernel.accumulate(input, into: outL, count: frames, gain: &left)
+            MixKernel.accumulate(input, into: outR, count: frames, gain: &right)
+        }
     }
 
     /// Ends any glide at its target (no memory to clear).

@@ -1,5 +1,5 @@
 // Render side (write, read, reset) and control side (init, deallocate). A mono ring buffer read at
-// fractional delays, shared by the spherical-head, HRTF and Doppler kernels.
+// fractional delays, shared by the spherical-head and Doppler kernels.
 
 /// A power-of-two ring of Float samples with a cubic (4-point Hermite) fractional read.
 ///

@@ -10,7 +10,7 @@ public struct HRIRSlot: BitwiseCopyable {
     public let capacity: Int
     /// `2 × capacity` floats: reversed left filter, then reversed right filter.
     @usableFromInline let taps: UnsafeMutablePointer<Float>
-    /// Left and right delays in frames.
+    /// Left and right delays in whole frames.
     @usableFromInline let delays: UnsafeMutablePointer<Double>
 
     @inlinable
@@ -20,8 +20,9 @@ public struct HRIRSlot: BitwiseCopyable {
         self.delays = delays
     }
 
-    /// Stores `count` (≤ `capacity`) taps per ear in time order, and the delays in frames (≥ 0).
-    /// Taps beyond `count` become zero.
+    /// Stores `count` (≤ `capacity`) taps per ear in time order, and the delays in frames (≥ 0, rounded to
+    /// whole frames: the convolver applies them as offsets into its input history). Taps beyond `count`
+    /// become zero.
     @inlinable
     public func setFilters(
         left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int, leftDelay: Double, rightDelay: Double
@@ -34,8 +35,9 @@ public struct HRIRSlot: BitwiseCopyable {
             l[j] = k < n ? left[k] : 0
             r[j] = k < n ? right[k] : 0
         }
-        delays[0] = max(0, leftDelay)
-        delays[1] = max(0, rightDelay)
+        // Round half up by conversion (`rounded()` is not accepted by the real-time checker).
+        delays[0] = leftDelay.isFinite ? Double(Int(min(max(0, leftDelay), 1e9) + 0.5)) : 0
+        delays[1] = rightDelay.isFinite ? Double(Int(min(max(0, rightDelay), 1e9) + 0.5)) : 0
     }
 
     /// Tap `k` (time order) of the left or right filter.

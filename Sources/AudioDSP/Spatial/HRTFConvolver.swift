@@ -4,15 +4,16 @@
 
 /// The two HRTF qualities (AVAudio3DMixingRenderingAlgorithm.HRTF and .HRTFHQ).
 ///
-/// Both render identically on the render side; they differ in what the control side writes into the
-/// HRIR slot and in the crossfade length:
-/// - `standard`: the nearest measured direction (`SOFADataset` without interpolation); crossfade of
-///   128 frames at 48 kHz (2.7 ms; scaled with the rate). Changes happen only when the source crosses
-///   into another measurement's neighbourhood.
-/// - `high`: the inverse-distance-weighted blend of the nearest measurement and its closest
-///   neighbours in azimuth and elevation (libmysofa's `mysofa_interpolate`), delays interpolated
-///   separately from the (onset-aligned) filters, so the blend does not comb-filter; crossfade of
-///   512 frames (10.7 ms), which keeps up with 60 updates per second (800 frames).
+/// Both render identically on the render side; they differ in the filters an engine loads for them, in
+/// what the control side writes into the HRIR slot and in the crossfade length:
+/// - `standard`: minimum-phase filters of 64 taps at 48 kHz (`filterLength(sampleRate:)`); the nearest
+///   measured direction (`SOFADataset` without interpolation); crossfade of 128 frames at 48 kHz
+///   (2.7 ms; scaled with the rate). Changes happen only when the source crosses into another
+///   measurement's neighbourhood (the engine publishes nothing otherwise).
+/// - `high`: minimum-phase filters of 128 taps; the inverse-distance-weighted blend of the nearest
+///   measurement and its closest neighbours in azimuth and elevation (libmysofa's `mysofa_interpolate`),
+///   delays interpolated separately from the (aligned) filters, so the blend does not comb-filter;
+///   crossfade of 512 frames (10.7 ms), which keeps up with 60 updates per second (800 frames).
 public enum HRTFQuality: Sendable, BitwiseCopyable {
     case standard
     case high
@@ -24,6 +25,16 @@ public enum HRTFQuality: Sendable, BitwiseCopyable {
         return max(1, Int(base * sampleRate / 48_000 + 0.5))
     }
 
+    /// Taps per ear of the minimum-phase filters an engine renders this quality with at `sampleRate`:
+    /// 64 (HRTF) or 128 (HRTF HQ) at 48 kHz, i.e. 1.33 or 2.67 ms, scaled with the rate and rounded up to
+    /// a multiple of 8. `SPATIAL.md` gives the spectral error against the full-length filters.
+    @inlinable
+    public func filterLength(sampleRate: Double) -> Int {
+        let base = self == .standard ? 64.0 : 128.0
+        let taps = Int((base * sampleRate / 48_000).rounded(.up))
+        return max(8, (taps + 7) / 8 * 8)
+    }
+
     /// Whether the control side interpolates between measured directions.
     @inlinable
     public var interpolates: Bool { self == .high }
@@ -31,24 +42,26 @@ public enum HRTFQuality: Sendable, BitwiseCopyable {
 
 /// Binaural rendering by HRIR convolution.
 ///
-/// Per ear: y = h ∗ x by direct convolution over the input history (both ears share one pass over the
-/// input, SIMD-8), then a fractional delay line applies the ear's onset delay (the HRIR sets store each
-/// filter with its leading delay removed, as OpenAL Soft does; the interaural time difference lives in
-/// these delays). The result is scaled by the source gain and added to channels 0 and 1.
+/// Per ear: y[n] = Σₖ h[k]·x[n − d − k], a direct convolution with the ear's filter h applied to the input
+/// delayed by the ear's whole-frame onset delay d (the HRIR sets store each filter with its leading delay
+/// removed, as OpenAL Soft does; the interaural time difference lives in these delays, which the slots
+/// round to whole frames). The delay is a read offset into the input history, so it costs nothing. The
+/// convolution is vectorised over output frames: 16 frames per pass, eight-lane accumulators, one
+/// broadcast tap at a time, both ears in the same loop. The result is scaled by the source gain and added
+/// to channels 0 and 1.
 ///
 /// New HRIRs arrive through `exchange` (see `HRIRExchange`): the control side fills
 /// `exchange.writableSlot` and calls `exchange.publish()`. At the start of each `process`, if no
-/// crossfade is running, the kernel takes the newest published pair and crossfades from the old filter
-/// output to the new one over `crossfadeFrames` with a raised-cosine weight w = (1 − cos(π·n/L))/2 (an
-/// equal-gain crossfade, right for the strongly correlated outputs of neighbouring HRIRs, and with no
-/// corner at either end), while the delays glide linearly to the new pair's over `delayGlideFrames`
-/// (by default the longer of the crossfade and one 60 Hz update interval: a nearest-neighbour switch
-/// moves a delay by a few frames, and doing that within 128 frames would bend the pitch by several per
-/// cent for a moment). The first pair taken before any audio applies at once.
+/// crossfade is running, the kernel takes the newest published pair and crossfades from the old pair's
+/// output (old filters at their old delays) to the new one's over `crossfadeFrames` with a raised-cosine
+/// weight w = (1 − cos(π·n/L))/2 (an equal-gain crossfade, right for the strongly correlated outputs of
+/// neighbouring HRIRs, and with no corner at either end). A change of delay therefore moves through the
+/// crossfade too, as in OpenAL Soft, without a pitch bend. The first pair taken before any audio
+/// applies at once.
 ///
 /// Latency: none beyond the dataset's own onset delays. Cost per sample: 2 × `filterLength`
-/// multiply-adds, doubled during a crossfade, plus two cubic reads. Memory: four slots of
-/// 2 × `filterLength` floats, the input history and two delay lines.
+/// multiply-adds, doubled during a crossfade. Memory: four slots of 2 × `filterLength` floats, the input
+/// history (`maximumDelayFrames` + `filterLength` + one block) and four block buffers.
 /// Thread contract: `init`/`deallocate` on the control side; `process`, `setGain`, `reset` RT-safe;
 /// `exchange` is used from both sides as documented there.
 public struct HRTFConvolver: BitwiseCopyable {
@@ -57,43 +70,48 @@ public struct HRTFConvolver: BitwiseCopyable {
     /// Taps per ear (a multiple of 8).
     public let filterLength: Int
     public let crossfadeFrames: Int
-    /// Frames over which the per-ear delays glide to a new pair's.
-    public let delayGlideFrames: Int
+    /// Longest per-ear delay, whole frames (longer delays in a slot are clamped to it).
+    public let maximumDelayFrames: Int
     /// The slots the control side writes new HRIR pairs into.
     public let exchange: HRIRExchange
     @usableFromInline var current: Int
     @usableFromInline var previous: Int
     @usableFromInline var fadeRemaining = 0
-    /// Input history: `filterLength − 1` past samples, then the current block.
+    /// Input history: `historyPast` past samples, then the current block, then `chunk` frames of slack
+    /// that the last (partial) pass of the convolution may read.
     @usableFromInline let history: UnsafeMutablePointer<Float>
-    @usableFromInline var leftLine: FractionalDelayLine
-    @usableFromInline var rightLine: FractionalDelayLine
-    @usableFromInline var leftDelay = ControlGlide(FractionalDelayLine.minimumDelay)
-    @usableFromInline var rightDelay = ControlGlide(FractionalDelayLine.minimumDelay)
+    @usableFromInline let historyPast: Int
+    /// Four buffers of `maxBlockFrames + chunk`: new left, new right, old left, old right.
+    @usableFromInline let scratch: UnsafeMutablePointer<Float>
     @usableFromInline var gain = ParameterRamp(1)
     @usableFromInline var hasStarted = false
     /// Crossfade weights for the new filter, w[n] = (1 − cos(π·(n + 1)/L))/2, n = 0 … L − 1.
     @usableFromInline let fadeWeights: UnsafeMutablePointer<Float>
 
+    /// Output frames per pass of the convolution (two eight-lane accumulators per ear).
+    @inlinable static var chunk: Int { 16 }
+
     /// Control side. `filterLength` taps per ear (rounded up to a multiple of 8), delays up to
-    /// `maximumDelayFrames`, crossfades of `crossfadeFrames` (see `HRTFQuality.crossfadeFrames`), delay
-    /// glides of `delayGlideFrames` (nil: max(crossfade, `SpatialTiming.defaultRampFrames`)).
+    /// `maximumDelayFrames` (rounded up to whole frames), crossfades of `crossfadeFrames` (see
+    /// `HRTFQuality.crossfadeFrames`).
     public init(sampleRate: Double, maxBlockFrames: Int, filterLength: Int, maximumDelayFrames: Double,
-                crossfadeFrames: Int, delayGlideFrames: Int? = nil) {
+                crossfadeFrames: Int) {
         precondition(sampleRate > 0 && maxBlockFrames > 0 && filterLength > 0 && crossfadeFrames > 0)
+        precondition(maximumDelayFrames >= 0 && maximumDelayFrames < 1e7)
         self.sampleRate = sampleRate
         self.maxBlockFrames = maxBlockFrames
         self.crossfadeFrames = crossfadeFrames
-        self.delayGlideFrames = max(
-            1, delayGlideFrames ?? max(crossfadeFrames, SpatialTiming.defaultRampFrames(sampleRate: sampleRate)))
+        self.maximumDelayFrames = Int(maximumDelayFrames.rounded(.up))
         exchange = HRIRExchange(filterLength: filterLength)
         self.filterLength = exchange.capacity
         (current, previous) = HRIRExchange.initialRenderSlots
-        let historyLength = self.filterLength - 1 + maxBlockFrames
+        historyPast = self.maximumDelayFrames + self.filterLength - 1
+        let historyLength = historyPast + maxBlockFrames + Self.chunk
         history = .allocate(capacity: historyLength)
         history.initialize(repeating: 0, count: historyLength)
-        leftLine = FractionalDelayLine(maximumDelay: maximumDelayFrames + FractionalDelayLine.minimumDelay)
-        rightLine = FractionalDelayLine(maximumDelay: maximumDelayFrames + FractionalDelayLine.minimumDelay)
+        let scratchLength = 4 * (maxBlockFrames + Self.chunk)
+        scratch = .allocate(capacity: scratchLength)
+        scratch.initialize(repeating: 0, count: scratchLength)
         fadeWeights = .allocate(capacity: crossfadeFrames)
         for n in 0..<crossfadeFrames {
             fadeWeights[n] = Float(0.5 - 0.5 * EffectMath.cos(EffectMath.pi * Double(n + 1) / Double(crossfadeFrames)))
@@ -104,8 +122,7 @@ public struct HRTFConvolver: BitwiseCopyable {
     public func deallocate() {
         exchange.deallocate()
         history.deallocate()
-        leftLine.deallocate()
-        rightLine.deallocate()
+        scratch.deallocate()
         fadeWeights.deallocate()
     }
 
@@ -118,26 +135,53 @@ public struct HRTFConvolver: BitwiseCopyable {
         gain.ramp(to: newGain, frames: hasStarted ? rampFrames : 0)
     }
 
-    /// Both ears' dot products of `x` with the reversed filters `a` and `b` over `count` (a multiple of
-    /// 8) taps, accumulated in eight lanes.
+    /// Both ears' convolutions for `frames` output frames (rounded up to a multiple of `chunk`; the extra
+    /// frames are scratch): `yl[i] = Σⱼ hl[j]·xl[i + j]`, with `hl`, `hr` the time-reversed filters of
+    /// `taps` taps and `xl`, `xr` each ear's input window (the history at that ear's delay). Every output
+    /// frame sums its taps in the same order whatever pass it falls in, so the result does not depend on
+    /// the block size.
     @inlinable
-    static func dot2(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int)
-        -> (Float, Float)
-    {
-        var sa = SIMD8<Float>(repeating: 0)
-        var sb = SIMD8<Float>(repeating: 0)
-        let rx = UnsafeRawPointer(x)
-        let ra = UnsafeRawPointer(a)
-        let rb = UnsafeRawPointer(b)
-        var offset = 0
-        let end = count &* 4
-        while offset < end {
-            let xv = rx.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-            sa += xv * ra.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-            sb += xv * rb.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-            offset &+= 32
+    static func convolve(
+        left xl: UnsafePointer<Float>, right xr: UnsafePointer<Float>, filters: HRIRSlot,
+        into yl: UnsafeMutablePointer<Float>, _ yr: UnsafeMutablePointer<Float>, frames: Int
+    ) {
+        let taps = filters.capacity
+        let hl = filters.reversedLeft
+        let hr = filters.reversedRight
+        let rl = UnsafeRawPointer(xl)
+        let rr = UnsafeRawPointer(xr)
+        var i = 0
+        while i < frames {
+            var l0 = SIMD8<Float>(repeating: 0)
+            var l1 = SIMD8<Float>(repeating: 0)
+            var r0 = SIMD8<Float>(repeating: 0)
+            var r1 = SIMD8<Float>(repeating: 0)
+            var offset = i &* 4
+            for j in 0..<taps {
+                let cl = SIMD8<Float>(repeating: hl[j])
+                let cr = SIMD8<Float>(repeating: hr[j])
+                l0 += cl * rl.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                l1 += cl * rl.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD8<Float>.self)
+                r0 += cr * rr.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                r1 += cr * rr.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD8<Float>.self)
+                offset &+= 4
+            }
+            let ol = UnsafeMutableRawPointer(yl + i)
+            let or = UnsafeMutableRawPointer(yr + i)
+            ol.storeBytes(of: l0, as: SIMD8<Float>.self)
+            ol.storeBytes(of: l1, toByteOffset: 32, as: SIMD8<Float>.self)
+            or.storeBytes(of: r0, as: SIMD8<Float>.self)
+            or.storeBytes(of: r1, toByteOffset: 32, as: SIMD8<Float>.self)
+            i &+= Self.chunk
         }
-        return (sa.sum(), sb.sum())
+    }
+
+    /// The input window of an ear whose delay is `delay` frames: element i + j is the input sample that
+    /// tap j of the reversed filter multiplies for output frame i.
+    @inlinable
+    func window(delay: Double) -> UnsafePointer<Float> {
+        let d = min(max(Int(delay), 0), maximumDelayFrames)
+        return UnsafePointer(history + (historyPast &- d &- (filterLength &- 1)))
     }
 
     /// Takes a freshly published HRIR pair, if any, and starts the crossfade to it.
@@ -146,17 +190,7 @@ public struct HRTFConvolver: BitwiseCopyable {
         guard let fresh = exchange.take(returning: previous) else { return }
         previous = current
         current = fresh
-        let s = exchange.slot(current)
-        let l = s.leftDelay + FractionalDelayLine.minimumDelay
-        let r = s.rightDelay + FractionalDelayLine.minimumDelay
-        if hasStarted {
-            fadeRemaining = crossfadeFrames
-            leftDelay.glide(to: l, ticks: delayGlideFrames)
-            rightDelay.glide(to: r, ticks: delayGlideFrames)
-        } else {
-            leftDelay.glide(to: l, ticks: 0)
-            rightDelay.glide(to: r, ticks: 0)
-        }
+        fadeRemaining = hasStarted ? crossfadeFrames : 0
     }
 
     /// Adds `frames` binaural samples of `input` to channels 0 and 1 of `output` (longer blocks than
@@ -176,48 +210,57 @@ public struct HRTFConvolver: BitwiseCopyable {
     mutating func processPiece(input: UnsafePointer<Float>, output: BusRef, frames: Int) {
         if fadeRemaining == 0 { takeNewFilters() }
         hasStarted = true
-        let n = filterLength
-        let past = n &- 1
         // Plain loops: `update(from:count:)` is not accepted by the real-time checker.
-        let block = history + past
+        let block = history + historyPast
         for i in 0..<frames { block[i] = input[i] }
+        let stride = maxBlockFrames &+ Self.chunk
+        let yl = scratch
+        let yr = scratch + stride
         let new = exchange.slot(current)
-        let old = exchange.slot(previous)
+        Self.convolve(left: window(delay: new.leftDelay), right: window(delay: new.rightDelay), filters: new,
+                      into: yl, yr, frames: frames)
+        if fadeRemaining > 0 {
+            // The old pair only for the frames the crossfade still covers.
+            let fading = min(frames, fadeRemaining)
+            let ol = scratch + 2 &* stride
+            let or = scratch + 3 &* stride
+            let old = exchange.slot(previous)
+            Self.convolve(left: window(delay: old.leftDelay), right: window(delay: old.rightDelay), filters: old,
+                          into: ol, or, frames: fading)
+            let weights = fadeWeights + (crossfadeFrames &- fadeRemaining)
+            for i in 0..<fading {
+                let w = weights[i]
+                yl[i] = ol[i] + (yl[i] - ol[i]) * w
+                yr[i] = or[i] + (yr[i] - or[i]) * w
+            }
+            fadeRemaining &-= fading
+        }
         let outL = output.channel(0)
         let outR = output.channel(1)
-        for i in 0..<frames {
-            let window = UnsafePointer(history + i)
-            var (yl, yr) = Self.dot2(window, new.reversedLeft, new.reversedRight, count: n)
-            if fadeRemaining > 0 {
-                let (ol, or) = Self.dot2(window, old.reversedLeft, old.reversedRight, count: n)
-                let w = fadeWeights[crossfadeFrames &- fadeRemaining]
-                yl = ol + (yl - ol) * w
-                yr = or + (yr - or) * w
-                fadeRemaining &-= 1
+        if gain.isRamping {
+            for i in 0..<frames {
+                let g = gain.next()
+                outL[i] += yl[i] * g
+                outR[i] += yr[i] * g
             }
-            leftLine.write(yl)
-            rightLine.write(yr)
-            let g = gain.next()
-            outL[i] += leftLine.read(delay: leftDelay.value) * g
-            outR[i] += rightLine.read(delay: rightDelay.value) * g
-            _ = leftDelay.tick()
-            _ = rightDelay.tick()
+        } else {
+            let g = gain.value
+            for i in 0..<frames {
+                outL[i] += yl[i] * g
+                outR[i] += yr[i] * g
+            }
         }
-        // Keep the last `past` inputs for the next block (forward copy: the regions may overlap, and the
-        // destination is before the source).
-        for j in 0..<past { history[j] = history[j &+ frames] }
+        // Keep the last `historyPast` inputs for the next block (forward copy: the regions may overlap,
+        // and the destination is before the source).
+        for j in 0..<historyPast { history[j] = history[j &+ frames] }
     }
 
-    /// Clears the input history and delay lines, ends the crossfade and glides (RT-safe; a fill of the
-    /// buffers).
+    /// Clears the input history and ends the crossfade and the gain glide (RT-safe; a fill of the
+    /// buffer).
     @inlinable
     public mutating func reset() {
-        history.update(repeating: 0, count: filterLength &- 1 &+ maxBlockFrames)
-        leftLine.reset()
-        rightLine.reset()
+        history.update(repeating: 0, count: historyPast &+ maxBlockFrames &+ Self.chunk)
         fadeRemaining = 0
-        leftDelay.glide(to: leftDelay.target, ticks: 0)
-        rightDelay.glide(to: rightDelay.target, ticks: 0)
         gain.jump(to: gain.target)
     }
 }

@@ -131,6 +131,21 @@ public struct SourceEnvironmentFilter: BitwiseCopyable {
         frames: Int
     ) {
         hasStarted = true
+        if isIdentity {
+            // Both filters pass the input through and nothing is sent: the same samples and filter states
+            // as the loop below, without its per-sample work.
+            guard frames > 0 else { return }
+            let last = Denormal.flush(Double(input[frames &- 1]))
+            occlusionState = last
+            obstructionState = last
+            if dry.isRamping {
+                for i in 0..<frames { direct[i] = input[i] * dry.next() }
+            } else {
+                let g = dry.value
+                for i in 0..<frames { direct[i] = input[i] * g }
+            }
+            return
+        }
         for i in 0..<frames {
             let occlusionCoefficient = occlusionA.value
             let obstructionCoefficient = obstructionA.value
@@ -142,6 +157,13 @@ public struct SourceEnvironmentFilter: BitwiseCopyable {
             reverbSend[i] += Float(occluded) * wet.next()
             direct[i] = Float(obstructed) * dry.next()
         }
+    }
+
+    /// True when both filters rest at the identity and the send rests at zero (the defaults).
+    @inlinable
+    var isIdentity: Bool {
+        !occlusionA.isGliding && !obstructionA.isGliding && occlusionA.value == 1 && obstructionA.value == 1
+            && !wet.isRamping && wet.value == 0
     }
 
     /// Clears the filter states and ends glides at their targets.

@@ -16,7 +16,9 @@ extension Engine {
                                          maxBlockFrames: state.configuration.blockFrames)
         if !node.string("hrtf").isEmpty {
             do {
-                control.dataset = try SOFADataset(path: node.string("hrtf"), sampleRate: state.configuration.sampleRate)
+                let rate = state.configuration.sampleRate
+                control.datasets[.standard] = try SOFADataset(
+                    path: node.string("hrtf"), sampleRate: rate, options: SOFADataset.Options(quality: .standard, sampleRate: rate))
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
@@ -78,13 +80,15 @@ extension Engine {
         let record = SpatialVoiceRecord(sampleRate: state.configuration.sampleRate,
                                         maxBlockFrames: state.configuration.blockFrames, layout: control.layout)
         state.spatialVoices[key] = record
+        state.spatialVoiceKeysBySource[key.source, default: []].append(key)
         let target = try voiceTarget(source: source, environment: environment, record: record, isNew: true, ramp: 0)
         EnvironmentRender.apply(target, to: record.voice)
     }
 
     /// Re-places every voice fed by `source` (after one of its 3D properties changed).
     func updateVoices(source: NodeRecord, time: Int64) throws(EngineError) {
-        for key in state.spatialVoices.keys where key.source == source.id { try updateVoice(key, time: time) }
+        guard let keys = state.spatialVoiceKeysBySource[source.id] else { return }
+        for key in keys { try updateVoice(key, time: time) }
     }
 
     /// Re-places every voice of `environment` (after the listener or a model parameter changed).
@@ -97,7 +101,7 @@ extension Engine {
               let environment = state.nodesByID[key.environment] else { return }
         let target = try voiceTarget(source: source, environment: environment, record: record, isNew: false,
                                      ramp: spatialRampFrames)
-        try send([TimedCommand(time: time, .spatialVoice(record.voice, target))])
+        try send(TimedCommand(time: time, .spatialVoice(record.voice, target)))
     }
 
     /// Frees the voices whose connections have left the graph (after their fades). Poll, lock held.
@@ -113,7 +117,49 @@ extension Engine {
         }
         for key in Array(state.spatialVoices.keys) where !live.contains(key) {
             if let record = state.spatialVoices.removeValue(forKey: key) { bury(record) }
+            state.spatialVoiceKeysBySource[key.source]?.removeAll { $0 == key }
+            if state.spatialVoiceKeysBySource[key.source]?.isEmpty == true {
+                state.spatialVoiceKeysBySource[key.source] = nil
+            }
         }
+    }
+
+    /// The environment's listener and models (cached until one of its parameters changes).
+    private func environmentModel(_ environment: NodeRecord) -> EnvironmentModel {
+        if let model = environment.environment?.model { return model }
+        let modelIndex = NodeKind.distanceModelNames.firstIndex(of: environment.string("distanceModel")) ?? 2
+        let model = EnvironmentModel(
+            listener: SpatialVector(environment.double("listenerX"), environment.double("listenerY"),
+                                    environment.double("listenerZ")),
+            orientation: ListenerOrientation(yawDegrees: environment.double("listenerYaw"),
+                                             pitchDegrees: environment.double("listenerPitch"),
+                                             rollDegrees: environment.double("listenerRoll")),
+            distance: DistanceAttenuation(
+                model: NodeKind.distanceModels[modelIndex], referenceDistance: environment.double("referenceDistance"),
+                maximumDistance: environment.double("maximumDistance"), rolloffFactor: environment.double("rolloffFactor")),
+            doppler: DopplerShift(speedOfSound: environment.double("speedOfSound"),
+                                  dopplerFactor: environment.double("dopplerFactor")),
+            headphones: environment.bool("headphones"))
+        environment.environment?.model = model
+        return model
+    }
+
+    /// The source's 3D properties (cached until one of them changes; `setVector` updates the cache).
+    private func sourceProperties(_ source: NodeRecord) -> SpatialSourceProperties {
+        if let properties = source.spatialProperties { return properties }
+        let properties = SpatialSourceProperties(
+            position: SpatialVector(source.double("positionX"), source.double("positionY"), source.double("positionZ")),
+            velocity: SpatialVector(source.double("velocityX"), source.double("velocityY"), source.double("velocityZ")),
+            facing: SpatialVector(source.double("directionX"), source.double("directionY"), source.double("directionZ")),
+            cone: ConeAttenuation(innerAngleDegrees: source.double("coneInnerAngle"),
+                                  outerAngleDegrees: source.double("coneOuterAngle"),
+                                  outerGain: source.double("coneOuterGain")),
+            reverbBlend: source.double("reverbBlend"), obstruction: source.double("obstruction"),
+            occlusion: source.double("occlusion"),
+            requested: SpatialRenderingAlgorithm(name: source.string("renderingAlgorithm")) ?? .equalPowerPanning,
+            mode: source.string("sourceMode"))
+        source.spatialProperties = properties
+        return properties
     }
 
     /// The target of the voice `source` → `environment`: direction from the listener, distance and
@@ -121,79 +167,80 @@ extension Engine {
     /// (or replaces) the HRTF convolver when the algorithm needs one, and loads its HRIRs.
     private func voiceTarget(source: NodeRecord, environment: NodeRecord, record: SpatialVoiceRecord, isNew: Bool,
                              ramp: Int32) throws(EngineError) -> SpatialVoiceTarget {
-        let listener = SpatialVector(environment.double("listenerX"), environment.double("listenerY"),
-                                     environment.double("listenerZ"))
-        let orientation = ListenerOrientation(yawDegrees: environment.double("listenerYaw"),
-                                              pitchDegrees: environment.double("listenerPitch"),
-                                              rollDegrees: environment.double("listenerRoll"))
-        let position = SpatialVector(source.double("positionX"), source.double("positionY"), source.double("positionZ"))
-        let direction = SourceDirection(source: position, listener: listener, orientation: orientation)
-        let modelIndex = NodeKind.distanceModelNames.firstIndex(of: environment.string("distanceModel")) ?? 2
-        let distance = DistanceAttenuation(
-            model: NodeKind.distanceModels[modelIndex], referenceDistance: environment.double("referenceDistance"),
-            maximumDistance: environment.double("maximumDistance"), rolloffFactor: environment.double("rolloffFactor"))
-        let cone = ConeAttenuation(innerAngleDegrees: source.double("coneInnerAngle"),
-                                   outerAngleDegrees: source.double("coneOuterAngle"),
-                                   outerGain: source.double("coneOuterGain"))
-        let facing = SpatialVector(source.double("directionX"), source.double("directionY"), source.double("directionZ"))
-        let doppler = DopplerShift(speedOfSound: environment.double("speedOfSound"),
-                                   dopplerFactor: environment.double("dopplerFactor"))
-        let velocity = SpatialVector(source.double("velocityX"), source.double("velocityY"), source.double("velocityZ"))
-        let ratio = doppler.pitchRatio(sourcePosition: position, sourceVelocity: velocity, listenerPosition: listener,
-                                       listenerVelocity: .zero)
-        let requested = SpatialRenderingAlgorithm(name: source.string("renderingAlgorithm")) ?? .equalPowerPanning
-        var algorithm = requested.resolved(outputChannelCount: environment.outputChannelCount,
-                                           isHeadphones: environment.bool("headphones"))
-        let mode = source.string("sourceMode")
-        let passes = algorithm == .stereoPassThrough || mode == "bypass"
-            || (mode == "spatializeIfMono" && source.outputChannelCount > 1)
+        let model = environmentModel(environment)
+        let p = sourceProperties(source)
+        let direction = SourceDirection(source: p.position, listener: model.listener, orientation: model.orientation)
+        let ratio = p.velocity == .zero ? 1 : model.doppler.pitchRatio(
+            sourcePosition: p.position, sourceVelocity: p.velocity, listenerPosition: model.listener,
+            listenerVelocity: .zero)
+        var algorithm = p.requested.resolved(outputChannelCount: environment.outputChannelCount,
+                                             isHeadphones: model.headphones)
+        let passes = algorithm == .stereoPassThrough || p.mode == "bypass"
+            || (p.mode == "spatializeIfMono" && source.outputChannelCount > 1)
         if algorithm == .hrtf || algorithm == .hrtfHQ {
             if !passes, !(try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
                                           direction: direction, isNew: isNew)) {
                 algorithm = .sphericalHead
             }
         }
-        let gain = Float(distance.gain(distance: direction.distance) * cone.gain(source: position, direction: facing,
-                                                                                 listener: listener))
+        let gain = Float(model.distance.gain(distance: direction.distance)
+            * p.cone.gain(source: p.position, direction: p.facing, listener: model.listener))
         return SpatialVoiceTarget(
-            direction: direction, gain: gain.isFinite ? gain : 0, reverbBlend: source.double("reverbBlend"),
-            obstructionDecibels: source.double("obstruction"), occlusionDecibels: source.double("occlusion"),
+            direction: direction, gain: gain.isFinite ? gain : 0, reverbBlend: p.reverbBlend,
+            obstructionDecibels: p.obstruction, occlusionDecibels: p.occlusion,
             dopplerRatio: ratio.isFinite ? ratio : 1, algorithm: algorithm, passesThrough: passes, rampFrames: ramp)
     }
 
     /// Makes sure the voice has a convolver of `quality` from the environment's HRTF set and loads the
     /// HRIRs for `direction`. Returns false when no set can be loaded (the voice falls back to the
     /// spherical head, and the reason is reported as an event).
+    ///
+    /// Each quality has its own set (`SOFADataset.Options(quality:sampleRate:)`: 64 or 128 minimum-phase
+    /// taps at 48 kHz). With the standard quality (nearest measurement) a direction that maps to the
+    /// measurement already published publishes nothing, so the render side starts no crossfade.
     private func prepareHRTF(_ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
                              direction: SourceDirection, isNew: Bool) throws(EngineError) -> Bool {
         guard let control = environment.environment else { return false }
-        if control.dataset == nil {
+        if control.datasets[quality] == nil {
             let path = environment.string("hrtf").isEmpty ? SOFADataset.debianKEMARPath : environment.string("hrtf")
+            let rate = state.configuration.sampleRate
             do {
-                control.dataset = try SOFADataset(path: path, sampleRate: state.configuration.sampleRate)
+                control.datasets[quality] = try SOFADataset(
+                    path: path, sampleRate: rate, options: SOFADataset.Options(quality: quality, sampleRate: rate))
             } catch {
                 state.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
                 return false
             }
         }
-        guard let dataset = control.dataset else { return false }
-        if record.convolver?.quality != quality {
-            let owned = OwnedConvolver(dataset.makeConvolver(maxBlockFrames: state.configuration.blockFrames,
+        guard let dataset = control.datasets[quality] else { return false }
+        let convolver: OwnedConvolver
+        var isFresh = false
+        if let existing = record.convolver, existing.quality == quality {
+            convolver = existing
+        } else {
+            convolver = OwnedConvolver(dataset.makeConvolver(maxBlockFrames: state.configuration.blockFrames,
                                                              quality: quality), quality: quality)
-            dataset.fill(owned.pointer.pointee.exchange.writableSlot, direction: direction, interpolated: quality == .high)
-            owned.pointer.pointee.exchange.publish()
+            isFresh = true
+        }
+        let slot = convolver.pointer.pointee.exchange.writableSlot
+        if quality.interpolates {
+            dataset.fill(slot, direction: direction, interpolated: true)
+        } else {
+            let key = dataset.nearestKey(for: direction)
+            if key == convolver.publishedKey { return true }
+            dataset.fill(slot, nearestKey: key)
+            convolver.publishedKey = key
+        }
+        convolver.pointer.pointee.exchange.publish()
+        if isFresh {
             if isNew {
-                record.voice.pointee.hrtf = owned.pointer
+                record.voice.pointee.hrtf = convolver.pointer
             } else {
-                try send([TimedCommand(.spatialConvolver(record.voice, owned.pointer))])
+                try send([TimedCommand(.spatialConvolver(record.voice, convolver.pointer))])
                 if let old = record.convolver { bury(old) }
             }
-            record.convolver = owned
-            return true
+            record.convolver = convolver
         }
-        guard let convolver = record.convolver else { return false }
-        dataset.fill(convolver.pointer.pointee.exchange.writableSlot, direction: direction, interpolated: quality == .high)
-        convolver.pointer.pointee.exchange.publish()
         return true
     }
 
@@ -202,6 +249,7 @@ extension Engine {
         -> Bool
     {
         guard let control = node.environment else { return false }
+        control.model = nil
         switch key {
         case "reverb", "reverbLevel", "outputVolume":
             node.values[key] = value
@@ -230,14 +278,16 @@ extension Engine {
             // Loaded now, so a file that is not a usable SOFA set is refused and the previous set stays.
             let path = value.stringValue ?? ""
             var dataset: SOFADataset?
+            let rate = state.configuration.sampleRate
             do {
-                dataset = try SOFADataset(path: path.isEmpty ? SOFADataset.debianKEMARPath : path,
-                                          sampleRate: state.configuration.sampleRate)
+                dataset = try SOFADataset(path: path.isEmpty ? SOFADataset.debianKEMARPath : path, sampleRate: rate,
+                                          options: SOFADataset.Options(quality: .standard, sampleRate: rate))
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
             node.values[key] = value
-            control.dataset = dataset
+            control.datasets = [:]
+            control.datasets[.standard] = dataset
             for (key, record) in state.spatialVoices where key.environment == node.id {
                 if let old = record.convolver {
                     try send([TimedCommand(.spatialConvolver(record.voice, nil))])
@@ -261,17 +311,38 @@ extension Engine {
                           atSampleTime time: Int64? = nil) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
             let record = try record(node)
-            var values: [(String, ParameterValue)] = []
-            for (axis, v) in [("X", x), ("Y", y), ("Z", z)] {
-                values.append((name + axis, try validate(kind: record.kind, node: node, name + axis, .float(v),
-                                                         specs: record.specs)))
-            }
-            for (key, value) in values { record.values[key] = value }
+            let keys = Self.vectorKeys(name)
+            let vx = try validate(kind: record.kind, node: node, keys.0, .float(x), specs: record.specs)
+            let vy = try validate(kind: record.kind, node: node, keys.1, .float(y), specs: record.specs)
+            let vz = try validate(kind: record.kind, node: node, keys.2, .float(z), specs: record.specs)
+            record.values[keys.0] = vx
+            record.values[keys.1] = vy
+            record.values[keys.2] = vz
             if record.kind == .environment {
+                record.environment?.model = nil
                 try updateVoices(environment: record, time: time ?? -1)
             } else {
+                // Keep the parsed properties: a move is the most frequent update.
+                let v = SpatialVector(vx.doubleValue ?? 0, vy.doubleValue ?? 0, vz.doubleValue ?? 0)
+                switch name {
+                case "position": record.spatialProperties?.position = v
+                case "velocity": record.spatialProperties?.velocity = v
+                case "direction": record.spatialProperties?.facing = v
+                default: record.spatialProperties = nil
+                }
                 try updateVoices(source: record, time: time ?? -1)
             }
+        }
+    }
+
+    /// The parameter names `setVector` sets for `name`.
+    private static func vectorKeys(_ name: String) -> (String, String, String) {
+        switch name {
+        case "position": return ("positionX", "positionY", "positionZ")
+        case "velocity": return ("velocityX", "velocityY", "velocityZ")
+        case "direction": return ("directionX", "directionY", "directionZ")
+        case "listener": return ("listenerX", "listenerY", "listenerZ")
+        default: return (name + "X", name + "Y", name + "Z")
         }
     }
 
@@ -301,6 +372,7 @@ extension Engine {
                 validated.append((key, try validate(kind: .environment, node: node, key, .float(v), specs: record.specs)))
             }
             for (key, value) in validated { record.values[key] = value }
+            record.environment?.model = nil
             try updateVoices(environment: record, time: time ?? -1)
         }
     }

@@ -189,6 +189,7 @@ extension Engine {
         if node.kind == .environment, try applyEnvironment(node, key, value, time: time) { return }
         if node.kind.is3DSource && NodeKind.spatialSourceParameterNames.contains(key) {
             node.values[key] = value
+            node.spatialProperties = nil
             try updateVoices(source: node, time: time)
             return
         }

@@ -108,6 +108,17 @@ public final class Engine: @unchecked Sendable {
         try push(commands)
     }
 
+    /// `send` for one command, without building an array.
+    func send(_ command: TimedCommand) throws(EngineError) {
+        if state.batchDepth > 0 {
+            state.batchCommands.append(command)
+            return
+        }
+        guard renderEngine.commands.push(command) else {
+            throw EngineError(.busy, "the render thread is not keeping up (command queue full); try again")
+        }
+    }
+
     /// Pushes commands with one release, so the render thread sees all of them or none.
     private func push(_ commands: [TimedCommand]) throws(EngineError) {
         let queue = renderEngine.commands
@@ -246,6 +257,8 @@ struct ControlState {
     var meters: [String: MeterRecord] = [:]
     /// One voice per connection into an environment.
     var spatialVoices: [VoiceKey: SpatialVoiceRecord] = [:]
+    /// The keys of `spatialVoices` by source node id, so moving one source does not scan every voice.
+    var spatialVoiceKeysBySource: [Int32: [VoiceKey]] = [:]
     /// Effects exposed as host ports, by node name, and the layout version.
     var inserts: [String: HostInsert] = [:]
     var insertLayoutVersion = 0

@@ -32,6 +32,9 @@ final class NodeRecord {
     var rateStage: RateStage?
     /// An environment's state (the `environment` kind).
     var environment: EnvironmentControl?
+    /// A 3D source's properties as voice targets read them, parsed from `values` on first use after a
+    /// change (nil: to be read again).
+    var spatialProperties: SpatialSourceProperties?
     /// An `audioplayer`'s control state (AVAudioPlayer semantics on top of the schedule queue).
     var audio: AudioPlayerControl?
     /// The last transport change the render thread reported: (engine time, player time, playing).

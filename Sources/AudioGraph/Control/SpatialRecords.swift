@@ -16,8 +16,12 @@ struct VoiceKey: Hashable {
 final class EnvironmentControl {
     let layout: SpeakerLayout
     let state: UnsafeMutablePointer<EnvironmentState>
-    /// The HRTF set, loaded when a voice first needs it (`hrtf` parameter, else the Debian KEMAR set).
-    var dataset: SOFADataset?
+    /// The listener and the models, parsed from the node's values on first use after a change (nil: to
+    /// be read again). Every source update reads it.
+    var model: EnvironmentModel?
+    /// The HRTF sets, one per quality (their filter lengths differ), each loaded when a voice first needs
+    /// it (`hrtf` parameter, else the Debian KEMAR set).
+    var datasets: [HRTFQuality: SOFADataset] = [:]
 
     init(layout: SpeakerLayout, sampleRate: Double, maxBlockFrames: Int) {
         self.layout = layout
@@ -30,6 +34,28 @@ final class EnvironmentControl {
         state.deinitialize(count: 1)
         state.deallocate()
     }
+}
+
+/// What every voice target needs from its environment's parameters.
+struct EnvironmentModel {
+    let listener: SpatialVector
+    let orientation: ListenerOrientation
+    let distance: DistanceAttenuation
+    let doppler: DopplerShift
+    let headphones: Bool
+}
+
+/// What a voice target needs from its source's 3D parameters.
+struct SpatialSourceProperties {
+    var position: SpatialVector
+    var velocity: SpatialVector
+    var facing: SpatialVector
+    let cone: ConeAttenuation
+    let reverbBlend: Double
+    let obstruction: Double
+    let occlusion: Double
+    let requested: SpatialRenderingAlgorithm
+    let mode: String
 }
 
 /// One source connection into an environment: its render-side voice and HRTF convolver.
@@ -53,6 +79,9 @@ final class SpatialVoiceRecord {
 final class OwnedConvolver {
     let pointer: UnsafeMutablePointer<HRTFConvolver>
     let quality: HRTFQuality
+    /// The nearest-measurement key (`SOFADataset.nearestKey`) last published (standard quality), so an
+    /// update that lands on the same measurement publishes nothing and starts no crossfade.
+    var publishedKey: Int?
 
     init(_ convolver: HRTFConvolver, quality: HRTFQuality) {
         pointer = .allocate(capacity: 1)

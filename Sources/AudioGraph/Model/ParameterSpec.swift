@@ -49,7 +49,8 @@ public struct ParameterSpec: Sendable, Equatable {
     /// accept true/false and the numbers 0/1. NaN and infinities are refused. Out-of-range values are
     /// refused (never clamped) with the valid range in the message.
     public func coerce(_ value: ParameterValue, node: String) throws(EngineError) -> ParameterValue {
-        let what = "\(node).\(name)"
+        // Built only for an error message (a set is frequent; the interpolation is not free).
+        var what: String { "\(node).\(name)" }
         switch type {
         case .string:
             if !choices.isEmpty {
@@ -83,12 +84,12 @@ public struct ParameterSpec: Sendable, Equatable {
         }
     }
 
-    private func check(_ v: Double, what: String) throws(EngineError) {
+    private func check(_ v: Double, what: @autoclosure () -> String) throws(EngineError) {
         if let lo = minimum, v < lo {
-            throw EngineError(.outOfRange, "\(what) = \(v) is out of range \(rangeText)")
+            throw EngineError(.outOfRange, "\(what()) = \(v) is out of range \(rangeText)")
         }
         if let hi = maximum, v > hi {
-            throw EngineError(.outOfRange, "\(what) = \(v) is out of range \(rangeText)")
+            throw EngineError(.outOfRange, "\(what()) = \(v) is out of range \(rangeText)")
         }
     }
 

@@ -47,9 +47,9 @@ import Testing
         k.setGain(0.5, rampFrames: 0)
         let x = spatialNoise(frames: 2000, seed: 3)
         let out = renderSource(x, channelCount: 2, block: 100) { i, bus, n in k.process(input: i, output: bus, frames: n) }
-        // The kernel adds the delay line's one-frame minimum to the slot's delays.
-        let refL = Self.reference(x, hl, delay: 6)
-        let refR = Self.reference(x, hr, delay: 13)
+        // The slots' delays apply as they are (whole frames, no minimum).
+        let refL = Self.reference(x, hl, delay: 5)
+        let refR = Self.reference(x, hr, delay: 12)
         for n in 0..<x.count {
             #expect(abs(Double(out[0][n]) - 0.5 * refL[n]) < 2e-6)
             #expect(abs(Double(out[1][n]) - 0.5 * refR[n]) < 2e-6)
@@ -68,11 +68,11 @@ import Testing
         let out = renderSource(x, channelCount: 2, block: 100, update: { frame in
             if frame == switchAt { Self.publish(k, b, b, 3, 3) }
         }) { i, bus, n in k.process(input: i, output: bus, frames: n) }
-        let ya = Self.reference(x, a, delay: 4)
-        let yb = Self.reference(x, b, delay: 4)
-        // The crossfade runs on the filter outputs before the 4-frame delay.
+        let ya = Self.reference(x, a, delay: 3)
+        let yb = Self.reference(x, b, delay: 3)
+        // The crossfade starts on the first frame rendered after the hand-over.
         for n in 0..<x.count {
-            let m = n - 4
+            let m = n
             let w: Double = m < switchAt ? 0 : m - switchAt + 1 >= fade ? 1 : 0.5 - 0.5 * cos(Double.pi * Double(m - switchAt + 1) / Double(fade))
             let expected = ya[n] + (yb[n] - ya[n]) * w
             #expect(abs(Double(out[0][n]) - expected) < 2e-6, "frame \(n)")
@@ -89,7 +89,7 @@ import Testing
         Self.publish(k, b, b, 2, 2)
         let x = spatialNoise(frames: 300, seed: 9)
         let out = renderSource(x, channelCount: 2) { i, bus, n in k.process(input: i, output: bus, frames: n) }
-        let ref = Self.reference(x, b, delay: 3)
+        let ref = Self.reference(x, b, delay: 2)
         for n in 0..<x.count { #expect(abs(Double(out[1][n]) - ref[n]) < 2e-6) }
     }
 

@@ -87,8 +87,7 @@ import Testing
     func hrtfConvolution(glides: Bool) {
         var k = HRTFConvolver(
             sampleRate: spatialTestRate, maxBlockFrames: 80, filterLength: SyntheticHRIR.length, maximumDelayFrames: 64,
-            crossfadeFrames: glides ? HRTFQuality.standard.crossfadeFrames(sampleRate: spatialTestRate) : 1,
-            delayGlideFrames: glides ? nil : 1)
+            crossfadeFrames: glides ? HRTFQuality.standard.crossfadeFrames(sampleRate: spatialTestRate) : 1)
         defer { k.deallocate() }
         let out = Self.orbit(channelCount: 2, glides: glides, aim: { d, _ in
             SyntheticHRIR.fill(k.exchange.writableSlot, direction: d, sampleRate: spatialTestRate)
