@@ -106,5 +106,11 @@ let package = Package(
             dependencies: [.product(name: "AudioDSP", package: "Soundstage")],
             path: "Tools/RingReadCost"
         ),
+        // Engine.setVector on its own: the control-side cost of moving a 3D source.
+        .executableTarget(
+            name: "SetVectorCost",
+            dependencies: [.product(name: "AudioGraph", package: "Soundstage")],
+            path: "Tools/SetVectorCost"
+        ),
     ]
 )

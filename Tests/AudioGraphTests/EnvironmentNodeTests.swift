@@ -220,3 +220,22 @@ import Testing
         #expect(tails[1] < tails[0] * 0.1, "a 500 Hz low-pass on the return must cut 6 kHz in the tail: \(tails)")
     }
 }
+
+@Suite struct SetVectorFastPathTests {
+    /// setVector checks moves against fixed limits; they must be exactly the parameter tables' ranges.
+    @Test func theFastPathsLimitsAreTheParameterRanges() throws {
+        for kind in NodeKind.allCases {
+            for name in ["position", "velocity", "direction", "listener"] {
+                let specs = ["X", "Y", "Z"].compactMap { kind.parameter(named: name + $0) }
+                let limit = Engine.vectorLimit(name, kind: kind)
+                if specs.isEmpty {
+                    #expect(limit == nil, "\(kind.rawValue) has no \(name), but the fast path accepts it")
+                } else {
+                    for spec in specs {
+                        #expect(spec.minimum == -(limit ?? .nan) && spec.maximum == limit, "\(kind.rawValue).\(spec.name)")
+                    }
+                }
+            }
+        }
+    }
+}

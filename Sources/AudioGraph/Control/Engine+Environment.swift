@@ -312,9 +312,16 @@ extension Engine {
         try lock.withLock { _ throws(EngineError) in
             let record = try record(node)
             let keys = Self.vectorKeys(name)
-            let vx = try validate(kind: record.kind, node: node, keys.0, .float(x), specs: record.specs)
-            let vy = try validate(kind: record.kind, node: node, keys.1, .float(y), specs: record.specs)
-            let vz = try validate(kind: record.kind, node: node, keys.2, .float(z), specs: record.specs)
+            let vx: ParameterValue, vy: ParameterValue, vz: ParameterValue
+            if let limit = Self.vectorLimit(name, kind: record.kind), x.isFinite, y.isFinite, z.isFinite,
+               abs(x) <= limit, abs(y) <= limit, abs(z) <= limit {
+                // The frequent case (a move at frame rate) without the generic table search.
+                (vx, vy, vz) = (.float(x), .float(y), .float(z))
+            } else {
+                vx = try validate(kind: record.kind, node: node, keys.0, .float(x), specs: record.specs)
+                vy = try validate(kind: record.kind, node: node, keys.1, .float(y), specs: record.specs)
+                vz = try validate(kind: record.kind, node: node, keys.2, .float(z), specs: record.specs)
+            }
             record.values[keys.0] = vx
             record.values[keys.1] = vy
             record.values[keys.2] = vz
@@ -332,6 +339,17 @@ extension Engine {
                 }
                 try updateVoices(source: record, time: time ?? -1)
             }
+        }
+    }
+
+    /// The symmetric range of the vector `name` on `kind` (as its ParameterSpecs say), or nil when
+    /// `kind` has no such vector (the generic check then reports it).
+    static func vectorLimit(_ name: String, kind: NodeKind) -> Double? {
+        switch name {
+        case "position", "direction": return kind.is3DSource ? 1e6 : nil
+        case "velocity": return kind.is3DSource ? 1e4 : nil
+        case "listener": return kind == .environment ? 1e6 : nil
+        default: return nil
         }
     }
 
