@@ -238,10 +238,7 @@ extension Engine {
             let exposed = value.boolValue ?? false
             if node.kind == .timepitch && !exposed {
                 // Back on its sources' clock: the graph must satisfy the time-effect rules again.
-                let saved = state.inserts.removeValue(forKey: node.name)
-                let problem = timeDomainProblem(in: state.connections)
-                if let saved { state.inserts[node.name] = saved }
-                if let problem { throw EngineError(.notAllowed, "cannot take '\(node.name)' off JACK: \(problem)") }
+                if let problem = timeDomainProblem(in: state.connections, clocking: node.name) { throw EngineError(.notAllowed, "cannot take '\(node.name)' off JACK: \(problem)") }
             }
             try setInsert(node, exposed: exposed)
             node.values[key] = value

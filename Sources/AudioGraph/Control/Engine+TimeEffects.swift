@@ -6,10 +6,12 @@ extension Engine {
     /// upstream (JACK delivers capture at the server's pace, the effect would need more or less), and
     /// (2) nothing upstream may also feed a node outside the effect's chain (it would have to run at two
     /// rates at once). Fan-out after the effect is fine. Lock held.
-    func timeDomainProblem(in connections: [Connection]) -> String? {
-        // An inserted time-pitch runs on the engine's clock, so it constrains nothing.
+    ///
+    /// An inserted time-pitch runs on the engine's clock and constrains nothing, except `clocking`: a
+    /// node about to leave JACK is checked as the time effect it is about to become again.
+    func timeDomainProblem(in connections: [Connection], clocking: String? = nil) -> String? {
         for (name, node) in state.nodes.sorted(by: { $0.key < $1.key })
-        where node.kind.isTimeEffect && state.inserts[name] == nil {
+        where node.kind.isTimeEffect && (state.inserts[name] == nil || name == clocking) {
             var upstream: [String: String] = [:]  // ancestor → the node it feeds on the way to the effect
             var stack = connections.filter { $0.destination == name }.map { ($0.source, name) }
             while let (next, via) = stack.popLast() {

@@ -349,10 +349,10 @@ public final class RenderEngine: @unchecked Sendable {
                 case .delay(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .distortion(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .eq(let p): p.pointee.process(input: input, output: output, frames: frames)
-                case .timePitch(let p):
+                case .timePitch:
                     // An inserted time-pitch runs at rate 1: as many frames in as out, delayed by its latency.
-                    RenderKernels.push(p, input, frames: frames)
-                    RenderKernels.pull(p, output, frames: frames)
+                    RenderKernels.push(effect, input, frames: frames)
+                    RenderKernels.pull(effect, output, frames: frames)
                 case .varispeed:
                     // Never compiled into an effect step; pass through if it ever were.
                     for c in 0..<min(input.channelCount, output.channelCount) {
@@ -391,29 +391,15 @@ public final class RenderEngine: @unchecked Sendable {
             if fifo.pointee.available == 0 {
                 var rounds = 0
                 while rounds < 512 {
-                    let wanted: Int
-                    switch effect {
-                    case .timePitch(let p): wanted = p.pointee.inputFramesWanted(outputFrames: quantum)
-                    case .varispeed(let p): wanted = p.pointee.inputFramesWanted(outputFrames: quantum)
-                    default: wanted = 0
-                    }
+                    let wanted = RenderKernels.inputFramesWanted(effect, outputFrames: quantum)
                     if wanted <= 0 { break }
                     let n = min(wanted, quantum)
                     runSteps(core, steps, from: chain.0, to: chain.1, frames: n)
                     MixerKernel.mix(inputs, into: input, outputVolume: &unity.pointee.outputVolume, frames: n)
-                    switch effect {
-                    case .timePitch(let p): RenderKernels.push(p, input, frames: n)
-                    case .varispeed(let p): p.pointee.push(input, frames: n)
-                    default: break
-                    }
+                    RenderKernels.push(effect, input, frames: n)
                     rounds &+= 1
                 }
-                switch effect {
-                case .timePitch(let p): RenderKernels.pull(p, fifo.pointee.bus, frames: quantum)
-                case .varispeed(let p): p.pointee.pull(fifo.pointee.bus, frames: quantum)
-                default:
-                    for c in 0..<fifo.pointee.bus.channelCount { MixKernel.clear(fifo.pointee.bus.channel(c), count: quantum) }
-                }
+                RenderKernels.pull(effect, fifo.pointee.bus, frames: quantum)
                 fifo.pointee.available = quantum
                 fifo.pointee.readOffset = 0
             }
@@ -507,6 +493,37 @@ enum RenderKernels {
     @_semantics("no_performance_analysis") @inline(never)
     static func pull(_ kernel: UnsafeMutablePointer<TimePitchKernel>, _ bus: BusRef, frames: Int) {
         kernel.pointee.pull(bus, frames: frames)
+    }
+
+    /// A time effect's input demand (0 for other effects).
+    @inline(__always)
+    static func inputFramesWanted(_ effect: EffectRef, outputFrames: Int) -> Int {
+        switch effect {
+        case .timePitch(let p): return p.pointee.inputFramesWanted(outputFrames: outputFrames)
+        case .varispeed(let p): return p.pointee.inputFramesWanted(outputFrames: outputFrames)
+        default: return 0
+        }
+    }
+
+    /// Feeds a time effect (nothing for other effects).
+    @inline(__always)
+    static func push(_ effect: EffectRef, _ bus: BusRef, frames: Int) {
+        switch effect {
+        case .timePitch(let p): push(p, bus, frames: frames)
+        case .varispeed(let p): p.pointee.push(bus, frames: frames)
+        default: break
+        }
+    }
+
+    /// Takes a time effect's output (silence for other effects).
+    @inline(__always)
+    static func pull(_ effect: EffectRef, _ bus: BusRef, frames: Int) {
+        switch effect {
+        case .timePitch(let p): pull(p, bus, frames: frames)
+        case .varispeed(let p): p.pointee.pull(bus, frames: frames)
+        default:
+            for c in 0..<bus.channelCount { MixKernel.clear(bus.channel(c), count: frames) }
+        }
     }
 
     /// Input step: host capture channel c → bus channel c; missing host channels give silence.
