@@ -32,8 +32,10 @@ let package = Package(
         // Tiny C helpers.
         .target(name: "CRealtime"),
         .target(name: "CAllocationCounter"),
+        // AVX2/FMA inner loops of the 3D mixer, chosen at run time.
+        .target(name: "CSpatialKernels"),
         // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel).
-        .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand"]),
+        .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand", "CSpatialKernels"]),
         // Graph model, compiler and render engine.
         .target(name: "AudioGraph", dependencies: ["AudioDSP", "SpatialAssets", "CRealtime"]),
         // HRTF datasets: SOFA files read with libmysofa, resampled to the engine rate with soxr (control side).

@@ -82,6 +82,8 @@ public final class SOFADataset {
     let hrtf: UnsafeMutablePointer<MYSOFA_HRTF>
     let lookup: UnsafeMutablePointer<MYSOFA_LOOKUP>
     let neighborhood: UnsafeMutablePointer<MYSOFA_NEIGHBORHOOD>
+    /// The exact search from a previous answer that spares most moves the tree (nil for huge sets).
+    let search: NearestMeasurementSearch?
     /// 2 × `filterLength` floats for `mysofa_interpolate`, and the two ears for averaging.
     let scratch: UnsafeMutablePointer<Float>
     let ears: UnsafeMutablePointer<Float>
@@ -133,6 +135,9 @@ public final class SOFADataset {
             throw SOFALoadError(path: path, reason: "libmysofa could not build its neighbour table")
         }
         radius = Double(lookup.pointee.radius_max)
+        search = loaded.pointee.SourcePosition.values.flatMap {
+            NearestMeasurementSearch(positions: UnsafePointer($0), count: Int(loaded.pointee.M))
+        }
         self.lookup = lookup
         self.neighborhood = neighborhood
         hrtf = loaded
@@ -177,9 +182,19 @@ public final class SOFADataset {
     /// when a mirrored measurement is used with the ears swapped, or 2 on the median plane of a symmetric
     /// set (ears averaged). Equal keys fill equal slots, so a caller can skip an update that would publish
     /// the same pair again. Control side; allocates nothing.
-    public func nearestKey(for direction: SourceDirection) -> Int {
+    ///
+    /// `hint` is a key returned before (−1: none). A source that moved a little is settled from it with a
+    /// few distances (`NearestMeasurementSearch`, exact); otherwise libmysofa's k-d tree answers.
+    public func nearestKey(for direction: SourceDirection, hint: Int = -1) -> Int {
         let (local, swapEars) = folded(direction)
-        let nearest = withCoordinate(local) { Int(mysofa_lookup(lookup, $0)) }
+        let nearest: Int
+        let r = radius > 0 ? radius : 1
+        if hint >= 0, let search,
+           let found = search.nearest(Float(-local.z * r), Float(-local.x * r), Float(local.y * r), hint: hint / 3) {
+            nearest = found
+        } else {
+            nearest = withCoordinate(local) { Int(mysofa_lookup(lookup, $0)) }
+        }
         guard nearest >= 0 else { return -1 }
         return nearest * 3 + (isMirrorSymmetric && local.x == 0 ? 2 : swapEars ? 1 : 0)
     }

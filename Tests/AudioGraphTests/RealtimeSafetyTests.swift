@@ -92,6 +92,7 @@ import Testing
         thread.start()
 
         var edits = 0
+        let movers = [try engine.nodeID("p3"), try engine.nodeID("p4")]
         var n = 0
         while !done.load(ordering: .acquiring) {
             let name = "x\(n)"
@@ -109,6 +110,8 @@ import Testing
             let angle = Double(n) * 0.3
             try engine.setVector("p3", "position", 2 * sin(angle), 0, -2 * cos(angle))
             try engine.setVector("p4", "velocity", 10 * cos(angle), 0, 0)
+            try engine.moveSources([SourceMove(node: movers[0], .position, 2 * cos(angle), 0.5, -2 * sin(angle)),
+                                    SourceMove(node: movers[1], .position, -sin(angle), 0, -1)])
             try engine.setListenerAngles("room", yaw: Double(n % 90), pitch: 0, roll: 0)
             try engine.set("p4", "occlusion", to: .float(-Double(n % 40)))
             try engine.attach(.mixer, name: "m\(n)")

@@ -1,7 +1,9 @@
 // Soundstage side of the comparison: an Engine with one `environment` node and N looping players of a
-// mono buffer connected to it, moved with `engine.setVector(name, "position", …)` before every block
-// (inside one `engine.batch`, the counterpart of OpenAL's deferred updates) and rendered exactly as
-// JACK's process callback renders: `RenderEngine.render(frameCount: 128, …)`.
+// mono buffer connected to it, moved before every block and rendered exactly as JACK's process callback
+// renders: `RenderEngine.render(frameCount: 128, …)`. Moves: `engine.moveSources` with every source
+// (by node number) in one call, the counterpart of OpenAL's deferred updates; or, with `byName`,
+// `engine.setVector(name, "position", …)` per source inside one `engine.batch` (what an OSC bundle of
+// `/node/<name>/position` messages does).
 import AudioGraph
 
 /// An engine with `sourceCount` players → `env` (environment) → main.
@@ -11,14 +13,18 @@ final class SoundstageScene: Scene {
     let engine: Engine
     private let renderEngine: RenderEngine
     private let names: [String]
+    private let ids: [Int32]
+    private let byName: Bool
+    private let moves: UnsafeMutableBufferPointer<SourceMove>
     private let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
     private let storage: UnsafeMutablePointer<Float>
     private let blockFrames: Int
 
-    init(algorithm: String, sourceCount: Int, signal: [Float], sampleRate: Int, blockFrames: Int, engineBlockFrames: Int)
-        throws
+    init(algorithm: String, sourceCount: Int, signal: [Float], sampleRate: Int, blockFrames: Int, engineBlockFrames: Int,
+         byName: Bool) throws
     {
-        name = "Soundstage, \(algorithm)"
+        name = "Soundstage, \(algorithm)" + (byName ? " (setVector)" : "")
+        self.byName = byName
         self.sourceCount = sourceCount
         self.blockFrames = blockFrames
         engine = Engine(configuration: EngineConfiguration(
@@ -39,6 +45,10 @@ final class SoundstageScene: Scene {
             names.append(name)
         }
         self.names = names
+        let engine = self.engine
+        ids = try names.map { name throws(EngineError) in try engine.nodeID(name) }
+        moves = .allocate(capacity: sourceCount)
+        for i in 0..<sourceCount { moves[i] = SourceMove(node: ids[i], .position, 0, 0, -2) }
         storage = .allocate(capacity: 2 * blockFrames)
         storage.initialize(repeating: 0, count: 2 * blockFrames)
         outputs = .allocate(capacity: 2)
@@ -56,10 +66,24 @@ final class SoundstageScene: Scene {
     deinit {
         outputs.deallocate()
         storage.deallocate()
+        moves.deallocate()
     }
 
     /// Every source's position, as one batch (one push of N commands).
     func update(positions: UnsafePointer<Float>) {
+        if !byName {
+            for i in 0..<sourceCount {
+                moves[i].x = Double(positions[3 * i])
+                moves[i].y = Double(positions[3 * i + 1])
+                moves[i].z = Double(positions[3 * i + 2])
+            }
+            do {
+                try engine.moveSources(UnsafeBufferPointer(moves))
+            } catch {
+                fatalError("moveSources: \(error)")
+            }
+            return
+        }
         do {
             try engine.batch { () throws(EngineError) in
                 for i in 0..<sourceCount {

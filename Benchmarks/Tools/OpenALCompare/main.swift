@@ -5,7 +5,8 @@
 // every block every source moves along a circle of radius 2 m round the listener (N sources evenly
 // spaced, 0.5 revolutions per second, a slight elevation). Measured per configuration:
 //   - update: the calls that move the sources (OpenAL: alSource3f between alDeferUpdatesSOFT and
-//     alProcessUpdatesSOFT; Soundstage: engine.setVector inside one engine.batch), wall time;
+//     alProcessUpdatesSOFT; Soundstage: one engine.moveSources call, or with --by-name also
+//     engine.setVector per source inside one engine.batch), wall time;
 //   - render: the render calls (alcRenderSamplesSOFT; RenderEngine.render), wall time;
 //   - total: the thread's CPU time (CLOCK_THREAD_CPUTIME_ID) over the whole second.
 // Each repeat renders one second of audio per configuration, the configurations taking turns so they see
@@ -14,7 +15,7 @@
 // Soundstage does it in the update (control side) and glides on the render side.
 //
 //   swift run --package-path Benchmarks -c release OpenALCompare [--sources 1,16,64,256] [--repeats 9]
-//       [--revolutions 0.5] [--engine-block 128] [--only openal|soundstage] [--hq]
+//       [--revolutions 0.5] [--engine-block 128] [--only openal|soundstage] [--hq] [--by-name]
 import AudioGraph
 import RenderFixtures
 
@@ -58,6 +59,7 @@ var revolutionsPerSecond = 0.5
 var engineBlockFrames = 128
 var systems: Set<String> = ["openal", "soundstage"]
 var includeHQ = false
+var includeByName = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -67,9 +69,10 @@ while let argument = arguments.next() {
     case "--engine-block": engineBlockFrames = max(1, Int(arguments.next() ?? "") ?? engineBlockFrames)
     case "--only": systems = [arguments.next() ?? ""]
     case "--hq": includeHQ = true
+    case "--by-name": includeByName = true
     default:
         print("usage: OpenALCompare [--sources 1,16,64,256] [--repeats R] [--revolutions RPS] [--engine-block F] "
-              + "[--only openal|soundstage] [--hq]")
+              + "[--only openal|soundstage] [--hq] [--by-name]")
         exit(2)
     }
 }
@@ -207,11 +210,13 @@ for n in sourceCounts {
             }
         }
         if systems.contains("soundstage") {
-            let algorithms = ["HRTF", "equalPowerPanning"] + (includeHQ ? ["HRTFHQ"] : [])
-            for algorithm in algorithms {
+            var configurations = [("HRTF", false), ("equalPowerPanning", false)]
+            if includeHQ { configurations.append(("HRTFHQ", false)) }
+            if includeByName { configurations += [("HRTF", true), ("equalPowerPanning", true)] }
+            for (algorithm, byName) in configurations {
                 let scene = try SoundstageScene(algorithm: algorithm, sourceCount: n, signal: signal,
                                                 sampleRate: sampleRate, blockFrames: blockFrames,
-                                                engineBlockFrames: engineBlockFrames)
+                                                engineBlockFrames: engineBlockFrames, byName: byName)
                 runners.append(Runner(scene: scene, table: table, tableBlocks: tableBlocks))
             }
         }
@@ -254,14 +259,18 @@ if systems.count == 2 {
     print("| N | OpenAL HRTF ms/src | OpenAL no-HRTF ms/src | HRTF render / control ms/src | HRTF ratio render / total "
           + "| equal-power render / control ms/src | equal-power ratio render / total | HRTF total, % of one core |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for n in sourceCounts {
-        guard let oh = row("OpenAL Soft, HRTF", n), let op = row("OpenAL Soft, no HRTF", n),
-              let sh = row("Soundstage, HRTF", n), let se = row("Soundstage, equalPowerPanning", n) else { continue }
-        let d = Double(n)
-        print("| \(n) | \(format(oh.cpu / d)) | \(format(op.cpu / d)) | \(format(sh.render / d)) / \(format(sh.update / d)) "
-              + "| \(format(sh.render / oh.cpu, 2)) / \(format(sh.cpu / oh.cpu, 2)) "
-              + "| \(format(se.render / d)) / \(format(se.update / d)) "
-              + "| \(format(se.render / op.cpu, 2)) / \(format(se.cpu / op.cpu, 2)) "
-              + "| \(format(sh.cpu / 10, 1)) % (OpenAL \(format(oh.cpu / 10, 1)) %) |")
+    for suffix in ["", " (setVector)"] {
+        for n in sourceCounts {
+            guard let oh = row("OpenAL Soft, HRTF", n), let op = row("OpenAL Soft, no HRTF", n),
+                  let sh = row("Soundstage, HRTF" + suffix, n),
+                  let se = row("Soundstage, equalPowerPanning" + suffix, n) else { continue }
+            let d = Double(n)
+            print("| \(n)\(suffix) | \(format(oh.cpu / d)) | \(format(op.cpu / d)) "
+                  + "| \(format(sh.render / d)) / \(format(sh.update / d)) "
+                  + "| \(format(sh.render / oh.cpu, 2)) / \(format(sh.cpu / oh.cpu, 2)) "
+                  + "| \(format(se.render / d)) / \(format(se.update / d)) "
+                  + "| \(format(se.render / op.cpu, 2)) / \(format(se.cpu / op.cpu, 2)) "
+                  + "| \(format(sh.cpu / 10, 1)) % (OpenAL \(format(oh.cpu / 10, 1)) %) |")
+        }
     }
 }

@@ -113,10 +113,22 @@ do {
         let exchange = hrtf.exchange
         var lookups = 0.0
         var count = 0
+        var publishedKey = -1
         let cost = measure(channels: 2, update: { d in
+            // As the engine does: interpolated sets publish every update; nearest-measurement sets look
+            // up from the previous measurement and publish only when it changes.
             let start = threadCPUSeconds()
-            set.fill(exchange.writableSlot, direction: d, interpolated: quality.interpolates)
-            exchange.publish()
+            if quality.interpolates {
+                set.fill(exchange.writableSlot, direction: d, interpolated: true)
+                exchange.publish()
+            } else {
+                let key = set.nearestKey(for: d, hint: publishedKey)
+                if key != publishedKey {
+                    set.fill(exchange.writableSlot, nearestKey: key)
+                    exchange.publish()
+                    publishedKey = key
+                }
+            }
             lookups += threadCPUSeconds() - start
             count += 1
         }) { hrtf.process(input: input, output: $0, frames: block) }

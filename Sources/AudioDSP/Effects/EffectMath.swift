@@ -159,28 +159,19 @@ public enum EffectMath {
         return s / c
     }
 
-    /// √x by Newton's iteration from an exponent-halving first guess (five steps reach full Double
-    /// precision from the guess's < 6 % error). `Double.squareRoot()` calls a C shim on Linux, which the
-    /// `@_noLocks` checker rejects. Negative arguments give NaN; 0 and +∞ pass through.
+    /// √x, correctly rounded (the CPU's square-root instruction). `Double.squareRoot()` goes through a C
+    /// shim on Linux, which the `@_noLocks` checker rejects; the shim is an inline `__builtin_sqrt`,
+    /// which compiles to the instruction itself for the arguments that reach it here (not negative, not
+    /// NaN), so the call is wrapped in a function the checker is told to skip. Negative arguments give
+    /// NaN; 0 and +∞ pass through.
     @inlinable
     public static func squareRoot(_ x: Double) -> Double {
         if x.isNaN || x < 0 { return .nan }
-        if x == 0 || x == .infinity { return x }
-        var v = x
-        var scale = 1.0
-        if v < 2.225_073_858_507_201_4e-308 {  // subnormal: scale by 2^108, unscale by 2^54
-            v *= 324_518_553_658_426_726_783_156_020_576_256.0
-            scale = 1.0 / 18_014_398_509_481_984
-        }
-        // Halve the biased exponent: a guess within a factor √2 of the root, then refine.
-        var y = Double(bitPattern: (v.bitPattern >> 1) &+ 0x1FF8_0000_0000_0000)
-        y = 0.5 * (y + v / y)
-        y = 0.5 * (y + v / y)
-        y = 0.5 * (y + v / y)
-        y = 0.5 * (y + v / y)
-        y = 0.5 * (y + v / y)
-        return y * scale
+        return hardwareSquareRoot(x)
     }
+
+    @inlinable @inline(never) @_semantics("no_performance_analysis")
+    static func hardwareSquareRoot(_ x: Double) -> Double { x.squareRoot() }
 
     /// Hyperbolic sine; a short series below |x| = 0.01 avoids the cancellation in (eˣ − e⁻ˣ)/2.
     @inlinable

@@ -214,24 +214,40 @@ public enum EnvironmentRender {
                 input.fade.pointee.advance(frames: frames)
                 continue
             }
-            // Mono downmix at the source's volume and the connection's fade.
+            // Mono downmix at the source's volume and the connection's fade. A mono source at unity (the
+            // usual case) is read where it is.
             let mono = voice.pointee.mono
-            MixKernel.clear(mono, count: frames)
-            let scale = 1 / Float(max(1, source.channelCount))
-            for c in 0..<source.channelCount {
-                var gain = input.mixing.pointee.chunkMono
-                var f = fade
-                MixKernel.accumulate(source.channel(c), into: mono, count: frames, gain: &gain, fade: &f, scale: scale)
+            var signal: UnsafePointer<Float>
+            let unity = !input.mixing.pointee.chunkMono.isRamping && !fade.isRamping
+                && input.mixing.pointee.chunkMono.value * fade.value == 1
+            if source.channelCount == 1 && unity {
+                signal = UnsafePointer(source.channel(0))
+            } else {
+                MixKernel.clear(mono, count: frames)
+                let scale = 1 / Float(max(1, source.channelCount))
+                for c in 0..<source.channelCount {
+                    var gain = input.mixing.pointee.chunkMono
+                    var f = fade
+                    MixKernel.accumulate(source.channel(c), into: mono, count: frames, gain: &gain, fade: &f,
+                                         scale: scale)
+                }
+                signal = UnsafePointer(mono)
             }
             input.fade.pointee.advance(frames: frames)
-            var signal = UnsafePointer(mono)
             if voice.pointee.usesDoppler {
-                voice.pointee.doppler.process(input: mono, output: voice.pointee.shifted, frames: frames)
+                voice.pointee.doppler.process(input: signal, output: voice.pointee.shifted, frames: frames)
                 signal = UnsafePointer(voice.pointee.shifted)
             }
-            voice.pointee.filter.process(input: signal, direct: voice.pointee.direct,
-                                         reverbSend: env.pointee.reverbIn.channel(0), frames: frames)
-            let direct = UnsafePointer(voice.pointee.direct)
+            // Transparent occlusion/obstruction/send stages (the defaults) pass the signal on as it is.
+            let direct: UnsafePointer<Float>
+            if voice.pointee.filter.isTransparent {
+                voice.pointee.filter.passOver(input: signal, frames: frames)
+                direct = signal
+            } else {
+                voice.pointee.filter.process(input: signal, direct: voice.pointee.direct,
+                                             reverbSend: env.pointee.reverbIn.channel(0), frames: frames)
+                direct = UnsafePointer(voice.pointee.direct)
+            }
             switch voice.pointee.algorithm {
             case .sphericalHead: voice.pointee.head.process(input: direct, output: bus, frames: frames)
             case .hrtf, .hrtfHQ:

@@ -159,6 +159,22 @@ public struct SourceEnvironmentFilter: BitwiseCopyable {
         }
     }
 
+    /// True when `process` would write its input to `direct` unchanged and send nothing: both filters at
+    /// the identity, the dry gain resting at 1 and the send at 0 (the defaults).
+    @inlinable
+    public var isTransparent: Bool { isIdentity && !dry.isRamping && dry.value == 1 }
+
+    /// What `process` does to the filter states when `isTransparent`, for callers that use `input` as
+    /// the direct path themselves instead of having it copied.
+    @inlinable
+    public mutating func passOver(input: UnsafePointer<Float>, frames: Int) {
+        hasStarted = true
+        guard frames > 0 else { return }
+        let last = Denormal.flush(Double(input[frames &- 1]))
+        occlusionState = last
+        obstructionState = last
+    }
+
     /// True when both filters rest at the identity and the send rests at zero (the defaults).
     @inlinable
     var isIdentity: Bool {

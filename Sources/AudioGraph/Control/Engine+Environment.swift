@@ -80,15 +80,18 @@ extension Engine {
         let record = SpatialVoiceRecord(sampleRate: state.configuration.sampleRate,
                                         maxBlockFrames: state.configuration.blockFrames, layout: control.layout)
         state.spatialVoices[key] = record
-        state.spatialVoiceKeysBySource[key.source, default: []].append(key)
+        source.spatialVoices.append(SourceVoice(key: key, environment: environment, record: record))
         let target = try voiceTarget(source: source, environment: environment, record: record, isNew: true, ramp: 0)
         EnvironmentRender.apply(target, to: record.voice)
     }
 
     /// Re-places every voice fed by `source` (after one of its 3D properties changed).
     func updateVoices(source: NodeRecord, time: Int64) throws(EngineError) {
-        guard let keys = state.spatialVoiceKeysBySource[source.id] else { return }
-        for key in keys { try updateVoice(key, time: time) }
+        for voice in source.spatialVoices {
+            let target = try voiceTarget(source: source, environment: voice.environment, record: voice.record,
+                                         isNew: false, ramp: spatialRampFrames)
+            try send(TimedCommand(time: time, .spatialVoice(voice.record.voice, target)))
+        }
     }
 
     /// Re-places every voice of `environment` (after the listener or a model parameter changed).
@@ -105,8 +108,10 @@ extension Engine {
     }
 
     /// Frees the voices whose connections have left the graph (after their fades). Poll, lock held.
+    /// Runs only after the graph was published again (every change of connections publishes).
     func pruneVoices() {
-        guard !state.spatialVoices.isEmpty else { return }
+        guard !state.spatialVoices.isEmpty, state.voicesPrunedAtGeneration != state.generation else { return }
+        state.voicesPrunedAtGeneration = state.generation
         var live: Set<VoiceKey> = []
         for edge in state.connections + state.retiringEdges.map(\.item.connection) {
             guard let source = state.nodes[edge.source] ?? state.dyingNodes[edge.source]?.item,
@@ -117,10 +122,8 @@ extension Engine {
         }
         for key in Array(state.spatialVoices.keys) where !live.contains(key) {
             if let record = state.spatialVoices.removeValue(forKey: key) { bury(record) }
-            state.spatialVoiceKeysBySource[key.source]?.removeAll { $0 == key }
-            if state.spatialVoiceKeysBySource[key.source]?.isEmpty == true {
-                state.spatialVoiceKeysBySource[key.source] = nil
-            }
+            let source = state.nodesByID[key.source] ?? state.dyingNodes.values.first { $0.item.id == key.source }?.item
+            source?.spatialVoices.removeAll { $0.key == key }
         }
     }
 
@@ -157,7 +160,8 @@ extension Engine {
             reverbBlend: source.double("reverbBlend"), obstruction: source.double("obstruction"),
             occlusion: source.double("occlusion"),
             requested: SpatialRenderingAlgorithm(name: source.string("renderingAlgorithm")) ?? .equalPowerPanning,
-            mode: source.string("sourceMode"))
+            bypasses: source.string("sourceMode") == "bypass",
+            spatializesOnlyMono: source.string("sourceMode") == "spatializeIfMono")
         source.spatialProperties = properties
         return properties
     }
@@ -175,8 +179,8 @@ extension Engine {
             listenerVelocity: .zero)
         var algorithm = p.requested.resolved(outputChannelCount: environment.outputChannelCount,
                                              isHeadphones: model.headphones)
-        let passes = algorithm == .stereoPassThrough || p.mode == "bypass"
-            || (p.mode == "spatializeIfMono" && source.outputChannelCount > 1)
+        let passes = algorithm == .stereoPassThrough || p.bypasses
+            || (p.spatializesOnlyMono && source.outputChannelCount > 1)
         if algorithm == .hrtf || algorithm == .hrtfHQ {
             if !passes, !(try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
                                           direction: direction, isNew: isNew)) {
@@ -226,7 +230,7 @@ extension Engine {
         if quality.interpolates {
             dataset.fill(slot, direction: direction, interpolated: true)
         } else {
-            let key = dataset.nearestKey(for: direction)
+            let key = dataset.nearestKey(for: direction, hint: convolver.publishedKey ?? -1)
             if key == convolver.publishedKey { return true }
             dataset.fill(slot, nearestKey: key)
             convolver.publishedKey = key
@@ -286,7 +290,7 @@ extension Engine {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
             node.values[key] = value
-            control.datasets = [:]
+            control.datasets = HRTFSets()
             control.datasets[.standard] = dataset
             for (key, record) in state.spatialVoices where key.environment == node.id {
                 if let old = record.convolver {
@@ -311,17 +315,16 @@ extension Engine {
                           atSampleTime time: Int64? = nil) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
             let record = try record(node)
-            let keys = Self.vectorKeys(name)
-            let vx: ParameterValue, vy: ParameterValue, vz: ParameterValue
-            if let limit = Self.vectorLimit(name, kind: record.kind), x.isFinite, y.isFinite, z.isFinite,
-               abs(x) <= limit, abs(y) <= limit, abs(z) <= limit {
-                // The frequent case (a move at frame rate) without the generic table search.
-                (vx, vy, vz) = (.float(x), .float(y), .float(z))
-            } else {
-                vx = try validate(kind: record.kind, node: node, keys.0, .float(x), specs: record.specs)
-                vy = try validate(kind: record.kind, node: node, keys.1, .float(y), specs: record.specs)
-                vz = try validate(kind: record.kind, node: node, keys.2, .float(z), specs: record.specs)
+            if let property = SpatialVectorProperty(name: name), record.kind.is3DSource {
+                // The frequent case (a move at frame rate): no table search, no dictionary writes.
+                let v = try checkedVector(record, property, x, y, z)
+                try move(record, property, v, time: time ?? -1)
+                return
             }
+            let keys = (name + "X", name + "Y", name + "Z")
+            let vx = try validate(kind: record.kind, node: node, keys.0, .float(x), specs: record.specs)
+            let vy = try validate(kind: record.kind, node: node, keys.1, .float(y), specs: record.specs)
+            let vz = try validate(kind: record.kind, node: node, keys.2, .float(z), specs: record.specs)
             record.values[keys.0] = vx
             record.values[keys.1] = vy
             record.values[keys.2] = vz
@@ -329,39 +332,86 @@ extension Engine {
                 record.environment?.model = nil
                 try updateVoices(environment: record, time: time ?? -1)
             } else {
-                // Keep the parsed properties: a move is the most frequent update.
-                let v = SpatialVector(vx.doubleValue ?? 0, vy.doubleValue ?? 0, vz.doubleValue ?? 0)
-                switch name {
-                case "position": record.spatialProperties?.position = v
-                case "velocity": record.spatialProperties?.velocity = v
-                case "direction": record.spatialProperties?.facing = v
-                default: record.spatialProperties = nil
-                }
+                record.spatialProperties = nil
                 try updateVoices(source: record, time: time ?? -1)
             }
         }
     }
 
-    /// The symmetric range of the vector `name` on `kind` (as its ParameterSpecs say), or nil when
-    /// `kind` has no such vector (the generic check then reports it).
-    static func vectorLimit(_ name: String, kind: NodeKind) -> Double? {
-        switch name {
-        case "position", "direction": return kind.is3DSource ? 1e6 : nil
-        case "velocity": return kind.is3DSource ? 1e4 : nil
-        case "listener": return kind == .environment ? 1e6 : nil
-        default: return nil
+    /// A node's stable number: what `moveSources` addresses nodes by. It stays the node's until the
+    /// node is detached (a new node of the same name gets a new number).
+    public func nodeID(_ name: String) throws(EngineError) -> Int32 {
+        try lock.withLock { _ throws(EngineError) in try record(name).id }
+    }
+
+    /// Moves many 3D sources at once, addressed by `nodeID`: one lock, no name lookups, and every voice
+    /// update reaches the render thread in the same cycle (at `atSampleTime` when given). All or
+    /// nothing: an unknown node, a node that is not a 3D source or a coordinate out of range (or not
+    /// finite) throws before anything moves.
+    public func moveSources(_ moves: UnsafeBufferPointer<SourceMove>, atSampleTime time: Int64? = nil)
+        throws(EngineError)
+    {
+        try lock.withLock { _ throws(EngineError) in
+            // Checked first (all or nothing); the records found are kept for the moves.
+            var records = state.moveScratch
+            state.moveScratch = []
+            defer {
+                records.removeAll(keepingCapacity: true)
+                state.moveScratch = records
+            }
+            for m in moves {
+                guard let record = state.nodesByID[m.node], !record.isInternal else {
+                    throw EngineError(.unknownNode, "no node numbered \(m.node)")
+                }
+                guard record.kind.is3DSource else {
+                    throw EngineError(.notAllowed, "'\(record.name)' is a \(record.kind.rawValue), not a 3D source")
+                }
+                _ = try checkedVector(record, m.property, m.x, m.y, m.z)
+                records.append(record)
+            }
+            try batchLocked { () throws(EngineError) in
+                for (m, record) in zip(moves, records) {
+                    try move(record, m.property, SpatialVector(m.x, m.y, m.z), time: time ?? -1)
+                }
+            }
         }
     }
 
-    /// The parameter names `setVector` sets for `name`.
-    private static func vectorKeys(_ name: String) -> (String, String, String) {
-        switch name {
-        case "position": return ("positionX", "positionY", "positionZ")
-        case "velocity": return ("velocityX", "velocityY", "velocityZ")
-        case "direction": return ("directionX", "directionY", "directionZ")
-        case "listener": return ("listenerX", "listenerY", "listenerZ")
-        default: return (name + "X", name + "Y", name + "Z")
+    /// `moveSources` for an array.
+    public func moveSources(_ moves: [SourceMove], atSampleTime time: Int64? = nil) throws(EngineError) {
+        try moves.withUnsafeBufferPointer { buffer throws(EngineError) in try moveSources(buffer, atSampleTime: time) }
+    }
+
+    /// (x, y, z) as a vector of `property`, or the error naming the coordinate that is out of range.
+    private func checkedVector(_ record: NodeRecord, _ property: SpatialVectorProperty, _ x: Double, _ y: Double,
+                               _ z: Double) throws(EngineError) -> SpatialVector {
+        let limit = property.limit
+        if x.isFinite, y.isFinite, z.isFinite, abs(x) <= limit, abs(y) <= limit, abs(z) <= limit {
+            return SpatialVector(x, y, z)
         }
+        let keys = property.parameterKeys
+        // The generic check names the parameter and its range.
+        _ = try validate(kind: record.kind, node: record.name, keys.0, .float(x), specs: record.specs)
+        _ = try validate(kind: record.kind, node: record.name, keys.1, .float(y), specs: record.specs)
+        _ = try validate(kind: record.kind, node: record.name, keys.2, .float(z), specs: record.specs)
+        throw EngineError(.outOfRange, "\(record.name).\(property): (\(x), \(y), \(z)) is out of range")
+    }
+
+    /// Lock held. Moves a 3D source's vector and re-places its voices.
+    private func move(_ record: NodeRecord, _ property: SpatialVectorProperty, _ v: SpatialVector, time: Int64)
+        throws(EngineError)
+    {
+        _ = sourceProperties(record)
+        record.move(property, to: v)
+        try updateVoices(source: record, time: time)
+    }
+
+    /// The symmetric range of the vector `name` on `kind` (as its ParameterSpecs say), or nil when
+    /// `kind` has no such vector (the generic check then reports it).
+    static func vectorLimit(_ name: String, kind: NodeKind) -> Double? {
+        if name == "listener" { return kind == .environment ? 1e6 : nil }
+        guard let property = SpatialVectorProperty(name: name), kind.is3DSource else { return nil }
+        return property.limit
     }
 
     /// Points an environment's listener along `forward` with `up` (OpenAL's AL_ORIENTATION); kept in

@@ -170,13 +170,14 @@ public final class Engine: @unchecked Sendable {
     /// Lock held. When no batch is open any more, pushes what the batches held (a program first).
     private func commitBatchIfOutermost() throws(EngineError) {
         guard state.batchDepth == 0 else { return }
-        var commands = state.batchCommands
         let takes = state.batchNeedsProgram
-        if takes { commands.insert(TimedCommand(.takeProgram), at: 0) }
-        state.batchCommands = []
+        if takes { state.batchCommands.insert(TimedCommand(.takeProgram), at: 0) }
         state.batchNeedsProgram = false
+        // The held commands' storage is kept for the next batch (frame-rate moves batch every block).
+        defer { state.batchCommands.removeAll(keepingCapacity: true) }
+        guard !state.batchCommands.isEmpty else { return }
         let before = renderEngine.commands.producedCount
-        try push(commands)
+        try push(state.batchCommands)
         if takes { state.lastTakeProgramCount = before + 1 }
     }
 
@@ -257,8 +258,10 @@ struct ControlState {
     var meters: [String: MeterRecord] = [:]
     /// One voice per connection into an environment.
     var spatialVoices: [VoiceKey: SpatialVoiceRecord] = [:]
-    /// The keys of `spatialVoices` by source node id, so moving one source does not scan every voice.
-    var spatialVoiceKeysBySource: [Int32: [VoiceKey]] = [:]
+    /// `moveSources`'s list of the records it moves (kept, so a move at frame rate allocates nothing).
+    var moveScratch: [NodeRecord] = []
+    /// The program generation `pruneVoices` last looked at.
+    var voicesPrunedAtGeneration = -1
     /// Effects exposed as host ports, by node name, and the layout version.
     var inserts: [String: HostInsert] = [:]
     var insertLayoutVersion = 0

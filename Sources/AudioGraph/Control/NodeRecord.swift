@@ -10,8 +10,26 @@ final class NodeRecord {
     let id: Int32
     /// Engine-owned helper nodes (the sound pool's voices): not listed, not saved.
     var isInternal = false
-    /// Current parameter values, every spec present.
-    var values: [String: ParameterValue]
+    /// Current parameter values, every spec present. Moves of a 3D source (`Engine.setVector`,
+    /// `moveSources`) land in `spatialProperties` only and are written back here when the values are
+    /// next read or changed, so a move at frame rate costs no dictionary writes.
+    var values: [String: ParameterValue] {
+        get {
+            if pendingVectors != 0 { writeBackVectors() }
+            return storedValues
+        }
+        _modify {
+            if pendingVectors != 0 { writeBackVectors() }
+            yield &storedValues
+        }
+        set {
+            storedValues = newValue
+            pendingVectors = 0
+        }
+    }
+    private var storedValues: [String: ParameterValue]
+    /// The vectors moved since `values` was last read: a bit per `SpatialVectorProperty`.
+    private var pendingVectors: UInt8 = 0
     /// This node's parameters (an EQ's depend on its band count).
     var specs: [ParameterSpec]
     /// The effect kernel of an effect node.
@@ -33,8 +51,13 @@ final class NodeRecord {
     /// An environment's state (the `environment` kind).
     var environment: EnvironmentControl?
     /// A 3D source's properties as voice targets read them, parsed from `values` on first use after a
-    /// change (nil: to be read again).
-    var spatialProperties: SpatialSourceProperties?
+    /// change (nil: to be read again). Newer than `values` for the vectors in `pendingVectors`.
+    var spatialProperties: SpatialSourceProperties? {
+        willSet { if newValue == nil, pendingVectors != 0 { writeBackVectors() } }
+    }
+    /// The voices this node feeds (one per connection into an environment), so a move reaches them
+    /// without a search.
+    var spatialVoices: [SourceVoice] = []
     /// An `audioplayer`'s control state (AVAudioPlayer semantics on top of the schedule queue).
     var audio: AudioPlayerControl?
     /// The last transport change the render thread reported: (engine time, player time, playing).
@@ -48,7 +71,7 @@ final class NodeRecord {
         specs = kind.parameters
         var values: [String: ParameterValue] = [:]
         for spec in kind.parameters { values[spec.name] = spec.defaultValue }
-        self.values = values
+        storedValues = values
         mixing = .allocate(capacity: 1)
         mixing.initialize(to: MixingState(left: 1, right: 1, mono: 1))
         if kind.isPlayer {
@@ -82,6 +105,35 @@ final class NodeRecord {
         player?.pointee.deallocate()
         player?.deallocate()
         mixer?.deallocate()
+    }
+
+    /// Records a move of a 3D source's vector in `spatialProperties` (which must be parsed), leaving
+    /// `values` to be brought up to date when next read.
+    func move(_ property: SpatialVectorProperty, to v: SpatialVector) {
+        switch property {
+        case .position: spatialProperties?.position = v
+        case .velocity: spatialProperties?.velocity = v
+        case .direction: spatialProperties?.facing = v
+        }
+        pendingVectors |= 1 << property.rawValue
+    }
+
+    private func writeBackVectors() {
+        let pending = pendingVectors
+        pendingVectors = 0
+        guard let p = spatialProperties else { return }
+        for property in SpatialVectorProperty.allCases where pending & (1 << property.rawValue) != 0 {
+            let v: SpatialVector
+            switch property {
+            case .position: v = p.position
+            case .velocity: v = p.velocity
+            case .direction: v = p.facing
+            }
+            let keys = property.parameterKeys
+            storedValues[keys.0] = .float(v.x)
+            storedValues[keys.1] = .float(v.y)
+            storedValues[keys.2] = .float(v.z)
+        }
     }
 
     func double(_ key: String) -> Double { values[key]?.doubleValue ?? 0 }

@@ -12,6 +12,13 @@ struct VoiceKey: Hashable {
     let bus: Int
 }
 
+/// A voice as its source node lists it: the environment it feeds and the voice's record.
+struct SourceVoice {
+    let key: VoiceKey
+    let environment: NodeRecord
+    let record: SpatialVoiceRecord
+}
+
 /// An environment node's state.
 final class EnvironmentControl {
     let layout: SpeakerLayout
@@ -21,7 +28,7 @@ final class EnvironmentControl {
     var model: EnvironmentModel?
     /// The HRTF sets, one per quality (their filter lengths differ), each loaded when a voice first needs
     /// it (`hrtf` parameter, else the Debian KEMAR set).
-    var datasets: [HRTFQuality: SOFADataset] = [:]
+    var datasets = HRTFSets()
 
     init(layout: SpeakerLayout, sampleRate: Double, maxBlockFrames: Int) {
         self.layout = layout
@@ -33,6 +40,22 @@ final class EnvironmentControl {
         state.pointee.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+}
+
+/// An environment's HRTF sets by quality (a switch, not a hash: every HRTF move reads it).
+struct HRTFSets {
+    var standard: SOFADataset?
+    var high: SOFADataset?
+
+    subscript(quality: HRTFQuality) -> SOFADataset? {
+        get { quality == .standard ? standard : high }
+        set {
+            switch quality {
+            case .standard: standard = newValue
+            case .high: high = newValue
+            }
+        }
     }
 }
 
@@ -55,7 +78,10 @@ struct SpatialSourceProperties {
     let obstruction: Double
     let occlusion: Double
     let requested: SpatialRenderingAlgorithm
-    let mode: String
+    /// `sourceMode` is `bypass`: the source's channels pass as they are.
+    let bypasses: Bool
+    /// `sourceMode` is `spatializeIfMono`: a source of more than one channel passes as it is.
+    let spatializesOnlyMono: Bool
 }
 
 /// One source connection into an environment: its render-side voice and HRTF convolver.
@@ -93,5 +119,53 @@ final class OwnedConvolver {
         pointer.pointee.deallocate()
         pointer.deinitialize(count: 1)
         pointer.deallocate()
+    }
+}
+
+/// The vectors of a 3D source that move at frame rate (`Engine.setVector`, `Engine.moveSources`).
+public enum SpatialVectorProperty: UInt8, CaseIterable, Sendable, BitwiseCopyable {
+    case position
+    case velocity
+    /// Where the source faces (its cone's axis); OpenAL's AL_DIRECTION.
+    case direction
+
+    /// The property `setVector` names `name` ("position", "velocity", "direction"), if any.
+    public init?(name: String) {
+        switch name {
+        case "position": self = .position
+        case "velocity": self = .velocity
+        case "direction": self = .direction
+        default: return nil
+        }
+    }
+
+    /// The three parameters the vector is made of.
+    var parameterKeys: (String, String, String) {
+        switch self {
+        case .position: return ("positionX", "positionY", "positionZ")
+        case .velocity: return ("velocityX", "velocityY", "velocityZ")
+        case .direction: return ("directionX", "directionY", "directionZ")
+        }
+    }
+
+    /// The symmetric range of each coordinate (as the parameter tables give it; a test keeps them equal).
+    var limit: Double { self == .velocity ? 1e4 : 1e6 }
+}
+
+/// One move of `moveSources`: the `property` vector of the 3D source node `node` (its `Engine.nodeID`)
+/// becomes (x, y, z).
+public struct SourceMove: Sendable, BitwiseCopyable {
+    public var node: Int32
+    public var property: SpatialVectorProperty
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    public init(node: Int32, _ property: SpatialVectorProperty = .position, _ x: Double, _ y: Double, _ z: Double) {
+        self.node = node
+        self.property = property
+        self.x = x
+        self.y = y
+        self.z = z
     }
 }
