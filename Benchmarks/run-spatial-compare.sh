@@ -4,6 +4,8 @@
 #
 #   Benchmarks/run-spatial-compare.sh          N = 1, 16, 64, 256 moving sources; OpenAL Soft with and
 #                                              without HRTF, Soundstage HRTF, HRTF HQ and equal power
+#                                              (moved with moveSources; HRTF and equal power also with
+#                                              setVector by name)
 #   Benchmarks/run-spatial-compare.sh --kernels  also the per-kernel costs (SpatialCost)
 #
 # Environment: REPEATS (seconds of audio measured per configuration and N, default 15), SOURCES
@@ -36,7 +38,7 @@ echo
 swift build --package-path Benchmarks -c release --product OpenALCompare >/dev/null
 BIN="$(swift build --package-path Benchmarks -c release --show-bin-path)"
 echo "== OpenAL Soft vs Soundstage"
-"$BIN/OpenALCompare" --sources "$SOURCES" --repeats "$REPEATS" --hq
+"$BIN/OpenALCompare" --sources "$SOURCES" --repeats "$REPEATS" --hq --by-name
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ "${1:-}" = "--kernels" ]; then

@@ -1,9 +1,10 @@
 // The control-side cost of moving 3D sources, in µs per moved source: `Engine.setVector` (one call per
 // source, by name) and `Engine.moveSources` (one call for all of them, by node number), for N sources
-// in one environment rendered with equal-power panning and with HRTF. No render thread: the command
+// in one environment rendered with equal-power panning, HRTF and HRTF HQ. No render thread: the command
 // queue is drained between rounds by an offline render of one block.
 //
 //   swift run --package-path Benchmarks -c release SetVectorCost [N] [rounds]
+//   ONLY=HRTF (or equalPowerPanning, HRTFHQ): that algorithm alone, moveSources only
 import AudioGraph
 import Foundation
 
@@ -62,7 +63,7 @@ func measure(algorithm: String, batched: Bool) throws -> (Double, Double, Double
 }
 
 let only = ProcessInfo.processInfo.environment["ONLY"]
-for algorithm in ["equalPowerPanning", "HRTF"] where only == nil || only == algorithm {
+for algorithm in ["equalPowerPanning", "HRTF", "HRTFHQ"] where only == nil || only == algorithm {
     for batched in [false, true] where only == nil || batched {
         let (median, low, high) = try measure(algorithm: algorithm, batched: batched)
         print(String(format: "%@ on %d %@ sources: median %.3f µs per source (min %.3f, max %.3f)",
