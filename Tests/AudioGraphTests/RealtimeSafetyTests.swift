@@ -114,6 +114,7 @@ import Testing
                                     SourceMove(node: movers[1], .position, -sin(angle), 0, -1)])
             try engine.setListenerAngles("room", yaw: Double(n % 90), pitch: 0, roll: 0)
             try engine.set("p4", "occlusion", to: .float(-Double(n % 40)))
+            try engine.set("p3", "sourceMode", to: .string(n % 4 == 1 ? "ambienceBed" : "pointSource"))
             try engine.attach(.mixer, name: "m\(n)")
             try engine.connect(name, to: "m\(n)")
             try engine.connect("m\(n)", to: "main")

@@ -42,6 +42,16 @@ public struct AmbisonicEncoder: BitwiseCopyable {
         x.ramp(to: c.x * gain, frames: frames)
     }
 
+    /// Glides to W alone (times `gain`): a signal with no direction (an LFE channel of an ambience bed).
+    @inlinable
+    public mutating func setOmnidirectional(gain: Float, rampFrames: Int) {
+        let frames = hasStarted ? rampFrames : 0
+        w.ramp(to: gain, frames: frames)
+        y.ramp(to: 0, frames: frames)
+        z.ramp(to: 0, frames: frames)
+        x.ramp(to: 0, frames: frames)
+    }
+
     /// Adds the encoded `input` to channels 0…3 (W, Y, Z, X) of `bformat`.
     @inlinable
     public mutating func process(input: UnsafePointer<Float>, bformat: BusRef, frames: Int) {

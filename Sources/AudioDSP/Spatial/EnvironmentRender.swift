@@ -16,11 +16,19 @@ public struct SpatialVoiceTarget: BitwiseCopyable {
     public var algorithm: SpatialRenderingAlgorithm
     /// True when the source's channels are copied as they are (stereo pass-through, bypass mode).
     public var passesThrough: Bool
+    /// True for an ambience bed (`AmbienceBed`): its channels are placed by `bedRotation`, and the
+    /// direction, Doppler, filters and algorithm are not used.
+    public var rendersBed: Bool
+    /// The bed's frame in listener coordinates.
+    public var bedRotation: SpatialRotation
     public var rampFrames: Int32
 
     public init(direction: SourceDirection, gain: Float, reverbBlend: Double, obstructionDecibels: Double,
                 occlusionDecibels: Double, dopplerRatio: Double, algorithm: SpatialRenderingAlgorithm,
-                passesThrough: Bool, rampFrames: Int32) {
+                passesThrough: Bool, rendersBed: Bool = false, bedRotation: SpatialRotation = .identity,
+                rampFrames: Int32) {
+        self.rendersBed = rendersBed
+        self.bedRotation = bedRotation
         self.direction = direction
         self.gain = gain
         self.reverbBlend = reverbBlend
@@ -41,6 +49,9 @@ public struct SpatialVoice {
     public var equalPower = EqualPowerPanningKernel()
     public var head: SphericalHeadKernel
     public var hrtf: UnsafeMutablePointer<HRTFConvolver>?
+    /// The ambience bed of a source in that mode (installed like `hrtf`), and whether it renders now.
+    public var bed: UnsafeMutablePointer<AmbienceBed>?
+    public var rendersBed = false
     public var vbap: VBAPKernel?
     public var encoder = AmbisonicEncoder()
     public var passThrough = PassThroughKernel()
@@ -155,7 +166,18 @@ public enum EnvironmentRender {
     @inlinable
     public static func apply(_ target: SpatialVoiceTarget, to voice: UnsafeMutablePointer<SpatialVoice>) {
         let ramp = Int(target.rampFrames)
-        if voice.pointee.algorithm != target.algorithm || voice.pointee.passesThrough != target.passesThrough {
+        if target.rendersBed {
+            // A bed starts from its targets when it takes over; only its glides and its volume matter.
+            let starts = !voice.pointee.rendersBed
+            voice.pointee.rendersBed = true
+            voice.pointee.bed?.pointee.setRotation(target.bedRotation, gain: target.gain, rampFrames: starts ? 0 : ramp)
+            return
+        }
+        let leavesBed = voice.pointee.rendersBed
+        voice.pointee.rendersBed = false
+        if leavesBed || voice.pointee.algorithm != target.algorithm
+            || voice.pointee.passesThrough != target.passesThrough
+        {
             voice.pointee.algorithm = target.algorithm
             voice.pointee.passesThrough = target.passesThrough
             voice.pointee.equalPower.reset()
@@ -199,6 +221,16 @@ public enum EnvironmentRender {
             let voice = input.voice
             let source = input.source
             let fade = input.fade.pointee
+            if voice.pointee.rendersBed {
+                // An ambience bed: every channel encoded at its place, decoded with the sound field.
+                if let bed = voice.pointee.bed {
+                    usesSoundField = true
+                    bed.pointee.process(source: source, gain: input.mixing.pointee.chunkMono, fade: fade,
+                                        scratch: voice.pointee.mono, bformat: env.pointee.bformat, frames: frames)
+                }
+                input.fade.pointee.advance(frames: frames)
+                continue
+            }
             if voice.pointee.passesThrough {
                 // A stereo bed (or a bypassed source): its channels as they are, at its volume.
                 for c in 0..<min(source.channelCount, bus.channelCount) {

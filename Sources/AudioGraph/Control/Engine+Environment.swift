@@ -161,7 +161,8 @@ extension Engine {
             occlusion: source.double("occlusion"),
             requested: SpatialRenderingAlgorithm(name: source.string("renderingAlgorithm")) ?? .equalPowerPanning,
             bypasses: source.string("sourceMode") == "bypass",
-            spatializesOnlyMono: source.string("sourceMode") == "spatializeIfMono")
+            spatializesOnlyMono: source.string("sourceMode") == "spatializeIfMono",
+            rendersBed: source.string("sourceMode") == "ambienceBed")
         source.spatialProperties = properties
         return properties
     }
@@ -181,6 +182,15 @@ extension Engine {
                                              isHeadphones: model.headphones)
         let passes = algorithm == .stereoPassThrough || p.bypasses
             || (p.spatializesOnlyMono && source.outputChannelCount > 1)
+        if p.rendersBed && !passes {
+            // Far field around the listener: no distance, cone or Doppler; turned by the source's front
+            // and the listener's orientation.
+            try prepareBed(record, channelCount: max(1, source.outputChannelCount), isNew: isNew)
+            return SpatialVoiceTarget(
+                direction: SourceDirection(), gain: 1, reverbBlend: 0, obstructionDecibels: 0, occlusionDecibels: 0,
+                dopplerRatio: 1, algorithm: .soundField, passesThrough: false, rendersBed: true,
+                bedRotation: SpatialRotation(bedFacing: p.facing, orientation: model.orientation), rampFrames: ramp)
+        }
         if algorithm == .hrtf || algorithm == .hrtfHQ {
             if !passes, !(try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
                                           direction: direction, isNew: isNew)) {
@@ -193,6 +203,20 @@ extension Engine {
             direction: direction, gain: gain.isFinite ? gain : 0, reverbBlend: p.reverbBlend,
             obstructionDecibels: p.obstruction, occlusionDecibels: p.occlusion,
             dopplerRatio: ratio.isFinite ? ratio : 1, algorithm: algorithm, passesThrough: passes, rampFrames: ramp)
+    }
+
+    /// Makes sure the voice has an ambience bed for `channelCount` channels (a new one when the source's
+    /// channel count changed).
+    private func prepareBed(_ record: SpatialVoiceRecord, channelCount: Int, isNew: Bool) throws(EngineError) {
+        if let bed = record.bed, bed.pointer.pointee.channelCount == channelCount { return }
+        let bed = OwnedBed(channelCount: channelCount)
+        if isNew {
+            record.voice.pointee.bed = bed.pointer
+        } else {
+            try send(TimedCommand(.spatialBed(record.voice, bed.pointer)))
+            if let old = record.bed { bury(old) }
+        }
+        record.bed = bed
     }
 
     /// Makes sure the voice has a convolver of `quality` from the environment's HRTF set and loads the

@@ -82,12 +82,15 @@ struct SpatialSourceProperties {
     let bypasses: Bool
     /// `sourceMode` is `spatializeIfMono`: a source of more than one channel passes as it is.
     let spatializesOnlyMono: Bool
+    /// `sourceMode` is `ambienceBed`: each channel is placed around the listener (`AmbienceBed`).
+    let rendersBed: Bool
 }
 
-/// One source connection into an environment: its render-side voice and HRTF convolver.
+/// One source connection into an environment: its render-side voice, HRTF convolver and ambience bed.
 final class SpatialVoiceRecord {
     let voice: UnsafeMutablePointer<SpatialVoice>
     var convolver: OwnedConvolver?
+    var bed: OwnedBed?
 
     init(sampleRate: Double, maxBlockFrames: Int, layout: SpeakerLayout) {
         voice = .allocate(capacity: 1)
@@ -98,6 +101,22 @@ final class SpatialVoiceRecord {
         voice.pointee.deallocate()
         voice.deinitialize(count: 1)
         voice.deallocate()
+    }
+}
+
+/// An ambience bed; freed with its owner.
+final class OwnedBed {
+    let pointer: UnsafeMutablePointer<AmbienceBed>
+
+    init(channelCount: Int) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: AmbienceBed(channelCount: channelCount))
+    }
+
+    deinit {
+        pointer.pointee.deallocate()
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
     }
 }
 

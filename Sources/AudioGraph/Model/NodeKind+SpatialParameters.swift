@@ -45,7 +45,8 @@ extension NodeKind {
         ParameterSpec("sourceMode", .string, default: .string("spatializeIfMono"),
                       choices: ["spatializeIfMono", "bypass", "pointSource", "ambienceBed"],
                       "spatializeIfMono: mono sources are placed, stereo passes through; bypass: always passes through; "
-                          + "pointSource and ambienceBed: downmixed and placed."),
+                          + "pointSource: downmixed and placed; ambienceBed: each channel around the listener at its "
+                          + "layout place, turned by direction, not moved by position."),
     ]
 
     /// AVAudioEnvironmentNode: the listener, distance attenuation, Doppler, reverb and output layout.

@@ -29,6 +29,8 @@ public enum Command: BitwiseCopyable {
     case spatialVoice(UnsafeMutablePointer<SpatialVoice>, SpatialVoiceTarget)
     /// Hand a voice a new HRTF convolver (nil: none); the old one is freed by the control side later.
     case spatialConvolver(UnsafeMutablePointer<SpatialVoice>, UnsafeMutablePointer<HRTFConvolver>?)
+    /// Hand a voice a new ambience bed (nil: none); the old one is freed by the control side later.
+    case spatialBed(UnsafeMutablePointer<SpatialVoice>, UnsafeMutablePointer<AmbienceBed>?)
     /// An environment's reverb on/off and return level, and its output volume (linear), gliding.
     case environmentMix(UnsafeMutablePointer<EnvironmentState>, reverbEnabled: Bool, reverbLevel: Float,
                         outputVolume: Float, rampFrames: Int32)

@@ -232,6 +232,8 @@ public final class RenderEngine: @unchecked Sendable {
             EnvironmentRender.apply(target, to: voice)
         case .spatialConvolver(let voice, let convolver):
             voice.pointee.hrtf = convolver
+        case .spatialBed(let voice, let bed):
+            voice.pointee.bed = bed
         case .environmentMix(let env, let reverbEnabled, let reverbLevel, let outputVolume, let frames):
             env.pointee.reverbEnabled = reverbEnabled
             env.pointee.reverbLevel.ramp(to: reverbEnabled ? reverbLevel : 0, frames: Int(frames))
@@ -653,7 +655,7 @@ extension Command {
             case .timePitch(let p): return UnsafeMutableRawPointer(p)
             case .varispeed(let p): return UnsafeMutableRawPointer(p)
             }
-        case .spatialVoice(let v, _), .spatialConvolver(let v, _): return UnsafeMutableRawPointer(v)
+        case .spatialVoice(let v, _), .spatialConvolver(let v, _), .spatialBed(let v, _): return UnsafeMutableRawPointer(v)
         case .environmentMix(let e, _, _, _, _), .environmentReverbPreset(let e, _), .environmentFilter(let e, _, _):
             return UnsafeMutableRawPointer(e)
         case .purge, .takeProgram: return nil
