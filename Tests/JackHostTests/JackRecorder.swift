@@ -49,28 +49,19 @@ final class JackRecorder {
 
     /// Opens and activates the recorder on `server`, able to hold `capacity` samples.
     init(server: String, capacity: Int) throws {
-        var status = jack_status_t(rawValue: 0)
-        guard let client = jackshim_client_open("ss_rec", jack_options_t(rawValue: JackNoStartServer.rawValue),
-                                                &status, server) else {
-            throw FixtureError("recorder could not open on '\(server)': status \(status.rawValue)")
-        }
-        self.client = client
-        state = RecorderState(capacity: capacity)
+        let state = RecorderState(capacity: capacity)
+        self.state = state
         unmanaged = Unmanaged.passRetained(state)
-        guard let port = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE,
-                                            UInt(JackPortIsInput.rawValue), 0) else {
-            _ = jack_client_close(client)
+        let port: OpaquePointer
+        do {
+            (client, port) = try openJackTestClient(
+                name: "ss_rec", server: server, port: "in", flags: JackPortIsInput, what: "recorder",
+                process: recorderProcess, context: unmanaged.toOpaque()) { state.port = $0 }
+        } catch {
             unmanaged.release()
-            throw FixtureError("recorder could not register its port")
+            throw error
         }
-        state.port = port
         portName = String(cString: jack_port_name(port))
-        _ = jack_set_process_callback(client, recorderProcess, unmanaged.toOpaque())
-        guard jack_activate(client) == 0 else {
-            _ = jack_client_close(client)
-            unmanaged.release()
-            throw FixtureError("recorder could not activate")
-        }
     }
 
     deinit {

@@ -43,28 +43,18 @@ final class JackToneSource {
     private var isClosed = false
 
     init(server: String, frequency: Double, amplitude: Float, sampleRate: Double = 48_000) throws {
-        var status = jack_status_t(rawValue: 0)
-        guard let client = jackshim_client_open("ss_tone", jack_options_t(rawValue: JackNoStartServer.rawValue),
-                                                &status, server) else {
-            throw FixtureError("tone source could not open on '\(server)': status \(status.rawValue)")
-        }
-        self.client = client
         let state = ToneState(frequency: frequency, sampleRate: sampleRate, amplitude: amplitude)
         unmanaged = Unmanaged.passRetained(state)
-        guard let port = jack_port_register(client, "out", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0)
-        else {
-            _ = jack_client_close(client)
+        let port: OpaquePointer
+        do {
+            (client, port) = try openJackTestClient(
+                name: "ss_tone", server: server, port: "out", flags: JackPortIsOutput, what: "tone source",
+                process: toneProcess, context: unmanaged.toOpaque()) { state.port = $0 }
+        } catch {
             unmanaged.release()
-            throw FixtureError("tone source could not register its port")
+            throw error
         }
-        state.port = port
         portName = String(cString: jack_port_name(port))
-        _ = jack_set_process_callback(client, toneProcess, unmanaged.toOpaque())
-        guard jack_activate(client) == 0 else {
-            _ = jack_client_close(client)
-            unmanaged.release()
-            throw FixtureError("tone source could not activate")
-        }
     }
 
     deinit { close() }

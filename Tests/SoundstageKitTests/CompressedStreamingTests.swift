@@ -14,17 +14,9 @@ import Testing
     static let rate = 44_100.0
     static let frames = 88_200
 
-    final class EventLog: Sendable {
-        let events = Mutex<[EngineEvent]>([])
-        var all: [EngineEvent] { events.withLock { $0 } }
-        var underrunFrames: Int {
-            all.reduce(0) { if case .streamUnderrun(_, let f) = $1 { $0 + f } else { $0 } }
-        }
-    }
-
     /// An engine that streams everything longer than `threshold` seconds, with one player "p" on the
     /// output and its events logged.
-    func engine(threshold: Double = 0.5, log: EventLog) throws -> Engine {
+    func engine(threshold: Double = 0.5, log: StreamEventLog) throws -> Engine {
         let engine = Engine(configuration: EngineConfiguration(sampleRate: Self.rate, outputChannelCount: 2),
                             fileLoader: nil, streamOpener: PatchLoader.streamOpener(relativeTo: nil),
                             streamingThresholdSeconds: threshold)
@@ -34,32 +26,8 @@ import Testing
         return engine
     }
 
-    /// Renders in small paced blocks, each once the disk thread has buffered it, as it would be in real time.
-    func paced(_ engine: Engine, frames: Int) -> [[Float]] {
-        var out: [[Float]] = [[], []]
-        let renderer = OfflineRenderer(engine: engine)
-        var done = 0
-        while done < frames {
-            let n = min(4_410, frames - done)
-            waitForStreams(engine, frames: n)
-            let part = renderer.render(frameCount: n, hostBlockFrames: 256)
-            out[0] += part[0]
-            out[1] += part[1]
-            done += n
-            usleep(3_000)
-        }
-        return out
-    }
-
-    /// Waits (at most 2 s) until every live stream has `frames` frames buffered or has ended, as a real-time
-    /// host's disk thread would be ahead of a render thread that plays 1 s per second; a loaded test
-    /// machine must not turn into underruns.
-    func waitForStreams(_ engine: Engine, frames: Int) {
-        let deadline = Date().addingTimeInterval(2)
-        while Date() < deadline, engine.streamStatus.contains(where: { !$0.isFinished && $0.bufferedFrames < frames }) {
-            usleep(500)
-        }
-    }
+    /// Renders in small paced blocks (0.1 s), as a real-time host would.
+    func paced(_ engine: Engine, frames: Int) -> [[Float]] { pacedRender(engine, frames: frames, chunk: 4_410) }
 
     /// Two tones, or a tone and seeded noise, written as 16-bit WAV and read back (the source asset).
     func source(in dir: URL, frames: Int = frames, isNoisy: Bool = false) throws -> AudioData {
@@ -92,7 +60,7 @@ import Testing
         let source = try source(in: dir, isNoisy: true)
         let path = try write(source, format, in: dir)
         let preloaded = try AudioFileReader.load(path: path, targetSampleRate: Self.rate)
-        let log = EventLog()
+        let log = StreamEventLog()
         let engine = try engine(log: log)
         let id = try engine.scheduleFile("p", path: path, completion: .dataConsumed)
         #expect(engine.streamMemory.count == 1)
@@ -120,7 +88,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try write(try source(in: dir), format, in: dir)
         let preloaded = try AudioFileReader.load(path: path, targetSampleRate: Self.rate)
-        let log = EventLog()
+        let log = StreamEventLog()
         let engine = try engine(log: log)
         let (start, count) = (30_001, 50_000)
         try engine.scheduleFile("p", path: path, startFrame: start, frameCount: count)
@@ -148,7 +116,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try write(try source(in: dir), .aacM4A, in: dir)
         let preloaded = try AudioFileReader.load(path: path, targetSampleRate: Self.rate).channels[0]
-        let log = EventLog()
+        let log = StreamEventLog()
         let engine = try engine(log: log)
         try engine.scheduleFile("p", path: path, options: .loops)
         try engine.play("p")
@@ -171,7 +139,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try write(try source(in: dir), .alacM4A, in: dir)
         let preloaded = try AudioFileReader.load(path: path).channels[1]
-        let log = EventLog()
+        let log = StreamEventLog()
         let engine = try engine(log: log)
         let (start, count) = (10_000, 30_000)
         try engine.scheduleFile("p", path: path, startFrame: start, frameCount: count, options: .loops)
@@ -188,7 +156,7 @@ import Testing
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try write(try source(in: dir, frames: 441_000), .aacM4A, in: dir)
-        let log = EventLog()
+        let log = StreamEventLog()
         let engine = try engine(log: log)
         try engine.scheduleFile("p", path: path)
         // FFmpeg writes the index last; cutting the file at 40 % drops the packets after ~4 s.

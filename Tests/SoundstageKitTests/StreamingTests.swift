@@ -7,42 +7,13 @@ import Synchronization
 import Testing
 
 @Suite(.serialized) struct StreamingTests {
-    final class EventLog: Sendable {
-        let events = Mutex<[EngineEvent]>([])
-        var all: [EngineEvent] { events.withLock { $0 } }
-    }
-
     func engine(threshold: Double = 0.5) -> Engine {
         Engine(configuration: EngineConfiguration(sampleRate: 48_000, outputChannelCount: 2),
                fileLoader: nil, streamOpener: PatchLoader.streamOpener(relativeTo: nil), streamingThresholdSeconds: threshold)
     }
 
-    /// Renders in small paced blocks, each once the disk thread has buffered it, as it would be in real time.
-    func paced(_ engine: Engine, frames: Int) -> [[Float]] {
-        var out: [[Float]] = [[], []]
-        let renderer = OfflineRenderer(engine: engine)
-        var done = 0
-        while done < frames {
-            let n = min(4_800, frames - done)
-            waitForStreams(engine, frames: n)
-            let part = renderer.render(frameCount: n, hostBlockFrames: 256)
-            out[0] += part[0]
-            out[1] += part[1]
-            done += n
-            usleep(3_000)
-        }
-        return out
-    }
-
-    /// Waits (at most 2 s) until every live stream has `frames` frames buffered or has ended, as a real-time
-    /// host's disk thread would be ahead of a render thread that plays 1 s per second; a loaded test
-    /// machine must not turn into underruns.
-    func waitForStreams(_ engine: Engine, frames: Int) {
-        let deadline = Date().addingTimeInterval(2)
-        while Date() < deadline, engine.streamStatus.contains(where: { !$0.isFinished && $0.bufferedFrames < frames }) {
-            usleep(500)
-        }
-    }
+    /// Renders in small paced blocks (0.1 s), as a real-time host would.
+    func paced(_ engine: Engine, frames: Int) -> [[Float]] { pacedRender(engine, frames: frames, chunk: 4_800) }
 
     func writeFile(_ samples: [[Float]], rate: Double, in dir: URL, name: String = "long.wav") throws -> String {
         let path = dir.appendingPathComponent(name).path
@@ -60,7 +31,7 @@ import Testing
         let engine = engine()
         try engine.attach(.player, name: "p")
         try engine.connect("p", to: "output")
-        let log = EventLog()
+        let log = StreamEventLog()
         engine.setEventHandler { e in log.events.withLock { $0.append(e) } }
         let id = try engine.scheduleFile("p", path: path, completion: .dataConsumed)
         #expect(engine.streamMemory.count == 1)
@@ -82,7 +53,7 @@ import Testing
         let engine = engine()
         try engine.attach(.player, name: "p")
         try engine.connect("p", to: "output")
-        let log = EventLog()
+        let log = StreamEventLog()
         engine.setEventHandler { e in log.events.withLock { $0.append(e) } }
         engine.setDiskThreadPaused(true)
         try engine.scheduleFile("p", path: path)

@@ -43,28 +43,6 @@ func noise(frames: Int, seed: UInt64, amplitude: Float = 0.5) -> [Float] {
     return (0..<frames).map { _ in rng.nextFloat() * amplitude }
 }
 
-/// The lag (fractional, parabolic) by which `b` trails `a`, within ±`maximumLag`.
-func crossCorrelationLag(_ a: [Float], _ b: [Float], maximumLag: Int) -> Double {
-    func correlation(_ lag: Int) -> Double {
-        var s = 0.0
-        for i in 0..<a.count {
-            let j = i + lag
-            if j >= 0 && j < b.count { s += Double(a[i]) * Double(b[j]) }
-        }
-        return s
-    }
-    let values = (-maximumLag...maximumLag).map { correlation($0) }
-    var best = 0
-    for i in values.indices where values[i] > values[best] { best = i }
-    var offset = 0.0
-    if best > 0 && best < values.count - 1 {
-        let (l, c, r) = (values[best - 1], values[best], values[best + 1])
-        let d = l - 2 * c + r
-        if d != 0 { offset = 0.5 * (l - r) / d }
-    }
-    return Double(best - maximumLag) + offset
-}
-
 /// The file's raw measurement at SOFA azimuth/elevation (degrees; azimuth counter-clockwise), read with
 /// libmysofa directly, independent of `SOFADataset`.
 func rawMeasurement(path: String, sofaAzimuth: Float, elevation: Float) -> (left: [Float], right: [Float], rate: Double)? {
