@@ -8,6 +8,7 @@
 #   Benchmarks/run.sh --streaming          disk streaming and decode speed (runs Benchmarks/run-streaming.sh)
 #   Benchmarks/run.sh --spatial-compare    environment node vs OpenAL Soft (runs Benchmarks/run-spatial-compare.sh;
 #                                          needs libopenal-dev, a benchmark-only dependency)
+#   Benchmarks/run.sh --osc-scene          a moving 3D scene driven over OSC (runs OSCBenchmark/scene.sh)
 #
 # Environment: REPEATS (plain measurement repeats, default 30), BENCH_TIMEOUT (seconds allowed for each
 # plugin command, default 1800: package-benchmark 1.38.1 waits forever if a benchmark child sends it a
@@ -34,7 +35,8 @@ case "${1:-}" in
     --update-thresholds) mode="update" ;;
     --streaming) shift; exec "$ROOT/Benchmarks/run-streaming.sh" "$@" ;;
     --spatial-compare) shift; exec "$ROOT/Benchmarks/run-spatial-compare.sh" "$@" ;;
-    *) echo "usage: $0 [--plain | --check | --update-thresholds | --streaming [--decode] | --spatial-compare [--kernels]]" >&2
+    --osc-scene) shift; exec "$ROOT/Benchmarks/OSCBenchmark/scene.sh" "$@" ;;
+    *) echo "usage: $0 [--plain | --check | --update-thresholds | --streaming [--decode] | --spatial-compare [--kernels] | --osc-scene]" >&2
        exit 2 ;;
 esac
 
