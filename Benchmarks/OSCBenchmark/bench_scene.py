@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(HERE, "..", "..", "Tests", "OSCControlTests", "Python"))
 from osc_session import IMMEDIATELY, Client, approx, bundle, message  # noqa: E402
+from service_stats import kernel_drops, process_ticks, status, thread_ticks  # noqa: E402
 
 FRAMES_PER_SECOND = 60
 
@@ -55,39 +56,6 @@ def write_patch(path, sources, algorithm):
 def position(k, sources, frame):
     angle = 2 * math.pi * (k / sources + 0.5 * frame / FRAMES_PER_SECOND)
     return (round(2 * math.sin(angle), 4), 0.3, round(-2 * math.cos(angle), 4))
-
-
-def process_ticks(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
-def thread_ticks(pid):
-    ticks = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            ticks[tid] = int(fields[11]) + int(fields[12])
-        except OSError:
-            continue
-    return ticks
-
-
-def kernel_drops(port):
-    wanted = "0100007F:%04X" % port
-    with open("/proc/net/udp") as f:
-        for line in f.readlines()[1:]:
-            fields = line.split()
-            if fields[1] == wanted:
-                return int(fields[12])
-    return None
-
-
-def status(c):
-    s = c.request("/status", reply="/status.reply", timeout=5).params
-    return {"dsp": s[3], "xruns": s[4]}
 
 
 def window(c, args, datagrams):

@@ -24,28 +24,10 @@ OUT="${OUT:-$TMP/osc-bench-$CONFIG.json}"
 SCRATCH="${SCRATCH:-$ROOT/.build-oscbench}"
 export JACK_NO_START_SERVER=1
 
-echo "== machine"
-lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core)' || true
-grep MemTotal /proc/meminfo || true
-. /etc/os-release 2>/dev/null && echo "OS: ${PRETTY_NAME:-unknown}"
-swift --version 2>&1 | head -1
-echo "build: $CONFIG; JACK: dummy backend, --no-realtime, 48000 Hz, $PERIOD-frame periods"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
-
-echo "== building soundstage ($CONFIG, scratch $SCRATCH)"
-swift build --package-path "$ROOT" --scratch-path "$SCRATCH" -c "$CONFIG" --product soundstage >/dev/null
-BIN="$(swift build --package-path "$ROOT" --scratch-path "$SCRATCH" -c "$CONFIG" --show-bin-path)/soundstage"
-
-PYTHON="${SOUNDSTAGE_PYTHON:-}"
-if [ -z "$PYTHON" ]; then
-    VENV="$TMP/soundstage-python-osc-venv"
-    if ! "$VENV/bin/python3" -c "import pythonosc" 2>/dev/null; then
-        python3 -m venv "$VENV"
-        "$VENV/bin/python3" -m pip install --quiet python-osc
-    fi
-    PYTHON="$VENV/bin/python3"
-fi
+. "$HERE/common.sh"
+describe_machine
+build_soundstage
+prepare_python
 # JACK-Client (PyPI) for the probe latency measurement; without it that part is skipped.
 "$PYTHON" -c "import jack" 2>/dev/null || "$PYTHON" -m pip install --quiet JACK-Client || true
 
