@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CLibLo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
+        // The control side's lock (a POSIX mutex the thread sanitizer understands).
+        .target(name: "Locking"),
         // Tiny C helpers.
         .target(name: "CRealtime"),
         .target(name: "CAllocationCounter"),
@@ -37,23 +39,23 @@ let package = Package(
         // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel).
         .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand", "CSpatialKernels"]),
         // Graph model, compiler and render engine.
-        .target(name: "AudioGraph", dependencies: ["AudioDSP", "SpatialAssets", "CRealtime"]),
+        .target(name: "AudioGraph", dependencies: ["AudioDSP", "SpatialAssets", "CRealtime", "Locking"]),
         // HRTF datasets: SOFA files read with libmysofa, resampled to the engine rate with soxr (control side).
         .target(name: "SpatialAssets", dependencies: ["AudioDSP", "CMySofa", "CSoxr"]),
         // Decoding, encoding and sample-rate conversion.
-        .target(name: "AudioFiles", dependencies: ["CSndFile", "CSoxr", "CFFmpeg"]),
+        .target(name: "AudioFiles", dependencies: ["CSndFile", "CSoxr", "CFFmpeg", "Locking"]),
         // Patch files: YAML <-> located document model.
         .target(name: "Patches", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Glue: applies patches to an engine, loads files into buffers, offline rendering.
-        .target(name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches"]),
+        .target(name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches", "Locking"]),
         // JACK host adapter.
-        .target(name: "JackHost", dependencies: ["AudioGraph", "CJack", "CRealtime"]),
+        .target(name: "JackHost", dependencies: ["AudioGraph", "CJack", "CRealtime", "Locking"]),
         // OSC control: liblo servers, address space, subscriptions, timetag scheduling.
-        .target(name: "OSCControl", dependencies: ["AudioGraph", "SoundstageKit", "AudioFiles", "CLibLo"]),
+        .target(name: "OSCControl", dependencies: ["AudioGraph", "SoundstageKit", "AudioFiles", "CLibLo", "Locking"]),
         .executableTarget(
             name: "soundstage",
             dependencies: [
-                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl",
+                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

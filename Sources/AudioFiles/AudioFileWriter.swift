@@ -4,7 +4,7 @@
 
 import CSndFile
 import Foundation
-import Synchronization
+import Locking
 
 /// Writes WAV, AIFF, CAF, FLAC, Ogg Vorbis, Opus and MP3 files (libsndfile), and AAC or ALAC in
 /// M4A and AAC in ADTS (FFmpeg). M4A files carry gapless metadata (an exact edit list), so the
@@ -62,7 +62,7 @@ public final class AudioFileWriter: Sendable {
         var framesWritten: Int
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates (or truncates) `path` and prepares an encoder.
     ///
@@ -152,7 +152,7 @@ public final class AudioFileWriter: Sendable {
                 unlink(path)
                 throw error
             }
-            self.state = Mutex(State(encoder: .ffmpeg(encoder), fd: fd, framesWritten: 0))
+            self.state = Locked(State(encoder: .ffmpeg(encoder), fd: fd, framesWritten: 0))
             return
         }
         let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
@@ -173,7 +173,7 @@ public final class AudioFileWriter: Sendable {
                 handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &vbrQuality, Int32(MemoryLayout<Double>.size))
         }
 
-        self.state = Mutex(State(encoder: .sndfile(handle), fd: fd, framesWritten: 0))
+        self.state = Locked(State(encoder: .sndfile(handle), fd: fd, framesWritten: 0))
     }
 
     deinit {

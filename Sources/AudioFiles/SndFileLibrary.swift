@@ -2,14 +2,14 @@
 // the lock that keeps libsndfile's global error slot ours, format-code names and properties.
 
 import CSndFile
-import Synchronization
+import Locking
 
 /// libsndfile helpers. libsndfile reports a failed `sf_open` through one process-wide error
 /// variable; every open in this module happens under `openLock` so that the text read back
 /// afterwards belongs to the same call.
 enum SndFileLibrary {
     /// Serialises `sf_open*` together with the `sf_error(nil)` / `sf_strerror(nil)` read after it.
-    static let openLock = Mutex<Void>(())
+    static let openLock = Lock()
 
     /// Result of an `sf_open*` attempt, with libsndfile's error code and text when it failed.
     struct OpenResult {

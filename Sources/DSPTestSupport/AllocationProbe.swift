@@ -5,6 +5,9 @@ import CAllocationCounter
 public struct AllocationProbe: Sendable {
     /// True when the process's malloc is the counting one (glibc, test executable).
     public static var isActive: Bool { ss_allocation_counter_is_active() != 0 }
+    /// True in a build with the address or thread sanitizer: the sanitizer owns malloc, nothing is
+    /// counted, and the allocation tests are left to the plain build (`scripts/test.sh` runs both).
+    public static var isSanitized: Bool { ss_allocation_counter_is_sanitized() != 0 }
     /// Arms the debugger trap (SS_ALLOCATION_TRAP=1 or 2): from now on a counted call raises SIGTRAP
     /// or prints its stack.
     public static func armTrap(_ on: Bool) { ss_arm_trap(on ? 1 : 0) }

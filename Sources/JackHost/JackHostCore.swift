@@ -3,6 +3,7 @@
 import AudioGraph
 import CJack
 import Glibc
+import Locking
 import Synchronization
 
 /// One open client and what belongs to it. Lives in `JackHostCore.state`; touched only under its lock,
@@ -50,9 +51,9 @@ final class JackHostCore: Sendable {
     /// The insert table the process callback reads (a `JackInsertTable` pointer; nil: no inserts).
     nonisolated(unsafe) let insertTable = Atomic<UnsafeMutableRawPointer?>(nil)
     /// Our ports as the latency callback sees them.
-    let latencyPorts = Mutex<JackLatencyPorts>(JackLatencyPorts())
-    let handler = Mutex<(@Sendable (JackHostEvent) -> Void)?>(nil)
-    let state = Mutex<JackHostState>(JackHostState())
+    let latencyPorts = Locked<JackLatencyPorts>(JackLatencyPorts())
+    let handler = Locked<(@Sendable (JackHostEvent) -> Void)?>(nil)
+    let state = Locked<JackHostState>(JackHostState())
 
     /// Event thread. Passes `event` to the handler, outside every lock.
     func deliver(_ event: JackHostEvent) {

@@ -2,7 +2,7 @@
 // Used by the CLI's `run` command only; hosts always open with JackNoStartServer.
 import CJack
 import Foundation
-import Synchronization
+import Locking
 
 /// Why a server could not be started.
 public enum JackServerLauncherError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -147,14 +147,14 @@ public final class JackServerProcess: Sendable {
     public let pid: Int32
     /// Where jackd's stdout and stderr go.
     public let logPath: String
-    private let process: Mutex<Process?>
+    private let process: Locked<Process?>
 
     init(process: Process, name: String, backend: String, logPath: String) {
         self.name = name
         self.backend = backend
         self.pid = process.processIdentifier
         self.logPath = logPath
-        self.process = Mutex(process)
+        self.process = Locked(process)
     }
 
     deinit {

@@ -97,20 +97,26 @@ enum LoValues {
                 return String(cString: UnsafeRawPointer(arg).assumingMemoryBound(to: CChar.self))
             }
             switch tag {
-            case UInt8(ascii: "i"): guard let arg else { return nil }; result.append(.int32(arg.pointee.i))
-            case UInt8(ascii: "h"): guard let arg else { return nil }; result.append(.int64(arg.pointee.h))
-            case UInt8(ascii: "f"): guard let arg else { return nil }; result.append(.float(arg.pointee.f))
-            case UInt8(ascii: "d"): guard let arg else { return nil }; result.append(.double(arg.pointee.d))
+            // liblo allocates each argument at its own size (4 bytes for i, f, c, m), smaller than the
+            // lo_arg union, so each is read at its own width rather than through `pointee`.
+            case UInt8(ascii: "i"): guard let arg else { return nil }; result.append(.int32(load(arg, Int32.self)))
+            case UInt8(ascii: "h"): guard let arg else { return nil }; result.append(.int64(load(arg, Int64.self)))
+            case UInt8(ascii: "f"): guard let arg else { return nil }; result.append(.float(load(arg, Float.self)))
+            case UInt8(ascii: "d"): guard let arg else { return nil }; result.append(.double(load(arg, Double.self)))
             case UInt8(ascii: "s"): guard let s = text() else { return nil }; result.append(.string(s))
             case UInt8(ascii: "S"): guard let s = text() else { return nil }; result.append(.symbol(s))
-            case UInt8(ascii: "c"): guard let arg else { return nil }; result.append(.char(arg.pointee.c))
+            case UInt8(ascii: "c"):
+                guard let arg else { return nil }
+                result.append(.char(UInt8(truncatingIfNeeded: load(arg, Int32.self))))
             case UInt8(ascii: "t"):
                 guard let arg else { return nil }
-                result.append(.timetag(OSCTimetag(seconds: arg.pointee.t.sec, fraction: arg.pointee.t.frac)))
+                result.append(.timetag(OSCTimetag(seconds: load(arg, UInt32.self),
+                                                  fraction: UnsafeRawPointer(arg).loadUnaligned(fromByteOffset: 4, as: UInt32.self))))
             case UInt8(ascii: "m"):
                 guard let arg else { return nil }
-                let m = arg.pointee.m
-                result.append(.midi(m.0, m.1, m.2, m.3))
+                let m = UnsafeRawPointer(arg)
+                result.append(.midi(m.load(fromByteOffset: 0, as: UInt8.self), m.load(fromByteOffset: 1, as: UInt8.self),
+                                    m.load(fromByteOffset: 2, as: UInt8.self), m.load(fromByteOffset: 3, as: UInt8.self)))
             case UInt8(ascii: "b"):
                 guard let arg else { return nil }
                 let size = Int(loshim_arg_blob_size(arg))
@@ -124,5 +130,10 @@ enum LoValues {
             }
         }
         return result
+    }
+
+    /// One argument's value at its own width.
+    private static func load<T>(_ arg: UnsafeMutablePointer<lo_arg>, _ type: T.Type) -> T {
+        UnsafeRawPointer(arg).loadUnaligned(as: T.self)
     }
 }

@@ -3,9 +3,9 @@
 // Threads: every method may be called from any thread; the service's own work runs on its OSC thread
 // (plus one worker queue for file decoding and patch files).
 import AudioGraph
-import SoundstageKit
 import Foundation
-import Synchronization
+import Locking
+import SoundstageKit
 
 /// Drives an `Engine` from OSC clients (address space in docs/OSC.md).
 ///
@@ -25,7 +25,7 @@ public final class OSCService: Sendable {
     public let host: OSCHost?
     public let options: OSCServiceOptions
     private let counters = OSCCounters()
-    private let running = Mutex<Running?>(nil)
+    private let running = Locked<Running?>(nil)
 
     private struct Running: @unchecked Sendable {
         let core: OSCServiceCore

@@ -6,6 +6,7 @@ import AudioGraph
 import CLibLo
 import Dispatch
 import Glibc
+import Locking
 import SoundstageKit
 import Synchronization
 
@@ -23,7 +24,7 @@ enum InboxItem: @unchecked Sendable {
 
 /// A thread-safe list of inbox items.
 final class Inbox: Sendable {
-    private let items = Mutex<[InboxItem]>([])
+    private let items = Locked<[InboxItem]>([])
     func post(_ item: InboxItem) { items.withLock { $0.append(item) } }
     func drain() -> [InboxItem] { items.withLock { list in defer { list = [] }; return list } }
 }

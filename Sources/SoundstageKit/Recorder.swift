@@ -4,7 +4,7 @@
 import AudioFiles
 import AudioGraph
 import Foundation
-import Synchronization
+import Locking
 
 /// Records any node's output, the live input included, to WAV, CAF, FLAC, AIFF, Ogg Vorbis, Opus, MP3
 /// or AAC at the engine rate with the node's channel count (AVAudioRecorder on an engine node). Only
@@ -76,9 +76,9 @@ public final class Recorder: Sendable {
     }
 
     /// Held for the whole of each control call (never by the tap handler or the disk thread).
-    private let operations = Mutex<Void>(())
-    private let state: Mutex<State>
-    private let eventHandler = Mutex<(@Sendable (RecorderEvent) -> Void)?>(nil)
+    private let operations = Lock()
+    private let state: Locked<State>
+    private let eventHandler = Locked<(@Sendable (RecorderEvent) -> Void)?>(nil)
 
     /// Checks the node, bus, format and settings. The file is not touched until
     /// `prepareToRecord()` or `record()`.
@@ -108,7 +108,7 @@ public final class Recorder: Sendable {
         self.settings = settings
         self.format = format
         let rate = engine.configuration.sampleRate
-        state = Mutex(State(
+        state = Locked(State(
             sampleRate: rate, channelCount: info.outputChannelCount,
             meter: RecorderMeter(channelCount: info.outputChannelCount)))
     }

@@ -3,7 +3,7 @@
 import AudioFiles
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// One open recording file and the thread that writes it.
 ///
@@ -42,14 +42,14 @@ final class RecorderWriter: Sendable {
         var isHeld = false
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
     /// Signalled on every enqueue and on finish; extra signals only cause an idle loop turn.
     private let wakeup = DispatchSemaphore(value: 0)
     /// Left once the file is closed (before `onEnd` runs).
     private let closed = DispatchGroup()
     /// Left once `onEnd` has returned.
     private let completed = DispatchGroup()
-    private let threadID = Mutex<pthread_t?>(nil)
+    private let threadID = Locked<pthread_t?>(nil)
     private let onEnd: @Sendable (Outcome) -> Void
 
     /// Creates (truncates) the file; the thread starts with `start()`.

@@ -1,12 +1,13 @@
 // Control side. `soundstage run`: load a patch and play it through JACK until interrupted.
-import AudioGraph
 import ArgumentParser
+import AudioGraph
 import Dispatch
 import Foundation
 import JackHost
+import Locking
 import OSCControl
-import Synchronization
 import SoundstageKit
+import Synchronization
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -100,6 +101,8 @@ struct RunCommand: ParsableCommand {
         for c in report.connections { say("connection: \(c)") }
         say(loaded.summary())
 
+        // Live from here on: an HRTF set first needed now loads on a worker, so no request waits for it.
+        loaded.engine.setLoadsHRTFSetsInBackground(true)
         // OSC control: one thread owning the liblo servers; it only calls Engine methods.
         let oscHostAdapter = JackOSCHost(host)
         let roots = fileRoot.isEmpty ? FileAccessPolicy.defaults(patchPath: patch).roots : fileRoot
@@ -255,7 +258,7 @@ final class JackOSCHost: OSCHost, Sendable {
 
 /// Host events, handed from the host's event thread to the control loop.
 final class EventInbox: Sendable {
-    private let events = Mutex<[JackHostEvent]>([])
+    private let events = Locked<[JackHostEvent]>([])
     func post(_ event: JackHostEvent) { events.withLock { $0.append(event) } }
     func drain() -> [JackHostEvent] { events.withLock { e in defer { e = [] }; return e } }
 }
@@ -265,7 +268,7 @@ final class SignalWatcher {
     private let sources: [DispatchSourceSignal]
     private let name = Arc()
 
-    final class Arc: Sendable { let value = Mutex<String?>(nil) }
+    final class Arc: Sendable { let value = Locked<String?>(nil) }
 
     init() {
         var sources: [DispatchSourceSignal] = []

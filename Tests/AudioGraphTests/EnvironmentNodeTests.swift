@@ -239,3 +239,39 @@ import Testing
         }
     }
 }
+
+/// HRTF sets loaded in the background (live engines): the source renders with the spherical head until
+/// its set is ready, then with HRTF, exactly as an engine that loaded the set at once.
+@Suite struct BackgroundHRTFLoadingTests {
+    private func engine(algorithm: String, background: Bool) throws -> Engine {
+        let engine = TestEngine.make()
+        engine.setLoadsHRTFSetsInBackground(background)
+        let samples = TestSignal.sine(frequency: 700, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
+        try engine.addBuffer(SampleBuffer(name: "s", channels: [samples], sampleRate: TestEngine.rate))
+        try engine.attach(.environment, name: "env")
+        try engine.attach(.player, name: "src", parameters: [
+            "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true), "positionX": .float(1),
+            "positionZ": .float(-1), "renderingAlgorithm": .string(algorithm)])
+        try engine.connect("src", to: "env")
+        try engine.connect("env", to: "main")
+        return engine
+    }
+
+    @Test func aSourceUsesTheSphericalHeadUntilItsSetArrivesThenHRTF() throws {
+        let live = try engine(algorithm: "HRTF", background: true)
+        let head = try engine(algorithm: "sphericalHead", background: false)
+        let loaded = try engine(algorithm: "HRTF", background: false)
+        let before = TestEngine.render(live, frames: 4_800)
+        #expect(before == TestEngine.render(head, frames: 4_800), "while loading, the spherical head renders")
+        _ = TestEngine.render(loaded, frames: 4_800)
+        live.waitForHRTFSets()
+        // After the switch's crossfade and the filter's length, the two engines render the same.
+        let after = TestEngine.render(live, frames: 9_600)
+        let reference = TestEngine.render(loaded, frames: 9_600)
+        let worst = zip(after[0][4_800...], reference[0][4_800...]).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst < 1e-5, "after the set arrived the output differs from HRTF by \(worst)")
+        let headNow = TestEngine.render(head, frames: 9_600)
+        let fromHead = zip(after[1][4_800...], headNow[1][4_800...]).map { abs($0 - $1) }.max() ?? 0
+        #expect(fromHead > 1e-3, "the source still renders with the spherical head")
+    }
+}

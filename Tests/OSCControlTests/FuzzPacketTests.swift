@@ -11,8 +11,9 @@ import Testing
 
 extension OSCExternalSerialSuites {
     @Suite struct FuzzPacketTests {
-        /// Packets the service must have read (UDP datagrams and TCP frames).
-        static let target = 100_000
+        /// Packets the service must have read (UDP datagrams and TCP frames) within the 45 s budget; a
+        /// sanitizer build runs several times slower, so it is held to a quarter of that.
+        static let target = RenderAllocationCounter.isSanitized ? 25_000 : 100_000
         /// Datagrams in flight before the sender waits for the service (the socket buffer holds a few
         /// hundred small datagrams; beyond that the kernel drops them).
         static let window = 96
@@ -211,12 +212,14 @@ extension OSCExternalSerialSuites {
                 + String(format: "%.0f µs", report.longestRenderMicroseconds)
             print(summary)
             #expect(received() >= Self.target, Comment(rawValue: summary))
-            #expect(stats.malformedPackets > 20_000, Comment(rawValue: summary))
-            #expect(stats.oversizedPackets > 500, Comment(rawValue: summary))
+            #expect(stats.malformedPackets > Self.target / 5, Comment(rawValue: summary))
+            #expect(stats.oversizedPackets > Self.target / 200, Comment(rawValue: summary))
             #expect(stats.errorsSuppressed > 0, "errors were not rate-limited: \(summary)")
             #expect(report.nonFiniteSamples == 0, Comment(rawValue: summary))
             #expect(report.measuredFrames > 48_000, Comment(rawValue: summary))
-            if let reason = RenderAllocationCounter.unavailableReason {
+            if RenderAllocationCounter.isSanitized {
+                // The sanitizer owns malloc here; the plain build counts the render thread's calls.
+            } else if let reason = RenderAllocationCounter.unavailableReason {
                 Issue.record("render-thread allocations not counted: \(reason)")
             } else {
                 #expect(report.counterSawProbe, "the allocation counter did not see a deliberate malloc")

@@ -227,6 +227,8 @@ struct PacketFuzzer {
 /// The render thread's heap allocations, frees and mutex locks, counted by DSPTestSupport's
 /// `AllocationProbe` over the CAllocationCounter malloc interposer (linked into the test executable).
 struct RenderAllocationCounter {
+    /// True in a sanitizer build, where the sanitizer owns malloc and nothing is counted.
+    static var isSanitized: Bool { AllocationProbe.isSanitized }
     static var unavailableReason: String? {
         AllocationProbe.isActive ? nil : "the counting malloc (CAllocationCounter) is not the process's malloc"
     }

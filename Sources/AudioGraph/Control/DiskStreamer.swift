@@ -1,6 +1,7 @@
 // Disk thread. Keeps every streamed file's ring filled so the render thread never touches a file.
 import AudioDSP
 import Foundation
+import Locking
 import Synchronization
 
 /// A decoder the disk thread pulls from (`AudioFileStreamReader`, through SoundstageKit).
@@ -101,7 +102,7 @@ final class StreamHandle: @unchecked Sendable {
 
 /// The disk thread: wakes every few milliseconds and tops up every stream's ring.
 final class DiskStreamer: @unchecked Sendable {
-    private let streams = Mutex<[ObjectIdentifier: StreamHandle]>([:])
+    private let streams = Locked<[ObjectIdentifier: StreamHandle]>([:])
     private let running = Atomic<Bool>(true)
     /// Set by tests to starve streams on purpose.
     let isPaused = Atomic<Bool>(false)

@@ -15,10 +15,11 @@ extension Engine {
         let control = EnvironmentControl(layout: layout, sampleRate: state.configuration.sampleRate,
                                          maxBlockFrames: state.configuration.blockFrames)
         if !node.string("hrtf").isEmpty {
-            do {
-                let rate = state.configuration.sampleRate
-                control.datasets[.standard] = try SOFADataset(
-                    path: node.string("hrtf"), sampleRate: rate, options: SOFADataset.Options(quality: .standard, sampleRate: rate))
+            // Loaded now (or taken from the engine's sets), so a file that is not a usable SOFA set is
+            // refused at creation.
+            do throws(SOFALoadError) {
+                control.datasets[.standard] = try hrtfSet(HRTFSetKey(path: node.string("hrtf"), quality: .standard),
+                                                          for: node, now: true)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
@@ -231,10 +232,12 @@ extension Engine {
         guard let control = environment.environment else { return false }
         if control.datasets[quality] == nil {
             let path = environment.string("hrtf").isEmpty ? SOFADataset.debianKEMARPath : environment.string("hrtf")
-            let rate = state.configuration.sampleRate
-            do {
-                control.datasets[quality] = try SOFADataset(
-                    path: path, sampleRate: rate, options: SOFADataset.Options(quality: quality, sampleRate: rate))
+            do throws(SOFALoadError) {
+                // nil: loading in the background; the voice renders with the spherical head meanwhile.
+                guard let set = try hrtfSet(HRTFSetKey(path: path, quality: quality), for: environment, now: false) else {
+                    return false
+                }
+                control.datasets[quality] = set
             } catch {
                 state.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
                 return false
@@ -305,11 +308,16 @@ extension Engine {
         case "hrtf":
             // Loaded now, so a file that is not a usable SOFA set is refused and the previous set stays.
             let path = value.stringValue ?? ""
-            var dataset: SOFADataset?
-            let rate = state.configuration.sampleRate
-            do {
-                dataset = try SOFADataset(path: path.isEmpty ? SOFADataset.debianKEMARPath : path, sampleRate: rate,
-                                          options: SOFADataset.Options(quality: .standard, sampleRate: rate))
+            let dataset: SOFADataset?
+            let file = path.isEmpty ? SOFADataset.debianKEMARPath : path
+            // A set named again is read again (the file may have changed, or been fixed after a failure);
+            // environments already using the old one keep it.
+            for quality in [HRTFQuality.standard, .high] {
+                state.hrtfSets[HRTFSetKey(path: file, quality: quality)] = nil
+                state.hrtfFailures[HRTFSetKey(path: file, quality: quality)] = nil
+            }
+            do throws(SOFALoadError) {
+                dataset = try hrtfSet(HRTFSetKey(path: file, quality: .standard), for: node, now: true)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }

@@ -70,10 +70,15 @@ extension Engine {
             guard name != "main", name != "output" else {
                 throw EngineError(.notAllowed, "'\(name)' is built in and cannot be removed")
             }
-            var purges = [TimedCommand(.purge(UnsafeMutableRawPointer(node.mixing)))]
-            if let effect = node.effect { purges.append(TimedCommand(.purge(effect.raw))) }
-            if let p = node.player { purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(p)))) }
-            if let m = node.mixer { purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(m)))) }
+            // Timed commands still waiting for this node are dropped now: it may keep sounding while its
+            // connections fade, but nothing scheduled for later may change it (or its voices) any more.
+            var purges = node.commandTargets.map { TimedCommand(.purge($0)) }
+            for voice in node.spatialVoices {
+                purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(voice.record.voice))))
+            }
+            for (key, record) in state.spatialVoices where key.environment == node.id {
+                purges.append(TimedCommand(.purge(UnsafeMutableRawPointer(record.voice))))
+            }
             try send(purges)
             // The node keeps sounding under a private key while its connections fade out; its name is
             // free again at once.

@@ -3,7 +3,8 @@
 // Thread contract: every public method may be called from any thread; calls are serialized by `lock`.
 // Handlers (taps, onEvent) run on the thread that calls `poll()`, never under the lock.
 import AudioDSP
-import Synchronization
+import Locking
+import SpatialAssets
 
 /// A graph of nodes rendered by a `RenderEngine` (AVAudioEngine's model, driven by names).
 ///
@@ -12,7 +13,7 @@ import Synchronization
 /// still see is released only in `poll()`, once the render thread has provably moved past it.
 public final class Engine: @unchecked Sendable {
     public let renderEngine: RenderEngine
-    let lock = Mutex<Void>(())
+    let lock = Lock()
     var state: ControlState
     /// Loads an audio file into a buffer at the engine rate (for the player's `file` parameter).
     /// Set by the embedding layer; nil means file playback is unavailable.
@@ -23,8 +24,10 @@ public final class Engine: @unchecked Sendable {
     public let streamingThresholdSeconds: Double
     /// The disk thread that fills streamed files' rings.
     let diskStreamer = DiskStreamer()
-    private let eventHandler = Mutex<(@Sendable (EngineEvent) -> Void)?>(nil)
-    let insertObserver = Mutex<(@Sendable (HostInsertLayout) -> Void)?>(nil)
+    /// Loads HRTF sets on a worker for live engines (`setLoadsHRTFSetsInBackground`).
+    let hrtfLoader = HRTFSetLoader()
+    private let eventHandler = Locked<(@Sendable (EngineEvent) -> Void)?>(nil)
+    let insertObserver = Locked<(@Sendable (HostInsertLayout) -> Void)?>(nil)
 
     /// Creates an engine with the implicit `main` mixer connected to the `output` node.
     public init(configuration: EngineConfiguration = EngineConfiguration(),
@@ -134,9 +137,15 @@ public final class Engine: @unchecked Sendable {
         renderEngine.commands.producedCount + (state.batchDepth > 0 ? state.batchCommands.count + 1 : 0)
     }
 
-    /// Releases `object` once every command sent so far has been consumed and the render thread runs
-    /// the newest program.
+    /// Releases `object` once every command sent so far has settled (applied, or dropped by a purge)
+    /// and the render thread runs the newest program. Timed commands still waiting for their frame that
+    /// point into the object's render state are purged first, so they neither apply to a node that is
+    /// gone nor hold its memory until their frame; a purge the queue cannot take changes nothing about
+    /// safety (the graveyard waits for those commands instead).
     func bury(_ object: AnyObject) {
+        if let owner = object as? CommandTargetOwner {
+            for target in owner.commandTargets { try? send(TimedCommand(.purge(target))) }
+        }
         state.graveyard.bury(object, generation: state.generation, commandCount: sentCommandCount)
     }
 
@@ -203,11 +212,12 @@ public final class Engine: @unchecked Sendable {
                 for b in blocks { deliveries.append((tap.handler, b)) }
                 if dropped > 0 { events.append(.tapOverflow(node: tap.node, frames: dropped)) }
             }
+            adoptLoadedHRTFSets()
             finishRetirements()
             pruneVoices()
             state.graveyard.collect(
                 installedGeneration: renderEngine.installedGeneration,
-                consumedCommands: renderEngine.commands.consumedCount)
+                settledCommands: renderEngine.settledCommandCount)
         }
         for (handler, block) in deliveries { handler(block) }
         if !events.isEmpty, let handler = eventHandler.withLock({ $0 }) {
@@ -226,7 +236,14 @@ public final class Engine: @unchecked Sendable {
     /// The host's sample rate changed: later ramps and conversions use `rate`. Buffers already loaded
     /// keep their samples; reloading them is the embedding layer's job.
     public func setSampleRate(_ rate: Double) {
-        lock.withLock { _ in state.configuration.sampleRate = rate }
+        lock.withLock { _ in
+            if state.configuration.sampleRate != rate {
+                // HRTF sets are resampled to the engine rate when loaded.
+                state.hrtfSets = [:]
+                state.hrtfFailures = [:]
+            }
+            state.configuration.sampleRate = rate
+        }
     }
 }
 
@@ -256,6 +273,13 @@ struct ControlState {
     var pendingEvents: [EngineEvent] = []
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
+    /// HRTF sets by file and quality, shared by every environment (loaded once per engine).
+    var hrtfSets: [HRTFSetKey: SOFADataset] = [:]
+    /// Background loads under way, the environments waiting for each, and loads that failed.
+    var loadsHRTFSetsInBackground = false
+    var hrtfLoading: Set<HRTFSetKey> = []
+    var hrtfWaiting: [HRTFSetKey: Set<Int32>] = [:]
+    var hrtfFailures: [HRTFSetKey: SOFALoadError] = [:]
     /// One voice per connection into an environment.
     var spatialVoices: [VoiceKey: SpatialVoiceRecord] = [:]
     /// `moveSources`'s list of the records it moves (kept, so a move at frame rate allocates nothing).

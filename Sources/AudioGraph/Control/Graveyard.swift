@@ -2,8 +2,10 @@
 // provably cannot (openal-soft's mix-count idea, made explicit with two counters).
 
 /// Holds references until the render thread has (a) installed a program at least as new as
-/// `generation` and (b) consumed at least `commandCount` commands. Both counters only grow, so an
-/// entry, once releasable, stays releasable.
+/// `generation` and (b) settled every command below queue position `commandCount`: applied it, or
+/// dropped it with a purge (`RenderEngine.settledCommandCount`). A timed command waiting in the render
+/// thread's pending list is not settled, so whatever it points at stays alive until its frame has
+/// passed. Both counters only grow, so an entry, once releasable, stays releasable.
 struct Graveyard {
     private var entries: [(object: AnyObject, generation: Int, commandCount: Int)] = []
 
@@ -13,9 +15,9 @@ struct Graveyard {
 
     /// Drops every entry the render thread can no longer reach. Returns how many were released.
     @discardableResult
-    mutating func collect(installedGeneration: Int, consumedCommands: Int) -> Int {
+    mutating func collect(installedGeneration: Int, settledCommands: Int) -> Int {
         let before = entries.count
-        entries.removeAll { $0.generation <= installedGeneration && $0.commandCount <= consumedCommands }
+        entries.removeAll { $0.generation <= installedGeneration && $0.commandCount <= settledCommands }
         return before - entries.count
     }
 

@@ -18,6 +18,9 @@ public final class RenderEngine: @unchecked Sendable {
     let programSlot = Atomic<UnsafeMutableRawPointer?>(nil)
     /// Generation of the program the render thread is executing.
     let installedGenerationCounter = Atomic<Int>(0)
+    /// Queue position below which every command has been applied or purged, and no copy of it is held
+    /// by the render thread (published at the end of each render call).
+    let settledCommandCounter = Atomic<Int>(0)
     /// Frames rendered since the engine was created (statistics and engine time for the control side).
     let renderedFrameCounter = Atomic<Int>(0)
     /// Set when the first render call begins (before it takes any program).
@@ -60,6 +63,13 @@ public final class RenderEngine: @unchecked Sendable {
     /// Any thread. Generation of the program being executed. Acquire: once this reads g, the render thread
     /// has stopped touching every program older than g.
     public var installedGeneration: Int { installedGenerationCounter.load(ordering: .acquiring) }
+
+    /// Any thread. Every command pushed at a queue position below this has been applied, or dropped by a
+    /// purge, and the render thread keeps no copy of it. Unlike `commands.consumedCount` (which counts
+    /// a command as soon as it leaves the queue, before it is applied, and counts a timed command that
+    /// waits in the pending list) this is what deferred frees wait for. Acquire pairs with the release
+    /// at the end of each render call.
+    public var settledCommandCount: Int { settledCommandCounter.load(ordering: .acquiring) }
 
     /// Any thread. The latest clock anchor: (engine sample time, CLOCK_MONOTONIC ns) at the start of the
     /// last render cycle, or nil before the first cycle.
@@ -131,7 +141,7 @@ public final class RenderEngine: @unchecked Sendable {
             var n = min(frameCount &- done, maxBlockFrames)
             let now = core.pointee.sampleTime
             if core.pointee.pendingCount > 0 {
-                let next = core.pointee.pending[0].time
+                let next = core.pointee.pending[0].timed.time
                 if next > now { n = min(n, Int(next &- now)) }
             }
             core.pointee.hostOffset = done
@@ -141,6 +151,9 @@ public final class RenderEngine: @unchecked Sendable {
         }
         // Relaxed: a statistic read by the control side.
         renderedFrameCounter.wrappingAdd(frameCount, ordering: .relaxed)
+        // Release: every write this call made through a command's pointers happens before the control
+        // side, seeing the new count, frees what those commands pointed at.
+        settledCommandCounter.store(core.pointee.settledSequence(), ordering: .releasing)
     }
 
     /// Pops every queued command: immediate ones apply now, future ones go to the time-sorted list.
@@ -149,9 +162,11 @@ public final class RenderEngine: @unchecked Sendable {
         while true {
             let next = commands.pop()
             guard let timed = next else { break }
+            let sequence = core.pointee.poppedCount
+            core.pointee.poppedCount &+= 1
             if timed.time < 0 || timed.time <= core.pointee.sampleTime {
                 apply(timed.command, core)
-            } else if !core.pointee.insertPending(timed) {
+            } else if !core.pointee.insertPending(timed, sequence: sequence) {
                 apply(timed.command, core)
                 emit(.timedCommandOverflow(sampleTime: core.pointee.sampleTime))
             }
@@ -167,7 +182,7 @@ public final class RenderEngine: @unchecked Sendable {
     /// Applies every pending command whose time has come.
     @inline(__always)
     func applyDueCommands(_ core: UnsafeMutablePointer<RenderCore>) {
-        while core.pointee.pendingCount > 0 && core.pointee.pending[0].time <= core.pointee.sampleTime {
+        while core.pointee.pendingCount > 0 && core.pointee.pending[0].timed.time <= core.pointee.sampleTime {
             let command = core.pointee.removeFirstPending()
             apply(command, core)
         }
@@ -427,10 +442,15 @@ struct RenderCore {
     var program: UnsafeMutablePointer<RenderProgramData>?
     /// Engine sample time of the next frame to render.
     var sampleTime: Int64 = 0
-    /// Timed commands sorted by time (stable for equal times).
-    var pending: UnsafeMutablePointer<TimedCommand>
+    /// Timed commands sorted by time (stable for equal times), each with its queue position.
+    var pending: UnsafeMutablePointer<PendingCommand>
     var pendingCount = 0
     let pendingCapacity: Int
+    /// Commands popped from the queue so far (the next one's queue position).
+    var poppedCount = 0
+    /// The lowest queue position among pending commands, valid while `pendingChanged` is false.
+    var oldestPendingSequence = 0
+    var pendingChanged = false
     let maxBlockFrames: Int
     var hostInputs: UnsafePointer<UnsafePointer<Float>?>?
     var hostInputCount = 0
@@ -449,35 +469,59 @@ struct RenderCore {
 
     /// Inserts keeping time order (after equal times, so commands at one frame keep their order).
     /// Returns false when full.
-    mutating func insertPending(_ command: TimedCommand) -> Bool {
+    mutating func insertPending(_ command: TimedCommand, sequence: Int) -> Bool {
         if pendingCount == pendingCapacity { return false }
         var index = pendingCount
-        while index > 0 && pending[index &- 1].time > command.time {
+        while index > 0 && pending[index &- 1].timed.time > command.time {
             pending[index] = pending[index &- 1]
             index &-= 1
         }
-        pending[index] = command
+        pending[index] = PendingCommand(timed: command, sequence: sequence)
         pendingCount &+= 1
+        pendingChanged = true
         return true
     }
 
     /// Removes and returns the earliest pending command. Requires `pendingCount > 0`.
     mutating func removeFirstPending() -> Command {
-        let first = pending[0].command
+        let first = pending[0].timed.command
         pendingCount &-= 1
         for i in 0..<pendingCount { pending[i] = pending[i &+ 1] }
+        pendingChanged = true
         return first
     }
 
-    /// Drops every pending command aimed at `target`.
+    /// Drops every pending command that points at `target` (as the state it writes or as material it
+    /// hands over).
     mutating func removePending(target: UnsafeMutableRawPointer) {
         var kept = 0
-        for i in 0..<pendingCount where pending[i].command.target != target {
+        for i in 0..<pendingCount where !pending[i].timed.command.references(target) {
             pending[kept] = pending[i]
             kept &+= 1
         }
+        if kept != pendingCount { pendingChanged = true }
         pendingCount = kept
     }
+
+    /// The queue position below which every command has been applied or dropped: the oldest pending
+    /// command's, or everything popped when none waits. Rescans the pending list only after it changed.
+    mutating func settledSequence() -> Int {
+        if pendingCount == 0 { return poppedCount }
+        if pendingChanged {
+            var oldest = pending[0].sequence
+            for i in 1..<pendingCount where pending[i].sequence < oldest { oldest = pending[i].sequence }
+            oldestPendingSequence = oldest
+            pendingChanged = false
+        }
+        return oldestPendingSequence
+    }
+}
+
+/// A timed command waiting for its frame, with the queue position it was pushed at.
+@usableFromInline
+struct PendingCommand {
+    var timed: TimedCommand
+    var sequence: Int
 }
 
 /// Per-step kernels, kept apart from the dispatch loop so each is small and testable.
@@ -659,6 +703,17 @@ extension Command {
         case .environmentMix(let e, _, _, _, _), .environmentReverbPreset(let e, _), .environmentFilter(let e, _, _):
             return UnsafeMutableRawPointer(e)
         case .purge, .takeProgram: return nil
+        }
+    }
+
+    /// True when the command writes `pointer`'s state or hands it to a voice (a convolver or a bed).
+    @inline(__always)
+    func references(_ pointer: UnsafeMutableRawPointer) -> Bool {
+        if target == pointer { return true }
+        switch self {
+        case .spatialConvolver(_, let convolver?): return UnsafeMutableRawPointer(convolver) == pointer
+        case .spatialBed(_, let bed?): return UnsafeMutableRawPointer(bed) == pointer
+        default: return false
         }
     }
 }

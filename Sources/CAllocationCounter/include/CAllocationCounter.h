@@ -21,4 +21,6 @@ void ss_arm_trap(int armed);
 void ss_reset_tracked_counts(int channel);
 /// 1 when this file's malloc is the one the process uses (checked by a probe allocation).
 int ss_allocation_counter_is_active(void);
+/// 1 when built with the address or thread sanitizer (which own malloc; nothing is counted then).
+int ss_allocation_counter_is_sanitized(void);
 #endif

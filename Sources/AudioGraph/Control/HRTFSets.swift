@@ -1,0 +1,115 @@
+// Control side. HRTF sets (SOFA files) loaded once per engine and shared by its environments; in a live
+// engine they load on a worker so no control request waits for one.
+import AudioDSP
+import Dispatch
+import Locking
+import SpatialAssets
+
+/// Which set: the file and the quality it was prepared for (filter lengths differ).
+struct HRTFSetKey: Hashable {
+    let path: String
+    let quality: HRTFQuality
+}
+
+/// A set being handed from the loading worker to the control side. `SOFADataset` is not `Sendable`
+/// (it keeps scratch buffers); the worker drops its reference when it hands the set over, and from then
+/// on it is used only under the engine lock.
+final class LoadedHRTFSet: @unchecked Sendable {
+    let key: HRTFSetKey
+    let result: Result<SOFADataset, SOFALoadError>
+
+    init(key: HRTFSetKey, result: Result<SOFADataset, SOFALoadError>) {
+        self.key = key
+        self.result = result
+    }
+}
+
+/// Loads on a worker and queues what finished for `Engine.poll()`.
+final class HRTFSetLoader: Sendable {
+    private let worker = DispatchQueue(label: "soundstage.hrtf-loader")
+    private let finished = Locked<[LoadedHRTFSet]>([])
+
+    func load(_ key: HRTFSetKey, sampleRate: Double) {
+        let finished = self.finished
+        worker.async {
+            let result: Result<SOFADataset, SOFALoadError>
+            do throws(SOFALoadError) {
+                result = .success(try SOFADataset(
+                    path: key.path, sampleRate: sampleRate,
+                    options: SOFADataset.Options(quality: key.quality, sampleRate: sampleRate)))
+            } catch {
+                result = .failure(error)
+            }
+            let loaded = LoadedHRTFSet(key: key, result: result)
+            finished.withLock { $0.append(loaded) }
+        }
+    }
+
+    /// Loads finished since the last call.
+    func takeFinished() -> [LoadedHRTFSet] { finished.withLock { list in defer { list = [] }; return list } }
+
+    /// Waits for every load already started (tests; the engine's deinit).
+    func waitForLoads() { worker.sync {} }
+}
+
+extension Engine {
+    /// Live hosts (`soundstage run`) set this so an HRTF set loads on a worker: a source keeps the
+    /// spherical-head model until its set is ready, and no control request waits for the file. Off (the
+    /// default, and what offline renders use), a set loads on first use, so a render is the same
+    /// whenever it runs.
+    public func setLoadsHRTFSetsInBackground(_ enabled: Bool) {
+        lock.withLock { _ in state.loadsHRTFSetsInBackground = enabled }
+    }
+
+    /// Waits until HRTF sets being loaded in the background are ready, then hands them to their
+    /// environments (a `poll()` follows).
+    public func waitForHRTFSets() {
+        hrtfLoader.waitForLoads()
+        poll()
+    }
+
+    /// The set for `key` if it is loaded. Otherwise loads it now, or (in the background mode) starts
+    /// loading it for `environment` and returns nil. Throws when a load here fails. Lock held.
+    func hrtfSet(_ key: HRTFSetKey, for environment: NodeRecord, now: Bool) throws(SOFALoadError) -> SOFADataset? {
+        if let set = state.hrtfSets[key] { return set }
+        if let failure = state.hrtfFailures[key] { throw failure }
+        if state.loadsHRTFSetsInBackground && !now {
+            state.hrtfWaiting[key, default: []].insert(environment.id)
+            if state.hrtfLoading.insert(key).inserted {
+                hrtfLoader.load(key, sampleRate: state.configuration.sampleRate)
+            }
+            return nil
+        }
+        let rate = state.configuration.sampleRate
+        // A failure here is not remembered: the caller reports it, and a later request tries again.
+        let set = try SOFADataset(path: key.path, sampleRate: rate,
+                                  options: SOFADataset.Options(quality: key.quality, sampleRate: rate))
+        state.hrtfSets[key] = set
+        return set
+    }
+
+    /// Poll, lock held. Files the sets loaded in the background and re-places the voices of the
+    /// environments that waited for them (they switch from the spherical head to HRTF with the usual
+    /// crossfade); a set that failed is reported to each of them.
+    func adoptLoadedHRTFSets() {
+        for loaded in hrtfLoader.takeFinished() {
+            state.hrtfLoading.remove(loaded.key)
+            let waiting = state.hrtfWaiting.removeValue(forKey: loaded.key) ?? []
+            switch loaded.result {
+            case .success(let set):
+                state.hrtfSets[loaded.key] = set
+                for id in waiting {
+                    guard let environment = state.nodesByID[id], environment.environment != nil else { continue }
+                    environment.environment?.model = nil
+                    try? updateVoices(environment: environment, time: -1)
+                }
+            case .failure(let error):
+                state.hrtfFailures[loaded.key] = error
+                for id in waiting {
+                    guard let environment = state.nodesByID[id] else { continue }
+                    state.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+// Any thread except the render thread. The control side's lock: a value reachable only while its POSIX
+// mutex is held.
+import Glibc
+
+/// A value protected by a POSIX mutex, with `Synchronization.Mutex`'s `withLock` shape.
+///
+/// Not `Mutex` itself: on Linux its contended path hands the lock over inside the kernel (priority-
+/// inheriting futex, in the uninstrumented standard library), so the thread sanitizer cannot see that
+/// one holder's writes happen before the next holder's reads and reports every contended section as a
+/// race. pthread mutexes are intercepted by the sanitizer, so with this lock real races stay visible
+/// and lock hand-overs do not read as races (DECISIONS.md). Never taken on the render thread.
+public final class Locked<Value>: @unchecked Sendable {
+    // @unchecked: `value` is read and written only between pthread_mutex_lock and _unlock below, and
+    // the mutex's storage is fixed for the object's life.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    public init(_ initialValue: sending Value) {
+        value = initialValue
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the value while holding the lock.
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
+
+/// A POSIX mutex guarding state kept beside it (`Locked<Void>` without a stored value, whose empty
+/// field the thread sanitizer would see as one address shared with the object's header).
+public final class Lock: @unchecked Sendable {
+    // @unchecked: the mutex's storage is fixed for the object's life; pthread serializes the holders.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` while holding the lock (the argument mirrors `Mutex<Void>.withLock`).
+    public func withLock<Result, Failure: Error>(_ body: (inout Void) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        var unit: Void = ()
+        return try body(&unit)
+    }
+}
