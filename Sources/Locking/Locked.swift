@@ -41,10 +41,16 @@ public final class Lock: @unchecked Sendable {
     // @unchecked: the mutex's storage is fixed for the object's life; pthread serializes the holders.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    public init() {
+    /// A `recursive` lock may be taken again by the thread that holds it (each `withLock` releases its
+    /// own hold).
+    public init(recursive: Bool = false) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        if recursive { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE)) }
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {

@@ -85,21 +85,38 @@ extension OSCServiceCore {
         }
         let frames = OSCClockMapping.sampleTimes(
             for: requests.map(\.timetag), wallNow: now.wall, monotonicNow: now.monotonicNanoseconds, anchor: anchor)
-        if let earliestTag = requests.map(\.timetag).filter({ !$0.isImmediate }).min(),
-           let earliestFrame = frames.compactMap({ $0 }).min() {
+        let earliestFrame = frames.compactMap({ $0 }).min()
+        var reportedLate = false
+        if let earliestTag = requests.map(\.timetag).filter({ !$0.isImmediate }).min(), let earliestFrame {
             var late = -earliestTag.seconds(since: now.wall)
             let next = engine.sampleTime
             if earliestFrame < next { late = max(late, Double(next - earliestFrame) / anchor.sampleRate) }
             if late > 0 {
-                counters.lateBundles.add(1)
-                let first = requests[0]
-                if clients.mayReportError(first.client.key, now: SystemClock.monotonicSeconds()) {
-                    let address = first.patternAddress ?? first.address
-                    reply(first.client, OSCMessage("/late", [.string(address), .float(Float(late))]))
-                }
+                reportLate(requests, seconds: late)
+                reportedLate = true
             }
         }
         run(requests, frames: frames)
+        // The engine may have been busy (another thread's batch, a patch being swapped in): if the render
+        // thread passed the bundle's frame before the bundle reached it, it applied late. One period may
+        // pass between handing the commands over and reading the clock, hence the margin.
+        if !reportedLate, let earliestFrame {
+            let overdue = Double(engine.sampleTime - earliestFrame) / anchor.sampleRate
+            if overdue > Self.lateMargin { reportLate(requests, seconds: overdue) }
+        }
+    }
+
+    /// Seconds past its frame after which a bundle that has been handed over counts as late (more than a
+    /// JACK period at usual settings).
+    static let lateMargin = 0.01
+
+    private func reportLate(_ requests: [OSCRequest], seconds late: Double) {
+        counters.lateBundles.add(1)
+        let first = requests[0]
+        if clients.mayReportError(first.client.key, now: SystemClock.monotonicSeconds()) {
+            let address = first.patternAddress ?? first.address
+            reply(first.client, OSCMessage("/late", [.string(address), .float(Float(late))]))
+        }
     }
 
     /// Runs requests in order; more than one (a bundle, or a pattern's matches) in one engine batch so

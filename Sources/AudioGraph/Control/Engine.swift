@@ -1,6 +1,7 @@
 // Control side. The engine's API: one serial owner of the graph model, publishing compiled programs
 // and commands to the render thread.
-// Thread contract: every public method may be called from any thread; calls are serialized by `lock`.
+// Thread contract: every public method may be called from any thread; calls are serialized by `lock`
+// (a batch holds it throughout).
 // Handlers (taps, onEvent) run on the thread that calls `poll()`, never under the lock.
 import AudioDSP
 import Locking
@@ -13,7 +14,8 @@ import SpatialAssets
 /// still see is released only in `poll()`, once the render thread has provably moved past it.
 public final class Engine: @unchecked Sendable {
     public let renderEngine: RenderEngine
-    let lock = Lock()
+    /// Recursive: a batch holds it while its body calls the public methods.
+    let lock = Lock(recursive: true)
     var state: ControlState
     /// Loads an audio file into a buffer at the engine rate (for the player's `file` parameter).
     /// Set by the embedding layer; nil means file playback is unavailable.
@@ -152,18 +154,13 @@ public final class Engine: @unchecked Sendable {
     /// Makes every change inside `body` reach the render thread together, so they take effect in the
     /// same render cycle (an OSC bundle). Nested batches join the outer one. If `body` throws, the
     /// changes it already made still apply.
+    ///
+    /// The batch holds the engine's (recursive) lock from start to commit, so it is also exclusive:
+    /// another thread's edits wait for it instead of joining it, and another thread's batch does not
+    /// interleave with it (a patch loaded on the OSC worker and a bundle arriving meanwhile each stay
+    /// whole, and the bundle's commands are not held back until the patch has loaded).
     public func batch<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
-        lock.withLock { _ in state.batchDepth += 1 }
-        var commitError: EngineError?
-        defer {
-            lock.withLock { _ in
-                state.batchDepth -= 1
-                do throws(EngineError) { try commitBatchIfOutermost() } catch { commitError = error }
-            }
-        }
-        let result = try body()
-        if let commitError { throw commitError }
-        return result
+        try lock.withLock { _ throws(EngineError) -> T in try batchLocked(body) }
     }
 
     /// `batch` for code already holding the lock.
