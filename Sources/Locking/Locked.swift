@@ -10,28 +10,17 @@ import Glibc
 /// race. pthread mutexes are intercepted by the sanitizer, so with this lock real races stay visible
 /// and lock hand-overs do not read as races (DECISIONS.md). Never taken on the render thread.
 public final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: `value` is read and written only between pthread_mutex_lock and _unlock below, and
-    // the mutex's storage is fixed for the object's life.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // @unchecked: `value` is read and written only while `lock` is held.
+    private let lock = Lock()
     private var value: Value
 
     public init(_ initialValue: sending Value) {
         value = initialValue
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     /// Runs `body` with the value while holding the lock.
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        try lock.withLock { _ throws(Failure) -> Result in try body(&value) }
     }
 }
 

@@ -245,6 +245,12 @@ import Testing
 @Suite struct BackgroundHRTFLoadingTests {
     private func engine(algorithm: String, background: Bool) throws -> Engine {
         let engine = TestEngine.make()
+        try populate(engine, algorithm: algorithm, background: background)
+        return engine
+    }
+
+    /// A looping 700 Hz source at (1, 0, −1) through an environment into `main`.
+    private func populate(_ engine: Engine, algorithm: String, background: Bool) throws {
         engine.setLoadsHRTFSetsInBackground(background)
         let samples = TestSignal.sine(frequency: 700, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "s", channels: [samples], sampleRate: TestEngine.rate))
@@ -254,16 +260,19 @@ import Testing
             "positionZ": .float(-1), "renderingAlgorithm": .string(algorithm)])
         try engine.connect("src", to: "env")
         try engine.connect("env", to: "main")
-        return engine
     }
 
     @Test func aSourceUsesTheSphericalHeadUntilItsSetArrivesThenHRTF() throws {
-        let live = try engine(algorithm: "HRTF", background: true)
+        let live = TestEngine.make()
+        // The set's load is held until the first render is done, however fast the worker is.
+        let gate = live.hrtfLoader.holdLoads()
+        try populate(live, algorithm: "HRTF", background: true)
         let head = try engine(algorithm: "sphericalHead", background: false)
         let loaded = try engine(algorithm: "HRTF", background: false)
         let before = TestEngine.render(live, frames: 4_800)
         #expect(before == TestEngine.render(head, frames: 4_800), "while loading, the spherical head renders")
         _ = TestEngine.render(loaded, frames: 4_800)
+        gate.signal()
         live.waitForHRTFSets()
         // After the switch's crossfade and the filter's length, the two engines render the same.
         let after = TestEngine.render(live, frames: 9_600)

@@ -5,8 +5,9 @@ import Synchronization
 import Testing
 
 @Suite(.serialized) struct RealtimeSafetyTests {
-    /// Renders 12 s of audio on a dedicated thread while this thread keeps editing the graph, and counts
-    /// heap allocations and mutex locks made by the render thread after a warm-up second.
+    /// Renders 12 s of audio on a dedicated thread while this thread keeps editing the graph (frees
+    /// racing commands scheduled for later among the edits), and counts heap allocations and mutex locks
+    /// made by the render thread after a warm-up second.
     @Test(.disabled(if: AllocationProbe.isSanitized, "the sanitizer owns malloc; the plain build counts"))
     func renderThreadNeverAllocatesOrLocksWhileTheGraphChanges() throws {
         try #require(AllocationProbe.isActive, "the allocation counter is not linked in")
@@ -119,8 +120,21 @@ import Testing
             try engine.attach(.mixer, name: "m\(n)")
             try engine.connect(name, to: "m\(n)")
             try engine.connect("m\(n)", to: "main")
+            // Frees racing commands scheduled for later: an environment fed by p5 is made, its voice and
+            // listener moved 50 ms ahead, the new nodes given timed changes, and all of it freed at once.
+            let later = engine.sampleTime + 2_400
+            try engine.attach(.environment, name: "e\(n)")
+            try engine.connect("e\(n)", to: "main")
+            try engine.connect("p5", to: "e\(n)")
+            try engine.setVector("p5", "position", sin(angle), 0, -1, atSampleTime: later)
+            try engine.setVector("e\(n)", "listener", 0, 0, Double(n % 3), atSampleTime: later)
+            try engine.set(name, "volume", to: .float(0.5), atSampleTime: later)
+            try engine.set("m\(n)", "outputVolume", to: .float(0.5), atSampleTime: later)
+            try engine.play(name, atSampleTime: later)
             try engine.detach(name)
             try engine.detach("m\(n)")
+            if n % 2 == 0 { try engine.disconnect("p5", from: "e\(n)") }
+            try engine.detach("e\(n)")
             engine.poll()
             edits += 1
             editRounds.store(edits, ordering: .relaxed)

@@ -32,7 +32,13 @@ final class StreamHandle: @unchecked Sendable {
     /// Written only by whoever fills (the control side while priming, then the disk thread).
     var delivered = 0
     var isFinished = false
-    var failure: String?
+    /// Why decoding stopped, if it failed: written by whoever fills, read by `poll()` on the control
+    /// side while the disk thread runs, hence behind a lock (a `String` must not be read while written).
+    var failure: String? {
+        get { failureBox.withLock { $0 } }
+        set { failureBox.withLock { $0 = newValue } }
+    }
+    private let failureBox = Locked<String?>(nil)
     /// The source's decode buffers, recorded by `prime()` (read by reports while the disk thread
     /// decodes, so never read from the source itself).
     private(set) var sourceBytes = 0

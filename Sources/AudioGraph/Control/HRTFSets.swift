@@ -50,6 +50,13 @@ final class HRTFSetLoader: Sendable {
 
     /// Waits for every load already started (tests; the engine's deinit).
     func waitForLoads() { worker.sync {} }
+
+    /// Tests: loads started from now on wait until the returned semaphore is signalled.
+    func holdLoads() -> DispatchSemaphore {
+        let gate = DispatchSemaphore(value: 0)
+        worker.async { gate.wait() }
+        return gate
+    }
 }
 
 extension Engine {
