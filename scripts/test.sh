@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Sets up, builds with warnings checked, and runs every test (unit, DSP, integration with private jackd
-# servers), then a smoke run of the CLI against a private dummy JACK server.
+# servers), then a smoke run of the CLI against a private dummy JACK server, then the graph, OSC and JACK
+# suites under the address and thread sanitizers and a 60 s soak of random live OSC edits
+# (scripts/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# python-osc (PyPI) for the tests that drive Soundstage with an independent client, and for the soak.
+scripts/python-osc.sh >/dev/null
 
 echo "== build"
 swift build --build-tests 2>&1 | tee .build-log.txt
@@ -21,3 +25,6 @@ rm -f .test-log.txt
 
 echo "== smoke: every patch renders offline and plays on a private dummy JACK server"
 scripts/smoke.sh
+
+echo "== sanitizers and soak"
+scripts/sanitize.sh

@@ -103,6 +103,29 @@ import Testing
         #expect(f.renderer.onset(channel: 0, from: from, threshold: 0.01) != nil)
     }
 
+    /// A bundle that arrives on time but reaches the render thread after its frame, because another
+    /// thread held the engine (as a patch swap on the OSC worker does), is answered /late rather than
+    /// applied late in silence.
+    @Test func aBundleHeldUpByAnotherThreadsBatchIsAnsweredLate() throws {
+        let f = try OSCFixture()
+        try twoPlayers(f)
+        let engine = f.engine
+        let holder = Thread {
+            try? engine.batch { () throws(EngineError) in Thread.sleep(forTimeInterval: 0.45) }
+        }
+        holder.start()
+        Thread.sleep(forTimeInterval: 0.03)
+        let from = f.renderer.frameCount
+        f.client.sendBundle(OSCTimetag.now().adding(seconds: 0.15), [OSCMessage("/node/left/play")])
+        f.client.receive(timeout: 2) { $0.address == "/late" }
+        let late = try #require(f.client.take("/late").first, "a bundle applied past its frame got no /late")
+        #expect(late.arguments.first == .string("/node/left/play"))
+        if case .float(let seconds) = late.arguments[1] { #expect(seconds > 0.1 && seconds < 0.6, "late by \(seconds) s") }
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(f.renderer.onset(channel: 0, from: from, threshold: 0.01) != nil)
+        #expect(f.client.takeErrors().isEmpty)
+    }
+
     @Test func playWithATimetagArgument() throws {
         let f = try OSCFixture()
         try twoPlayers(f, frames: 48, click: true)
