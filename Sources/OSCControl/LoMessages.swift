@@ -30,15 +30,22 @@ final class LoAddress: @unchecked Sendable {
         return LoAddress(raw: raw)
     }
 
-    /// An address from an OSC URL (`osc.udp://host:port/`, `osc.tcp://…`). Nil when liblo cannot parse it
-    /// or the protocol is neither UDP nor TCP.
+    /// An address from an OSC URL (`osc.udp://host:port/`, `osc.tcp://…`). Nil when liblo cannot parse it,
+    /// the protocol is neither UDP nor TCP, the port is not 1…65535 or the host does not resolve (a
+    /// reply sent there would be lost, and with it every later reply routed to it).
     static func url(_ text: String) -> LoAddress? {
         let proto = lo_url_get_protocol_id(text)
         guard proto == LO_UDP || proto == LO_TCP else { return nil }
         guard let raw = lo_address_new_from_url(text) else { return nil }
         let address = LoAddress(raw: raw)
         guard let host = lo_address_get_hostname(raw), host.pointee != 0,
-              let port = lo_address_get_port(raw), Int(String(cString: port)) != nil else { return nil }
+              let portText = lo_address_get_port(raw), let port = Int(String(cString: portText)),
+              (1...65_535).contains(port) else { return nil }
+        var hints = addrinfo()
+        hints.ai_socktype = proto == LO_UDP ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, portText, &hints, &found) == 0, found != nil else { return nil }
+        freeaddrinfo(found)
         return address
     }
 }

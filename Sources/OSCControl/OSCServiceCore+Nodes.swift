@@ -56,17 +56,16 @@ extension OSCServiceCore {
         var a = OSCArguments(r)
         var names = [try a.string("name")]
         while !a.isAtEnd { names.append(try a.string("name")) }
-        for name in names {
-            let wasPlaying = isPlaying(name)
-            do throws(EngineError) {
-                try engine.detach(name)
-                graphDirty = true
-                done(r.client, "/node/free", [.string(name)])
-                if wasPlaying { notifyPlayerFinished(name, completed: false, sampleTime: engine.sampleTime) }
-            } catch {
-                sendError(r.client, address: r.address, OSCFailure(error))
-            }
+        // All or nothing: one unknown or built-in name frees none of them.
+        let playing = names.filter { isPlaying($0) }
+        do throws(EngineError) {
+            try engine.detach(names)
+        } catch {
+            throw OSCFailure(error)
         }
+        graphDirty = true
+        for name in names { done(r.client, "/node/free", [.string(name)]) }
+        for name in playing { notifyPlayerFinished(name, completed: false, sampleTime: engine.sampleTime) }
     }
 
     /// `/node/list` → `/node/info s:name s:kind i:channels i:active` per node, then `/reply s:/node/list`.

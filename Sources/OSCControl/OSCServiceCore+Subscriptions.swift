@@ -88,7 +88,8 @@ extension OSCServiceCore {
         let address: LoAddress
         if let url {
             guard let parsed = LoAddress.url(url) else {
-                throw a.failure("'\(OSCText.sanitized(url))' is not an osc.udp:// or osc.tcp:// URL with a host and a port")
+                throw a.failure("'\(OSCText.sanitized(url))' is not an osc.udp:// or osc.tcp:// URL with a host that "
+                    + "resolves and a port in 1…65535; replies keep going to the sender")
             }
             address = parsed
         } else if case .owned(let own) = r.client.target {

@@ -19,6 +19,25 @@ import Testing
         #expect(!f.engine.nodes().contains { $0.name == "sub" })
     }
 
+    /// Freeing several nodes is all or nothing: one bad name frees none of them and gets one /error.
+    @Test func freeingSeveralNodesIsAllOrNothing() throws {
+        let f = try OSCFixture()
+        for name in ["rv1", "m1"] { _ = f.client.command("/node/new", [.string(name == "rv1" ? "reverb" : "mixer"), .string(name)]) }
+        func attempt(_ names: [String]) -> [OSCMessage] {
+            f.client.send("/node/free", names.map { .string($0) })
+            f.client.receive(timeout: 2) { $0.address == "/error" }
+            return f.client.takeErrors()
+        }
+        #expect(attempt(["rv1", "ghost", "m1"]).map(\.errorCode) == [10])
+        #expect(attempt(["rv1", "main"]).map(\.errorCode) == [14])
+        #expect(attempt(["m1", "m1"]).map(\.errorCode) == [11])
+        #expect(Set(f.engine.nodes().map(\.name)).isSuperset(of: ["rv1", "m1"]), "a failed /node/free removed nodes")
+        f.client.send("/node/free", [.string("rv1"), .string("m1")])
+        f.client.receive(timeout: 3) { $0.address == "/error" || $0.arguments == [.string("/node/free"), .string("m1")] }
+        #expect(!f.engine.nodes().contains { $0.name == "rv1" || $0.name == "m1" })
+        #expect(f.client.takeErrors().isEmpty)
+    }
+
     @Test func setAndGetOnTheSameAddress() throws {
         let f = try OSCFixture()
         _ = f.client.command("/node/new", [.string("player"), .string("p1")])

@@ -5,6 +5,20 @@ import Foundation
 import Testing
 
 @Suite struct OSCSubscriptionTests {
+    /// A reply URL that cannot be used is refused with an /error, and replies keep reaching the sender.
+    @Test(arguments: ["osc.udp://127.0.0.1:99999/", "osc.udp://127.0.0.1:0/", "osc.udp://no-such-host.invalid:9000/",
+                      "osc.udp://127.0.0.1/", "http://127.0.0.1:9000/"])
+    func aReplyURLThatCannotBeUsedIsRefused(url: String) throws {
+        let f = try OSCFixture()
+        f.client.send("/notify", [.int32(1), .string(url)])
+        f.client.receive(timeout: 3) { $0.address == "/error" || $0.address == "/done" }
+        let errors = f.client.takeErrors()
+        #expect(errors.count == 1 && f.client.take("/done").isEmpty, "\(url) was accepted")
+        #expect(errors.first?.errorCode == 61, "code \(String(describing: errors.first?.errorCode))")
+        #expect(f.client.request("/ping", [.int32(7)], reply: "/pong")?.arguments == [.int32(7)],
+                "replies no longer reach the sender after \(url)")
+    }
+
     @Test func subscribersHearGraphChanges() throws {
         let f = try OSCFixture()
         let done = try #require(f.client.command("/notify", [.int32(1)]))

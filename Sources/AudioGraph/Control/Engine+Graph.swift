@@ -109,6 +109,26 @@ extension Engine {
         if wasInsert { notifyInsertObserver() }
     }
 
+    /// Removes several nodes together, all or nothing: every name is checked first (it exists, it is
+    /// not `main` or `output`, it is not named twice), and only then are they detached, in one batch.
+    public func detach(_ names: [String]) throws(EngineError) {
+        try lock.withLock { _ throws(EngineError) in
+            var seen: Set<String> = []
+            for name in names {
+                _ = try record(name)
+                guard name != "main", name != "output" else {
+                    throw EngineError(.notAllowed, "'\(name)' is built in and cannot be removed; nothing was removed")
+                }
+                guard seen.insert(name).inserted else {
+                    throw EngineError(.duplicateName, "'\(name)' is named twice; nothing was removed")
+                }
+            }
+            try batchLocked { () throws(EngineError) in
+                for name in names { try detach(name) }
+            }
+        }
+    }
+
     /// Connects `source` ("node" or "node:bus") to `destination`. Without a bus, a mixer destination
     /// takes its next free input bus and other nodes bus 0. An existing connection into that input bus
     /// is replaced; one output bus may feed any number of inputs (fan-out). Cycles are refused.
