@@ -66,6 +66,27 @@ struct PatternContext {
     let timetag: OSCTimetag
     let client: ClientRef
     var matches = 0
+
+    /// The pattern's last part (the parameter or command) is a wildcard (`*`, `?`, `[…]`; liblo's `*` also
+    /// matches `/`, so `/*` is one): it chooses nodes *and* what to do to them. Such a pattern only
+    /// queries: without arguments its command matches (play, stop, reset…) are left out, and with
+    /// arguments it is refused. Naming the parameter or command (`/node/*/volume`, `/node/{a,b}/stop`)
+    /// lifts both limits.
+    var wildcardsItsTarget: Bool {
+        let last = address.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        return last.contains { "*?[]".contains($0) }
+    }
+
+    /// Node-address tails that change state when sent without arguments.
+    static let commands: Set<String> = ["play", "pause", "stop", "prepare", "reset", "schedule/buffer", "schedule/file",
+                                        "enqueue", "fade"]
+
+    /// True when `path` (a node address this pattern matched) runs a command.
+    static func isCommand(_ path: String) -> Bool {
+        let rest = path.dropFirst("/node/".count)
+        guard let slash = rest.firstIndex(of: "/") else { return false }
+        return commands.contains(String(rest[rest.index(after: slash)...]))
+    }
 }
 
 final class OSCServiceCore: @unchecked Sendable {
@@ -322,10 +343,15 @@ final class OSCServiceCore: @unchecked Sendable {
     /// A node address matched a pattern: one request per match.
     func receiveNodeMethod(path: UnsafePointer<CChar>?) -> Int32 {
         guard let path, var context = pattern else { return 0 }
+        let address = String(cString: path)
+        if context.wildcardsItsTarget {
+            // Refused whole when it carries values (finalizePattern says so); without, queries only.
+            if !context.arguments.isEmpty || PatternContext.isCommand(address) { return 0 }
+        }
         context.matches += 1
         pattern = context
         collected.append(.request(OSCRequest(
-            address: String(cString: path), arguments: context.arguments, timetag: context.timetag,
+            address: address, arguments: context.arguments, timetag: context.timetag,
             client: context.client, patternID: context.id, patternAddress: context.address)))
         return 0
     }
@@ -334,6 +360,12 @@ final class OSCServiceCore: @unchecked Sendable {
     func finalizePattern() {
         guard let context = pattern else { return }
         pattern = nil
+        if context.wildcardsItsTarget && !context.arguments.isEmpty {
+            collected.append(.failure(context.client, address: context.address, OSCFailure(.badArguments,
+                "the pattern '\(OSCText.sanitized(context.address))' sets values but does not name what it sets: "
+                    + "wildcards choose nodes, the parameter or command must be spelled out (/node/*/volume); nothing was set")))
+            return
+        }
         if context.matches == 0 {
             collected.append(.failure(context.client, address: context.address,
                 OSCFailure(.unknownAddress, "the pattern '\(OSCText.sanitized(context.address))' matches no node address")))

@@ -38,6 +38,37 @@ import Testing
         else { #expect(try f.engine.get("osc3", "pan") == .float(0)) }
     }
 
+    /// A pattern whose last part is a wildcard is a query: without arguments it runs no command (the
+    /// players keep playing), and with arguments it sets nothing and gets one /error.
+    @Test func aWildcardTargetOnlyQueries() throws {
+        let f = try OSCFixture()
+        try f.engine.addBuffer(SampleBuffer(name: "b", channels: [Array(repeating: Float(0.5), count: 4_800)], sampleRate: 48_000))
+        for name in ["osc1", "osc2"] {
+            #expect(f.client.command("/node/new", [.string("player"), .string(name), .string("buffer"), .string("b"),
+                                                   .string("loop"), .bool(true), .string("playing"), .bool(true)])?.address == "/done")
+        }
+        for pattern in ["/*", "/node/*", "/node/osc1/*"] {
+            f.client.send(pattern)
+            _ = f.client.request("/ping", reply: "/pong")
+            #expect(f.client.takeErrors().isEmpty, "\(pattern)")
+            for name in ["osc1", "osc2"] {
+                #expect(try f.engine.get(name, "playing") == .bool(true), "\(pattern) stopped or paused \(name)")
+            }
+        }
+        // Queries still answer: the parameters come back.
+        #expect(f.client.take("/node/osc1/volume").count >= 1)
+        f.client.send("/node/osc1/*", [.float(0.5)])
+        f.client.receive(timeout: 2) { $0.address == "/error" }
+        let errors = f.client.takeErrors()
+        #expect(errors.map(\.errorCode) == [61])
+        #expect(try f.engine.get("osc1", "volume") == .float(1), "a wildcard set changed a parameter")
+        #expect(try f.engine.get("osc1", "pan") == .float(0))
+        // Naming the command lifts the limit.
+        f.client.send("/node/{osc1,osc2}/stop")
+        _ = f.client.request("/ping", reply: "/pong")
+        for name in ["osc1", "osc2"] { #expect(try f.engine.get(name, "playing") == .bool(false)) }
+    }
+
     @Test func patternGetRepliesPerNode() throws {
         let f = try fixtureWithPlayers()
         f.client.send("/node/osc*/volume")
@@ -76,7 +107,7 @@ import Testing
         // Nodes made by other code (not over OSC) are picked up by the periodic scan.
         try f.engine.attach(.player, name: "osc9")
         Thread.sleep(forTimeInterval: 0.5)
-        f.client.send("/node/osc9/volu?e", [.float(0.125)])
+        f.client.send("/node/osc[9]/volume", [.float(0.125)])
         f.client.send("/ping")
         f.client.receive(timeout: 2) { $0.address == "/pong" }
         #expect(try f.engine.get("osc9", "volume") == .float(0.125))
