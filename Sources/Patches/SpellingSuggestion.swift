@@ -1,7 +1,7 @@
 // Control side. Finds the allowed word closest to a misspelt one, for "did you mean …?" hints.
 
 /// "Did you mean" suggestions by edit distance.
-enum SpellingSuggestion {
+public enum SpellingSuggestion {
     /// The candidate closest to `word`, or `nil` if none is close enough.
     ///
     /// Distance is the optimal-string-alignment edit distance (insertions, deletions,
@@ -9,7 +9,7 @@ enum SpellingSuggestion {
     /// A candidate is close enough when the distance is at most a third of the longer word, rounded
     /// to nearest (at least 1, at most 3), or when it starts with `word` and `word` has 3 or more characters
     /// (`freq` → `frequency`). Ties go to the earlier candidate.
-    static func closest(to word: String, among candidates: [String]) -> String? {
+    public static func closest(to word: String, among candidates: [String]) -> String? {
         let lowered = Array(word.lowercased().unicodeScalars)
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {

@@ -80,6 +80,13 @@ public enum PatchLoader {
                 case .file:
                     samples = try loadFileBuffer(buffer, of: document, rate: configuration.sampleRate)
                 case .generate(let generator):
+                    // A pitched waveform must be below the Nyquist frequency of the rate it renders at.
+                    if let frequency = generator.frequency, frequency >= configuration.sampleRate / 2 {
+                        report(generator.fieldLocations["frequency"] ?? buffer.location,
+                               "buffer '\(buffer.name)': frequency \(frequency) Hz is not below the Nyquist frequency "
+                                   + "(\(configuration.sampleRate / 2) Hz at \(configuration.sampleRate) Hz)")
+                        continue
+                    }
                     samples = BufferSynthesizer.render(generator, sampleRate: configuration.sampleRate)
                 }
                 try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: configuration.sampleRate,
@@ -105,17 +112,21 @@ public enum PatchLoader {
             let bands = node.parameter("bands").flatMap { parameterValue($0.value)?.intValue } ?? NodeKind.defaultEQBandCount
             let specs = kind.parameters(bandCount: min(max(bands, 1), 16))
             for param in node.params {
-                guard let value = parameterValue(param.value) else {
+                guard var value = parameterValue(param.value) else {
                     report(param.valueLocation ?? param.keyLocation, "\(node.name).\(param.key): lists are not accepted here")
                     ok = false
                     continue
                 }
                 guard let spec = specs.first(where: { $0.name == param.key }) else {
-                    report(param.keyLocation, "\(kind.rawValue) '\(node.name)' has no parameter '\(param.key)' "
+                    let hint = SpellingSuggestion.closest(to: param.key, among: specs.map(\.name))
+                        .map { " (did you mean '\($0)'?)" } ?? ""
+                    report(param.keyLocation, "\(kind.rawValue) '\(node.name)' has no parameter '\(param.key)'\(hint) "
                         + "(it has: \(specs.map(\.name).joined(separator: ", ")))")
                     ok = false
                     continue
                 }
+                // yes/no/on/off are booleans wherever a boolean is expected (the patch-level rule).
+                if spec.type == .bool, case .string = param.value, let flag = param.value.asBool { value = .bool(flag) }
                 if param.key == "buffer", let name = parameterValue(param.value)?.stringValue, missingBuffers.contains(name) {
                     // Already reported with its buffer; the node loads without it.
                     continue

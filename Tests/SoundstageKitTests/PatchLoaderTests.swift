@@ -56,6 +56,59 @@ import Testing
         #expect(d[1].message.contains("no parameter 'colour'"))
     }
 
+    /// yes/no/on/off are booleans for node parameters too, as they are for patch-level booleans.
+    @Test func yamlBooleanSpellingsWorkForNodeParameters() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try Fixtures.write("""
+            version: 1
+            buffers:
+              - name: tone
+                generate: { waveform: sine, frequency: 440, duration: 0.5 }
+            nodes:
+              - name: a
+                kind: player
+                params: { buffer: tone, playing: on, loop: yes }
+              - name: b
+                kind: reverb
+                params: { bypass: Off }
+            connections:
+              - { from: a, to: main }
+            """, to: "p.yaml", in: dir)
+        let loaded = try PatchLoader.load(path: path)
+        #expect(try loaded.engine.get("a", "playing") == .bool(true))
+        #expect(try loaded.engine.get("a", "loop") == .bool(true))
+        #expect(try loaded.engine.get("b", "bypass") == .bool(false))
+        #expect(PatchLoader.check(path: path).isEmpty)
+    }
+
+    /// A generated tone at or above the Nyquist frequency is refused where its frequency is written.
+    @Test func aToneAboveNyquistIsRefusedAtItsFrequency() throws {
+        let d = try diagnostics("""
+            version: 1
+            engine: { sampleRate: 48000 }
+            buffers:
+              - name: high
+                generate: { waveform: sine, frequency: 30000, duration: 0.5 }
+            """)
+        #expect(d.count == 1)
+        #expect(d.first?.location == Patches.SourceLocation(line: 5, column: 44))
+        #expect(d.first?.message.contains("Nyquist") == true)
+    }
+
+    /// A misspelt parameter gets a "did you mean", as misspelt kinds and sections do.
+    @Test func aMisspeltParameterGetsASuggestion() throws {
+        let d = try diagnostics("""
+            version: 1
+            nodes:
+              - name: a
+                kind: player
+                params: { volum: 0.5 }
+            """)
+        #expect(d.count == 1)
+        #expect(d.first?.message.contains("did you mean 'volume'?") == true, "\(d.first?.message ?? "")")
+    }
+
     @Test func connectionErrorsNameTheProblem() throws {
         let d = try diagnostics("""
             version: 1
