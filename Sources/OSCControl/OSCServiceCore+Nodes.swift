@@ -167,12 +167,18 @@ extension OSCServiceCore {
             var flags: [String] = []
             if spec.isSmoothed { flags.append("smoothed") }
             if spec.isReadOnly { flags.append("readonly") }
+            // A bound in the parameter's own type (an int's 2147483647 is not a float's 2147483648.0); a
+            // choice parameter has no numeric range and lists its values after the flags instead.
+            func bound(_ value: Double?) -> OSCArgument {
+                guard let value, spec.choices.isEmpty else { return .null }
+                return spec.type == .int ? .int32(Int32(clamping: Int(value))) : .float(Float(value))
+            }
             reply(r.client, OSCMessage("/node/\(node)/param", [
                 .string(spec.name), .string(spec.type.rawValue), .string(spec.unit),
-                spec.minimum.map { .float(Float($0)) } ?? .null, spec.maximum.map { .float(Float($0)) } ?? .null,
+                bound(spec.minimum), bound(spec.maximum),
                 OSCArgument(spec.defaultValue), OSCArgument(info.parameters[spec.name] ?? spec.defaultValue),
                 .string(flags.joined(separator: ",")),
-            ]))
+            ] + spec.choices.map { .string($0) }))
         }
         reply(r.client, OSCMessage("/reply", [.string(r.address)]))
     }

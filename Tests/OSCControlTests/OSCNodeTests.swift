@@ -103,6 +103,15 @@ import Testing
                                      .float(1), .float(0.5), .string("smoothed")])
         let channels = try #require(params.last)
         #expect(channels.arguments.last == .string("readonly"))
+        // An int's bounds come as ints (2147483647, not the float 2147483648.0).
+        let start = try #require(params.first { $0.arguments[0] == .string("start") })
+        #expect(Array(start.arguments[3...4]) == [.int32(0), .int32(Int32.max)])
+        // A choice parameter lists its values after the flags and has no numeric range.
+        let algorithm = try #require(params.first { $0.arguments[0] == .string("renderingAlgorithm") })
+        #expect(Array(algorithm.arguments[3...4]) == [.null, .null])
+        let spec = try #require(NodeKind.player.parameters.first { $0.name == "renderingAlgorithm" })
+        #expect(!spec.choices.isEmpty)
+        #expect(Array(algorithm.arguments[8...]) == spec.choices.map { .string($0) })
         #expect(f.client.take("/reply").first?.arguments == [.string("/node/p1/params")])
     }
 
