@@ -100,6 +100,12 @@ public final class Recorder: Sendable {
                     + ".opus, .mp3, .m4a or .aac, or set RecorderSettings.format"))
         }
         try Self.validate(settings, path: path)
+        // The folder must be there now: a take that fails only at `record` loses what the user meant to keep.
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .file(.writeFailed(path: path, reason: "the folder '\(folder)' does not exist"))
+        }
         let info = try Self.nodeInfo(engine: engine, node: node, bus: bus, path: path)
         self.engine = engine
         self.node = node

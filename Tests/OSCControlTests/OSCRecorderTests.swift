@@ -59,6 +59,11 @@ import Testing
         #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("/etc/x.wav")])?.errorCode == 64)
         #expect(f.client.command("/recorder/new", [.string("x"), .string("nobody"), .string("x.wav")])?.errorCode == 42)
         #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.xyz")])?.errorCode == 42)
+        // A folder that does not exist is refused now, not at `record`.
+        let missing = f.client.command("/recorder/new", [.string("x"), .string("main"), .string("no-such-folder/x.wav")])
+        #expect(missing?.errorCode == 42)
+        #expect(missing?.arguments.last.flatMap { if case .string(let m) = $0 { m } else { nil } }?.contains("does not exist") == true,
+                "\(String(describing: missing?.arguments))")
         #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.wav"), .string("format"),
                                                    .string("tape")])?.errorCode == 22)
         #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.wav"), .string("speed"),

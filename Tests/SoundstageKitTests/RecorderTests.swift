@@ -250,12 +250,11 @@ import Testing
         let formatMessage = message { _ = try Recorder(engine: engine, node: "main", path: badFormat) }
         #expect(formatMessage.contains("'\(badFormat)'") && formatMessage.contains(".wav"), "\(formatMessage)")
 
+        // A folder that does not exist is refused when the recorder is made, not at `record`.
         let missingDirectory = dir.appendingPathComponent("no/such/dir/take.wav").path
-        let recorder = try Recorder(engine: engine, node: "main", path: missingDirectory)
-        let createMessage = message { try recorder.record() }
-        #expect(createMessage.contains("'\(missingDirectory)'") && createMessage.contains("directory does not exist"),
+        let createMessage = message { _ = try Recorder(engine: engine, node: "main", path: missingDirectory) }
+        #expect(createMessage.contains("'\(missingDirectory)'") && createMessage.contains("does not exist"),
                 "\(createMessage)")
-        #expect(!recorder.isRecording)
 
         let floatFlac = dir.appendingPathComponent("take.flac").path
         let flacRecorder = try Recorder(
