@@ -80,6 +80,9 @@ import Testing
         #expect(code("/node/new", [.string("player"), .string("bad name")]) == 12)
         #expect(code("/node/new", [.string("theremin"), .string("x")]) == 13)
         #expect(code("/node/free", [.string("main")]) == 14)
+        // The fixture's engine has no capture channels: an input node would hear nothing.
+        #expect(f.engine.configuration.inputChannelCount == 0)
+        #expect(code("/node/new", [.string("input"), .string("mic")]) == 14)
         #expect(code("/node/p1/color", [.float(1)]) == 20)
         #expect(code("/node/p1/volume", [.string("loud")]) == 21)
         #expect(code("/node/p1/start", [.float(1.5)]) == 21)

@@ -33,6 +33,10 @@ extension Engine {
             guard kind != .output else {
                 throw EngineError(.notAllowed, "the engine has exactly one output node, named 'output'")
             }
+            guard kind != .input || state.configuration.inputChannelCount > 0 else {
+                throw EngineError(.notAllowed, "the engine has no capture channels, so an input node would hear "
+                    + "nothing; start it with a patch that has inputs (engine: inputs: N, or an input node)")
+            }
             // An EQ's parameter table depends on its band count, so read that first.
             var specs = kind.parameters
             if kind == .eq, let bands = parameters["bands"] {
