@@ -109,16 +109,39 @@ static inline int loshim_set_receive_buffer(int fd, int bytes) {
     return granted;
 }
 
+/// Asks the kernel to report, with each datagram, how many it has dropped on this socket so far because
+/// the receive queue was full (Linux SO_RXQ_OVFL). Returns 0 on success.
+static inline int loshim_enable_drop_count(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
+}
+
 /// Receives one datagram without blocking. Returns its full length (which may exceed `capacity`:
 /// the datagram was too large and is truncated in `buffer`; 0 is an empty datagram), -EAGAIN when
 /// nothing is waiting, or another -errno.
-/// The sender's numeric host and port are written to `host` / `port`.
+/// The sender's numeric host and port are written to `host` / `port`; `dropped` receives the kernel's
+/// running count of datagrams dropped on this socket (unchanged when the kernel sent none).
 static inline long loshim_recv_datagram(int fd, void *buffer, size_t capacity, char *host, size_t hostCapacity,
-                                        int *port) {
+                                        int *port, unsigned int *dropped) {
     struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    ssize_t n = recvfrom(fd, buffer, capacity, MSG_TRUNC | MSG_DONTWAIT, (struct sockaddr *)&ss, &len);
+    struct iovec iov = { buffer, capacity };
+    char control[CMSG_SPACE(sizeof(unsigned int))];
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_name = &ss;
+    msg.msg_namelen = sizeof(ss);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    ssize_t n = recvmsg(fd, &msg, MSG_TRUNC | MSG_DONTWAIT);
     if (n < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? -EAGAIN : -errno;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+            memcpy(dropped, CMSG_DATA(c), sizeof(unsigned int));
+        }
+    }
+    socklen_t len = msg.msg_namelen;
     char service[16];
     if (getnameinfo((struct sockaddr *)&ss, len, host, hostCapacity, service, sizeof(service),
                     NI_NUMERICHOST | NI_NUMERICSERV) != 0) {

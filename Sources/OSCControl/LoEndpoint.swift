@@ -66,7 +66,8 @@ final class LoEndpoint {
                 tcp = tcpServer
                 self.port = port
                 udpSocket = lo_server_get_socket_fd(udpServer)
-                _ = loshim_set_receive_buffer(udpSocket, 4 << 20)
+                _ = loshim_set_receive_buffer(udpSocket, 8 << 20)
+                _ = loshim_enable_drop_count(udpSocket)
                 for server in servers {
                     _ = lo_server_enable_queue(server, 0, 1)
                     _ = lo_server_enable_coercion(server, 0)

@@ -111,7 +111,8 @@ public final class OSCService: Sendable {
             packetsReceived: counters.packets.value, messagesDispatched: counters.messages.value,
             malformedPackets: counters.malformed.value, oversizedPackets: counters.oversized.value,
             errorsSent: counters.errorsSent.value, errorsSuppressed: counters.errorsSuppressed.value,
-            lateBundles: counters.lateBundles.value, libloErrors: LoErrorCounter.shared.value)
+            lateBundles: counters.lateBundles.value, libloErrors: LoErrorCounter.shared.value,
+            droppedDatagrams: counters.droppedDatagrams.value)
     }
 }
 
@@ -128,4 +129,6 @@ public struct OSCServiceStatistics: Sendable, Equatable {
     public var lateBundles: Int
     /// Errors liblo reported itself (TCP framing; process-wide).
     public var libloErrors: Int
+    /// UDP datagrams the kernel dropped because they arrived faster than the service read them.
+    public var droppedDatagrams: Int
 }

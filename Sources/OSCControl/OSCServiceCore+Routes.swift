@@ -67,7 +67,7 @@ extension OSCServiceCore {
         reply(r.client, OSCMessage("/status.reply", [
             .string(s.state), .int32(Int32(clamping: s.sampleRate)), .int32(Int32(clamping: s.bufferSize)),
             .float(Float(s.dspLoad)), .int32(Int32(clamping: s.xrunCount)), .int32(Int32(clamping: engine.nodes().count)),
-            .string(s.serverName), .string(s.clientName),
+            .string(s.serverName), .string(s.clientName), .int32(Int32(clamping: counters.droppedDatagrams.value)),
         ]))
     }
 

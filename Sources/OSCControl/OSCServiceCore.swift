@@ -38,6 +38,8 @@ final class OSCCounters: Sendable {
     let errorsSent = AtomicCounter()
     let errorsSuppressed = AtomicCounter()
     let lateBundles = AtomicCounter()
+    /// UDP datagrams the kernel dropped because the receive queue was full (SO_RXQ_OVFL).
+    let droppedDatagrams = AtomicCounter()
 }
 
 /// One request: a message as dispatched (a pattern message becomes one request per matching node
@@ -135,6 +137,8 @@ final class OSCServiceCore: @unchecked Sendable {
     var lastXrunSent = -1.0
     var nextPoll = 0.0
     var nextLeaseCheck = 0.0
+    /// The kernel's running count of dropped UDP datagrams, as last reported.
+    var kernelDropCount: UInt32 = 0
     // Receive buffer: one datagram plus one byte to detect oversized ones.
     let receiveCapacity: Int
     let receiveBuffer: UnsafeMutableRawPointer
@@ -231,13 +235,27 @@ final class OSCServiceCore: @unchecked Sendable {
         var host = [CChar](repeating: 0, count: 64)
         for _ in 0..<1024 {
             var port: Int32 = 0
-            let n = loshim_recv_datagram(endpoint.udpSocket, receiveBuffer, receiveCapacity, &host, host.count, &port)
+            var dropped = kernelDropCount
+            let n = loshim_recv_datagram(endpoint.udpSocket, receiveBuffer, receiveCapacity, &host, host.count, &port,
+                                         &dropped)
             if n == -Int(EAGAIN) { return }
             if n < 0 { continue }
             counters.packets.add(1)
             let now = SystemClock.monotonicSeconds()
             let hostText = host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             guard let client = clients.udpClient(host: hostText, port: Int(port), now: now) else { continue }
+            if dropped != kernelDropCount {
+                // The kernel's count is cumulative and wraps at 2^32.
+                let lost = Int(dropped &- kernelDropCount)
+                kernelDropCount = dropped
+                counters.droppedDatagrams.add(lost)
+                // The senders of the lost datagrams are unknown; the one whose datagram arrived next is
+                // most likely the one flooding (errors are rate-limited per client).
+                sendError(client, address: "", OSCFailure(.busy,
+                    "\(lost) datagrams were dropped before this one: they arrived faster than Soundstage reads them "
+                        + "and the receive queue was full (send less at once, use TCP, or wait for /synced); "
+                        + "/status counts every drop"))
+            }
             guard n <= options.maxPacketSize else {
                 counters.oversized.add(1)
                 sendError(client, address: "", OSCFailure(.packetTooLarge,

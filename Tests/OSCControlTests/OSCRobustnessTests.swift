@@ -20,6 +20,32 @@ struct FuzzRandom {
 }
 
 @Suite struct OSCRobustnessTests {
+    /// A burst the service cannot read in time overflows the socket's receive queue; the kernel drops
+    /// datagrams, and the service says so (/error 50 to the sender, the count in /status) instead of
+    /// losing them in silence. A later /sync is answered.
+    @Test func aBurstThatOverflowsTheReceiveQueueIsReported() throws {
+        let f = try OSCFixture()
+        _ = f.client.command("/node/new", [.string("player"), .string("p")])
+        // Another thread holds the engine (as a patch swap does) while the burst arrives.
+        let engine = f.engine
+        let holder = Thread { try? engine.batch { () throws(EngineError) in Thread.sleep(forTimeInterval: 1.5) } }
+        holder.start()
+        Thread.sleep(forTimeInterval: 0.05)
+        for i in 0..<60_000 { f.client.send("/node/p/volume", [.float(Float(i % 100) / 100)]) }
+        // The kernel tells the count with the next datagram it queues after the loss: here the /sync,
+        // sent once the engine is free again and the queue has drained (sent into a full queue, it would
+        // be lost too).
+        Thread.sleep(forTimeInterval: 2.0)
+        let synced = f.client.request("/sync", [.int32(9)], reply: "/synced", timeout: 15)
+        #expect(synced?.arguments == [.int32(9)], "/sync after the burst was not answered")
+        let busy = f.client.takeErrors().filter { $0.errorCode == 50 }
+        #expect(busy.count == 1, "\(busy.count) /error 50 after a burst that overflowed the receive queue")
+        let dropped = f.service.statistics.droppedDatagrams
+        #expect(dropped > 0)
+        let status = f.client.request("/status", reply: "/status.reply")
+        #expect(status?.arguments.last == .int32(Int32(dropped)), "/status does not count the drops")
+    }
+
     /// Valid packets to mutate: every address group, bundles, patterns.
     static let seeds: [OSCPacket] = [
         .message(OSCMessage("/node/new", [.string("player"), .string("fz"), .string("volume"), .float(0.5)])),

@@ -490,7 +490,8 @@ class Client:
         if m is None:
             return None
         p = m.params
-        return {"state": p[0], "rate": p[1], "period": p[2], "dsp": p[3], "xruns": p[4], "nodes": p[5]}
+        return {"state": p[0], "rate": p[1], "period": p[2], "dsp": p[3], "xruns": p[4], "nodes": p[5],
+                "dropped": p[8] if len(p) > 8 else 0}
 
     # Pings
 

@@ -1038,8 +1038,10 @@ class Soak:
             deferred = False
             if rec.phase == "stopped" and not node_alive:
                 expect = FILE_ERROR  # "there is no node named …"
-            elif rec.phase == "timed" and not node_alive:
-                deferred = True      # it may have stopped itself: then it needs its node
+            elif not node_alive:
+                # Timed: it may have stopped itself. Recording or paused: its node went (a patch load
+                # frees every node) and took the recorder's tap with it. Either way it needs its node.
+                deferred = True
             if expect is None:
                 rec.phase = "timed" if timed else "recording"
                 if not deferred:
