@@ -83,6 +83,10 @@ import Testing
         // The fixture's engine has no capture channels: an input node would hear nothing.
         #expect(f.engine.configuration.inputChannelCount == 0)
         #expect(code("/node/new", [.string("input"), .string("mic")]) == 14)
+        // An audioplayer plays its own file or buffer: items queued on it would never play.
+        try f.engine.addBuffer(SampleBuffer(name: "b", channels: [[0.1, 0.2]], sampleRate: 48_000))
+        _ = f.client.command("/node/new", [.string("audioplayer"), .string("ap")])
+        #expect(code("/node/ap/enqueue", [.string("b")]) == 14)
         #expect(code("/node/p1/color", [.float(1)]) == 20)
         #expect(code("/node/p1/volume", [.string("loud")]) == 21)
         #expect(code("/node/p1/start", [.float(1.5)]) == 21)

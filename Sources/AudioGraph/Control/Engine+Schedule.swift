@@ -46,7 +46,7 @@ extension Engine {
         atSampleTime commandTime: Int64? = nil
     ) throws(EngineError) -> Int32 {
         try lock.withLock { _ throws(EngineError) in
-            let record = try playerRecord(node)
+            let record = try schedulingRecord(node)
             guard let buffer = try bufferNamed(name) else {
                 throw EngineError(.unknownBuffer, "no buffer named ''")
             }
@@ -64,17 +64,17 @@ extension Engine {
         _ node: String, path: String, startFrame: Int = 0, frameCount: Int? = nil, atPlayerTime time: Int64? = nil,
         options: PlayerScheduleOptions = [], completion: CompletionKind? = nil, atSampleTime commandTime: Int64? = nil
     ) throws(EngineError) -> Int32 {
-        _ = try lock.withLock { _ throws(EngineError) in try playerRecord(node) }
+        _ = try lock.withLock { _ throws(EngineError) in try schedulingRecord(node) }
         if let handle = try openStream(path, startFrame: startFrame, frameCount: frameCount,
                                        looping: options.contains(.loops)) {
             return try lock.withLock { _ throws(EngineError) in
-                try enqueueStream(try playerRecord(node), handle, playerTime: time, options: options,
+                try enqueueStream(try schedulingRecord(node), handle, playerTime: time, options: options,
                                   completion: completion, commandTime: commandTime ?? -1)
             }
         }
         let buffer = try loadFile(path)
         return try lock.withLock { _ throws(EngineError) in
-            let record = try playerRecord(node)
+            let record = try schedulingRecord(node)
             return try enqueue(record, buffer, startFrame: startFrame, frameCount: frameCount, playerTime: time,
                                options: options, completion: completion, isMaterial: false, commandTime: commandTime ?? -1)
         }
@@ -108,6 +108,17 @@ extension Engine {
         let node = try record(name)
         guard node.player != nil else {
             throw EngineError(.notAllowed, "'\(name)' is a \(node.kind.rawValue), not a player")
+        }
+        return node
+    }
+
+    /// A `player` node for scheduling: an audioplayer plays its own file or buffer (AVAudioPlayer has no
+    /// schedule), so items queued on it would never play.
+    func schedulingRecord(_ name: String) throws(EngineError) -> NodeRecord {
+        let node = try playerRecord(name)
+        guard node.audio == nil else {
+            throw EngineError(.notAllowed, "'\(name)' is an audioplayer: it plays its `file` or `buffer`; schedule "
+                + "items on a player node")
         }
         return node
     }
