@@ -21,8 +21,10 @@ public struct FileAccessPolicy: Sendable, Equatable {
     /// The default: the patch's folder (when there is one) and the working directory.
     public static func defaults(patchPath: String?) -> FileAccessPolicy {
         var roots: [String] = []
-        if let patchPath { roots.append(URL(fileURLWithPath: patchPath).deletingLastPathComponent().path) }
-        roots.append(FileManager.default.currentDirectoryPath)
+        if let patchPath { roots.append(URL(fileURLWithPath: patchPath).deletingLastPathComponent().standardizedFileURL.path) }
+        let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        // The patch's folder is often the working directory: name it once.
+        if !roots.contains(workingDirectory) { roots.append(workingDirectory) }
         return FileAccessPolicy(roots: roots)
     }
 

@@ -23,10 +23,10 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "Output file (replaced if it exists).")
     var output: String
 
-    @Option(name: .long, help: "Output sample rate in Hz (default: the input's).")
+    @Option(name: .long, parsing: .unconditional, help: "Output sample rate in Hz (default: the input's).")
     var rate: Double?
 
-    @Option(name: .long, help: "Output channel count (default: the input's).")
+    @Option(name: .long, parsing: .unconditional, help: "Output channel count (default: the input's).")
     var channels: Int?
 
     @Option(
@@ -42,10 +42,10 @@ struct ConvertCommand: ParsableCommand {
             """)
     var bits: String?
 
-    @Option(name: .long, help: "AAC bit rate in kbit/s for all channels (default: 128 per channel).")
+    @Option(name: .long, parsing: .unconditional, help: "AAC bit rate in kbit/s for all channels (default: 128 per channel).")
     var bitrate: Int?
 
-    @Option(name: .long, help: "Quality 0…1 for Ogg Vorbis, Opus and MP3 (default: 0.75).")
+    @Option(name: .long, parsing: .unconditional, help: "Quality 0…1 for Ogg Vorbis, Opus and MP3 (default: 0.75).")
     var quality: Double?
 
     /// The names `--format` accepts.

@@ -13,13 +13,13 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Output file (.wav, .flac, .caf, .aiff, .ogg, .opus, .mp3).")
     var out: String
 
-    @Option(name: .long, help: "Seconds to render.")
+    @Option(name: .long, parsing: .unconditional, help: "Seconds to render.")
     var duration: Double
 
-    @Option(name: .long, help: "Sample rate in Hz (default: the patch's, else 48000).")
+    @Option(name: .long, parsing: .unconditional, help: "Sample rate in Hz (default: the patch's, else 48000).")
     var rate: Double?
 
-    @Option(name: .long, help: "Host block size in frames (the output does not depend on it).")
+    @Option(name: .long, parsing: .unconditional, help: "Host block size in frames (the output does not depend on it).")
     var block: Int = 256
 
     func validate() throws {

@@ -26,13 +26,13 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Connect the outputs to the physical playback ports.")
     var connect = false
 
-    @Option(name: .long, help: "Stop after this many seconds (default: run until SIGINT/SIGTERM).")
+    @Option(name: .long, parsing: .unconditional, help: "Stop after this many seconds (default: run until SIGINT/SIGTERM).")
     var duration: Double?
 
     @Flag(name: .long, help: "Never start a JACK server; fail when none runs.")
     var noStartServer = false
 
-    @Option(name: .long, help: "OSC port, UDP and TCP (0 picks a free port; see docs/OSC.md).")
+    @Option(name: .long, parsing: .unconditional, help: "OSC port, UDP and TCP (0 picks a free port; see docs/OSC.md).")
     var oscPort: Int = OSCServiceOptions.defaultPort
 
     @Option(name: .long, help: "Address the OSC server binds (127.0.0.1: this machine only; 0.0.0.0 or :: for the network).")

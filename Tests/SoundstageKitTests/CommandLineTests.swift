@@ -1,6 +1,7 @@
 import AudioFiles
 import DSPTestSupport
 import Foundation
+import SoundstageKit
 import Testing
 
 @Suite struct CommandLineTests {
@@ -38,7 +39,10 @@ import Testing
     @Test func badArgumentsAndPatchesExitNonZeroWithAMessage() throws {
         let hello = Fixtures.patches.appendingPathComponent("hello.yaml").path
         let cases: [([String], String)] = [
-            (["render", hello, "--out", "/tmp/x.wav", "--duration", "-1"], "--duration"),
+            // A negative value is the option's value, refused as out of range (not "Missing value").
+            (["render", hello, "--out", "/tmp/x.wav", "--duration", "-1"], "--duration must be a number of seconds > 0"),
+            (["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--rate", "-48000"], "--rate must be between"),
+            (["convert", hello, "/tmp/x.wav", "--channels", "-2"], "--channels"),
             (["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--block", "0"], "--block"),
             (["render", "/no/such/patch.yaml", "--out", "/tmp/x.wav", "--duration", "1"], "patch.yaml"),
             (["render", hello, "--out", "/no/such/dir/x.wav", "--duration", "1"], "x.wav"),
@@ -50,6 +54,16 @@ import Testing
             #expect(r.status != 0, "\(args)")
             #expect((r.stderr + r.stdout).contains(needle), "\(args): \(r.stderr)")
         }
+    }
+}
+
+@Suite struct FileRootTests {
+    /// A patch in the working directory gives one root, not the same folder twice.
+    @Test func thePatchFolderAndTheWorkingDirectoryAreNamedOnce() throws {
+        let here = FileManager.default.currentDirectoryPath
+        #expect(FileAccessPolicy.defaults(patchPath: here + "/p.yaml").roots.count == 1)
+        #expect(FileAccessPolicy.defaults(patchPath: "p.yaml").roots.count == 1)
+        #expect(FileAccessPolicy.defaults(patchPath: "/nonexistent-folder/p.yaml").roots.count == 2)
     }
 }
 
