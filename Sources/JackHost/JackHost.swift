@@ -92,6 +92,7 @@ public final class JackHost: Sendable {
     /// Control side, after the client is closed (no callback runs): frees the insert table.
     private func releaseInserts() {
         core.latencyPorts.withLock { $0 = JackLatencyPorts() }
+        core.freeRetiredInsertTables(all: true)
         if let old = core.insertTable.exchange(nil, ordering: .acquiringAndReleasing) {
             JackInsertTable.destroy(old.assumingMemoryBound(to: JackInsertTable.self))
         }

@@ -140,6 +140,28 @@ final class JackHostCore: Sendable {
             state.session?.isServerLost = true
         }
     }
+
+    /// Insert tables replaced while cycles run, each with the cycle count after which no cycle can
+    /// still hold it (control side).
+    private let retiredInsertTables = Locked<[(table: UnsafeMutableRawPointer, freeAfter: Int)]>([])
+
+    /// Control side. Keeps a replaced table until two more cycles have started.
+    func retireInsertTable(_ table: UnsafeMutableRawPointer) {
+        let due = cycleCounter.load(ordering: .acquiring) + 2
+        retiredInsertTables.withLock { $0.append((table, due)) }
+    }
+
+    /// Control side. Frees the retired tables no cycle can hold any more (all of them when `all`: the
+    /// client is closed and no callback runs).
+    func freeRetiredInsertTables(all: Bool = false) {
+        let now = cycleCounter.load(ordering: .acquiring)
+        let done = retiredInsertTables.withLock { list in
+            let done = list.filter { all || $0.freeAfter <= now }
+            list.removeAll { all || $0.freeAfter <= now }
+            return done
+        }
+        for entry in done { JackInsertTable.destroy(entry.table.assumingMemoryBound(to: JackInsertTable.self)) }
+    }
 }
 
 /// Handed to the event thread through `pthread_create`'s argument.

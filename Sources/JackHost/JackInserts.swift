@@ -171,7 +171,8 @@ extension JackHost {
         // Removed (or changed) inserts leave the table before their ports go; a changed one is then
         // registered again under the same names.
         if !removed.isEmpty {
-            publish(next, client: client, isActive: isActive)
+            // Their ports are unregistered next, so no cycle may still hold the table naming them.
+            publish(next, client: client, isActive: isActive, waitsForCycles: true)
             for old in removed { unregister(old, client: client) }
         }
         for insert in layout.inserts where next[insert.node] == nil {
@@ -180,7 +181,7 @@ extension JackHost {
             case .failure(let problem): problems.append(problem.message)
             }
         }
-        publish(next, client: client, isActive: isActive)
+        publish(next, client: client, isActive: isActive, waitsForCycles: false)
         ports = next
         if isActive { _ = jack_recompute_total_latencies(client) }
         return problems
@@ -216,16 +217,24 @@ extension JackHost {
         for port in ports.inputs + ports.outputs { _ = jack_port_unregister(client, port) }
     }
 
-    /// Publishes a table for `ports` to the process callback and the latency callback, then frees the
-    /// previous table once two more cycles have started (the callback loads the table after counting
-    /// the cycle, so by then no cycle can still hold it). If cycles stall (a frozen server) for half a
-    /// second, the old table is leaked rather than freed under a possible reader.
-    private func publish(_ ports: [String: JackInsertPorts], client: OpaquePointer, isActive: Bool) {
+    /// Publishes a table for `ports` to the process callback and the latency callback. The previous
+    /// table is freed once two more cycles have started (the callback loads the table after counting the
+    /// cycle, so by then no cycle can still hold it): `waitsForCycles` waits for that here (the caller
+    /// unregisters ports the old table names next); otherwise the old table joins the retired ones,
+    /// freed by a later publish or when the client closes, and nothing waits. If cycles stall (a frozen
+    /// server) for half a second while waiting, the old table is leaked rather than freed under a
+    /// possible reader.
+    private func publish(_ ports: [String: JackInsertPorts], client: OpaquePointer, isActive: Bool, waitsForCycles: Bool) {
         let table = ports.isEmpty ? nil : JackInsertTable.make(ports)
         core.latencyPorts.withLock { $0.inserts = Array(ports.values) }
         // Release: the table is fully written before the process thread can acquire it.
         let old = core.insertTable.exchange(table.map { UnsafeMutableRawPointer($0) }, ordering: .acquiringAndReleasing)
+        core.freeRetiredInsertTables()
         guard let old else { return }
+        if isActive && !waitsForCycles {
+            core.retireInsertTable(old)
+            return
+        }
         if isActive {
             let start = core.cycleCounter.load(ordering: .acquiring)
             var waited = 0
