@@ -149,6 +149,27 @@ import Testing
         #expect(throws: EngineError.self) { try engine.audioPlayerPower("ap") }
     }
 
+    /// After a stop, the meters read silence: nothing from before the stop is carried into the first
+    /// reading (AVAudioPlayer's meters fall with its output).
+    @Test func aStoppedPlayersFirstMeterIsSilent() throws {
+        let engine = TestEngine.make()
+        let sine = TestSignal.sine(frequency: 1_000, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
+        try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine], sampleRate: TestEngine.rate))
+        try engine.attach(.audioplayer, name: "ap", parameters: ["buffer": .string("sine"), "meteringEnabled": .bool(true),
+                                                                 "numberOfLoops": .int(-1), "playing": .bool(true)])
+        try engine.connect("ap", to: "main")
+        _ = TestEngine.render(engine, frames: 9_600)
+        try engine.stop("ap")
+        _ = TestEngine.render(engine, frames: 4_800)
+        let levels = try engine.audioPlayerPower("ap")
+        #expect(levels.allSatisfy { $0.peak <= -150 }, "first reading after stop: \(levels)")
+        // A player that was never played reads silence too.
+        try engine.attach(.audioplayer, name: "quiet", parameters: ["buffer": .string("sine"), "meteringEnabled": .bool(true)])
+        try engine.connect("quiet", to: "main")
+        _ = TestEngine.render(engine, frames: 4_800)
+        #expect(try engine.audioPlayerPower("quiet").allSatisfy { $0.peak <= -150 })
+    }
+
     @Test func propertiesDescribeTheMaterial() throws {
         let engine = try engine([:])
         #expect(try engine.get("ap", "duration") == .float(Double(Self.frames) / TestEngine.rate))

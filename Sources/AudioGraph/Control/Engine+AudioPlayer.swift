@@ -181,6 +181,8 @@ extension Engine {
         audio.queued = []
         audio.transport = .stopped
         node.values["playing"] = .bool(false)
+        // The meters start again from the stop: the next reading is not the playing that came before.
+        _ = state.meters[node.name]?.takePlayerLevels()
     }
 
     /// Seek (setting currentTime): jumps at once, also while playing (same render cycle).
