@@ -33,6 +33,9 @@ except ImportError:  # pragma: no cover - explained to the user
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+# The python-osc test helpers' datagram decoder (every message of a datagram, nested bundles flattened).
+sys.path.insert(0, os.path.join(ROOT, "Tests", "OSCControlTests", "Python"))
+from osc_session import decode  # noqa: E402
 IMMEDIATELY = osc_bundle_builder.IMMEDIATELY
 RATE = 48000
 PERIOD = 256
@@ -320,22 +323,6 @@ def bundle(timetag, *contents):
     return builder.build()
 
 
-def decode(data):
-    """Every message in a datagram (nested bundles flattened)."""
-    out = []
-
-    def walk(b):
-        for item in b:
-            if isinstance(item, OscBundle):
-                walk(item)
-            else:
-                out.append(item)
-
-    if OscBundle.dgram_is_bundle(data):
-        walk(OscBundle(data))
-    else:
-        out.append(OscMessage(data))
-    return out
 
 
 def describe_packet(packet):
