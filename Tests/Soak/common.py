@@ -220,6 +220,15 @@ class Engine:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def thread_stacks(self, path):
+        """Writes every thread's stack (gdb, when installed) to `path`: what a hang is waiting for."""
+        if not self.alive() or shutil.which("gdb") is None:
+            return None
+        with open(path, "w") as out:
+            subprocess.run(["gdb", "-p", str(self.pid), "-batch", "-ex", "thread apply all bt 30"],
+                           stdout=out, stderr=subprocess.STDOUT, timeout=60)
+        return path
+
     def exit_description(self):
         return describe_exit(self.proc.poll() if self.proc else None)
 

@@ -127,7 +127,9 @@ class Driver:
             raise Failure(f"the engine {self.engine.exit_description()} after {self.loops} loops")
         overdue = self.c.overdue_ping(PING_TIMEOUT_S)
         if overdue:
-            raise Failure(f"/ping {overdue[0]} unanswered after {overdue[1]:.2f} s ({self.loops} loops)")
+            stacks = self.engine.thread_stacks(self.engine.log_path + ".stacks")
+            raise Failure(f"/ping {overdue[0]} unanswered after {overdue[1]:.2f} s ({self.loops} loops)"
+                          + (f"; thread stacks in {stacks}" if stacks else ""))
 
     def sleep(self, seconds):
         end = time.monotonic() + seconds
