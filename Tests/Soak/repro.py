@@ -112,6 +112,7 @@ class Driver:
         self.expected = 0  # /done-or-/error replies asked for so far
         self.next_ping = time.monotonic()
         self.loops = 0
+        self.ping_timeout = PING_TIMEOUT_S
 
     def send(self, address, *args):
         """A command answered by /done or /error."""
@@ -125,7 +126,7 @@ class Driver:
             self.next_ping = now + PING_EVERY_S
         if not self.engine.alive():
             raise Failure(f"the engine {self.engine.exit_description()} after {self.loops} loops")
-        overdue = self.c.overdue_ping(PING_TIMEOUT_S)
+        overdue = self.c.overdue_ping(self.ping_timeout)
         if overdue:
             stacks = self.engine.thread_stacks(self.engine.log_path + ".stacks")
             raise Failure(f"/ping {overdue[0]} unanswered after {overdue[1]:.2f} s ({self.loops} loops)"
@@ -204,6 +205,7 @@ def run(args):
     with stack:
         c = stack.push(common.Client(engine.port, on_message=replies))
         d = Driver(c, engine, replies)
+        d.ping_timeout = args.ping_timeout
         log(f"repro {args.variant}: soundstage pid {engine.pid}, OSC port {engine.port}, JACK server {jack.name}, "
             f"seed {args.seed}, {args.seconds:g} s, free {free_after:g} s after the bundle")
         pending_free = collections.deque()  # (due, env) for the disconnect variant
@@ -263,6 +265,8 @@ def main():
     p.add_argument("--free-after", type=float, default=None,
                    help="seconds between the bundle and the free (default: 0, or 0.13 for hrtf, timepitch, varispeed)")
     p.add_argument("--keep", action="store_true", help="keep the work folder (it is always kept on failure)")
+    p.add_argument("--ping-timeout", type=float, default=PING_TIMEOUT_S,
+                   help="seconds a /ping may take (default %(default)s; more for a sanitized debug build)")
     args = p.parse_args()
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
