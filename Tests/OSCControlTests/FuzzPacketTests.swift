@@ -12,8 +12,9 @@ import Testing
 extension OSCExternalSerialSuites {
     @Suite struct FuzzPacketTests {
         /// Packets the service must have read (UDP datagrams and TCP frames) within the 45 s budget; a
-        /// sanitizer build runs several times slower, so it is held to a quarter of that.
-        static let target = RenderAllocationCounter.isSanitized ? 25_000 : 100_000
+        /// sanitizer build runs several times slower (the thread sanitizer read 15,000 to 72,000 here,
+        /// depending on the machine's load), so it is held to a tenth of that.
+        static let target = RenderAllocationCounter.isSanitized ? 10_000 : 100_000
         /// Datagrams in flight before the sender waits for the service (the socket buffer holds a few
         /// hundred small datagrams; beyond that the kernel drops them).
         static let window = 96

@@ -28,15 +28,27 @@ struct FuzzRandom {
         _ = f.client.command("/node/new", [.string("player"), .string("p")])
         // Another thread holds the engine (as a patch swap does) while the burst arrives.
         let engine = f.engine
-        let holder = Thread { try? engine.batch { () throws(EngineError) in Thread.sleep(forTimeInterval: 1.5) } }
+        let released = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            try? engine.batch { () throws(EngineError) in Thread.sleep(forTimeInterval: 1.5) }
+            released.signal()
+        }
         holder.start()
         Thread.sleep(forTimeInterval: 0.05)
         for i in 0..<60_000 { f.client.send("/node/p/volume", [.float(Float(i % 100) / 100)]) }
         // The kernel tells the count with the next datagram it queues after the loss: here the /sync,
-        // sent once the engine is free again and the queue has drained (sent into a full queue, it would
-        // be lost too).
-        Thread.sleep(forTimeInterval: 2.0)
-        let synced = f.client.request("/sync", [.int32(9)], reply: "/synced", timeout: 15)
+        // sent once the engine is free again and the service has read what was queued (sent into a full
+        // queue, it would be lost too). A sanitizer build reads the queue several times slower.
+        released.wait()
+        var last = -1
+        let drainDeadline = Date().addingTimeInterval(120)
+        while Date() < drainDeadline {
+            Thread.sleep(forTimeInterval: 0.5)
+            let now = f.service.statistics.packetsReceived
+            if now == last { break }
+            last = now
+        }
+        let synced = f.client.request("/sync", [.int32(9)], reply: "/synced", timeout: 30)
         #expect(synced?.arguments == [.int32(9)], "/sync after the burst was not answered")
         let busy = f.client.takeErrors().filter { $0.errorCode == 50 }
         #expect(busy.count == 1, "\(busy.count) /error 50 after a burst that overflowed the receive queue")
