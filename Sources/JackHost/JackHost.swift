@@ -4,6 +4,7 @@
 import AudioGraph
 import CJack
 import Glibc
+import Locking
 import Synchronization
 
 /// Runs a `RenderEngine` as a JACK client with ports `out_1…out_N` and `in_1…in_M`.
@@ -30,7 +31,7 @@ public final class JackHost: Sendable {
                 onEvent: (@Sendable (JackHostEvent) -> Void)? = nil) {
         self.configuration = configuration
         self.renderEngine = renderEngine
-        core.handler.withLock { $0 = onEvent }
+        core.handler.withLock { $0 = onEvent.map { Callback($0) } }
     }
 
     deinit {
@@ -40,8 +41,8 @@ public final class JackHost: Sendable {
     /// Receives events on the host's event thread (never a JACK thread). The handler may call `stop()`
     /// or `start()`; it must not block for long (events queue behind it).
     public var onEvent: (@Sendable (JackHostEvent) -> Void)? {
-        get { core.handler.withLock { $0 } }
-        set { core.handler.withLock { $0 = newValue } }
+        get { core.handler.withLock { $0 }?.call }
+        set { core.handler.withLock { $0 = newValue.map { Callback($0) } } }
     }
 
     /// Test hook: `hook` runs once, on JACK's process thread, at the start of the first cycle after the

@@ -52,12 +52,12 @@ final class JackHostCore: Sendable {
     nonisolated(unsafe) let insertTable = Atomic<UnsafeMutableRawPointer?>(nil)
     /// Our ports as the latency callback sees them.
     let latencyPorts = Locked<JackLatencyPorts>(JackLatencyPorts())
-    let handler = Locked<(@Sendable (JackHostEvent) -> Void)?>(nil)
+    let handler = Locked<Callback<JackHostEvent>?>(nil)
     let state = Locked<JackHostState>(JackHostState())
 
     /// Event thread. Passes `event` to the handler, outside every lock.
     func deliver(_ event: JackHostEvent) {
-        if let handler = handler.withLock({ $0 }) { handler(event) }
+        if let handler = handler.withLock({ $0 }) { handler.call(event) }
     }
 
     // MARK: Event thread

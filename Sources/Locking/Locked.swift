@@ -55,3 +55,13 @@ public final class Lock: @unchecked Sendable {
         return try body(&unit)
     }
 }
+
+/// A callback to keep in a `Locked` (`Locked<Callback<Event>?>`). A bare function type must not be a
+/// `Locked` value: `withLock`'s `inout` access crosses a generic boundary, and every access would wrap the
+/// stored closure in two more reabstraction thunks, a chain that grows with each read until calling (or
+/// freeing) it overflows the stack. In a struct the function keeps one representation.
+public struct Callback<Argument>: Sendable {
+    public let call: @Sendable (Argument) -> Void
+
+    public init(_ call: @escaping @Sendable (Argument) -> Void) { self.call = call }
+}

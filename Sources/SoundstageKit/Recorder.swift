@@ -78,7 +78,7 @@ public final class Recorder: Sendable {
     /// Held for the whole of each control call (never by the tap handler or the disk thread).
     private let operations = Lock()
     private let state: Locked<State>
-    private let eventHandler = Locked<(@Sendable (RecorderEvent) -> Void)?>(nil)
+    private let eventHandler = Locked<Callback<RecorderEvent>?>(nil)
 
     /// Checks the node, bus, format and settings. The file is not touched until
     /// `prepareToRecord()` or `record()`.
@@ -157,7 +157,7 @@ public final class Recorder: Sendable {
 
     /// Receives `.finished` and `.error` events (see the thread contract above).
     public func setEventHandler(_ handler: (@Sendable (RecorderEvent) -> Void)?) {
-        eventHandler.withLock { $0 = handler }
+        eventHandler.withLock { $0 = handler.map { Callback($0) } }
     }
 
     // MARK: Control
@@ -475,7 +475,7 @@ public final class Recorder: Sendable {
     // MARK: Helpers
 
     private func emit(_ events: [RecorderEvent]) {
-        guard !events.isEmpty, let handler = eventHandler.withLock({ $0 }) else { return }
+        guard !events.isEmpty, let handler = eventHandler.withLock({ $0 })?.call else { return }
         for event in events { handler(event) }
     }
 

@@ -1,5 +1,6 @@
 // Control side. Effects exposed as host ports (JACK inserts): channel allocation, the layout the host
 // follows, and its change notifications.
+import Locking
 
 extension Engine {
     /// The exposed effects now. A host registers ports for them and passes their buffers to `render`.
@@ -10,7 +11,7 @@ extension Engine {
     /// Calls `observer` with the new layout after every change (on the thread that made it, never under
     /// the engine's lock). Layouts carry a version: apply one only if it is newer than the last applied.
     public func setHostInsertObserver(_ observer: (@Sendable (HostInsertLayout) -> Void)?) {
-        insertObserver.withLock { $0 = observer }
+        insertObserver.withLock { $0 = observer.map { Callback($0) } }
     }
 
     /// Lock held.
@@ -50,7 +51,7 @@ extension Engine {
 
     /// Not under the lock. Tells the observer the current layout.
     func notifyInsertObserver() {
-        guard let observer = insertObserver.withLock({ $0 }) else { return }
+        guard let observer = insertObserver.withLock({ $0 })?.call else { return }
         observer(hostInsertLayout)
     }
 }

@@ -28,8 +28,8 @@ public final class Engine: @unchecked Sendable {
     let diskStreamer = DiskStreamer()
     /// Loads HRTF sets on a worker for live engines (`setLoadsHRTFSetsInBackground`).
     let hrtfLoader = HRTFSetLoader()
-    private let eventHandler = Locked<(@Sendable (EngineEvent) -> Void)?>(nil)
-    let insertObserver = Locked<(@Sendable (HostInsertLayout) -> Void)?>(nil)
+    private let eventHandler = Locked<Callback<EngineEvent>?>(nil)
+    let insertObserver = Locked<Callback<HostInsertLayout>?>(nil)
 
     /// Creates an engine with the implicit `main` mixer connected to the `output` node.
     public init(configuration: EngineConfiguration = EngineConfiguration(),
@@ -63,7 +63,7 @@ public final class Engine: @unchecked Sendable {
 
     /// Receives events from `poll()`.
     public func setEventHandler(_ handler: (@Sendable (EngineEvent) -> Void)?) {
-        eventHandler.withLock { $0 = handler }
+        eventHandler.withLock { $0 = handler.map { Callback($0) } }
     }
 
     // MARK: Publishing (callers hold the lock)
@@ -217,7 +217,7 @@ public final class Engine: @unchecked Sendable {
                 settledCommands: renderEngine.settledCommandCount)
         }
         for (handler, block) in deliveries { handler(block) }
-        if !events.isEmpty, let handler = eventHandler.withLock({ $0 }) {
+        if !events.isEmpty, let handler = eventHandler.withLock({ $0 })?.call {
             for e in events { handler(e) }
         }
     }
