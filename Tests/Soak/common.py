@@ -33,9 +33,9 @@ except ImportError:  # pragma: no cover - explained to the user
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-# The python-osc test helpers' datagram decoder (every message of a datagram, nested bundles flattened).
+# The python-osc test helpers: message and bundle builders, and the datagram decoder (nested bundles flattened).
 sys.path.insert(0, os.path.join(ROOT, "Tests", "OSCControlTests", "Python"))
-from osc_session import decode  # noqa: E402
+from osc_session import bundle, decode, message  # noqa: E402,F401  (re-exported to the drivers)
 IMMEDIATELY = osc_bundle_builder.IMMEDIATELY
 RATE = 48000
 PERIOD = 256
@@ -315,23 +315,6 @@ def start_stack(binary, patch_text, workdir, prefix):
 
 
 # MARK: OSC
-
-
-def message(address, *args):
-    builder = osc_message_builder.OscMessageBuilder(address)
-    for a in args:
-        builder.add_arg(a)
-    return builder.build()
-
-
-def bundle(timetag, *contents):
-    """A bundle; `timetag` in seconds since the Unix epoch (time.time() + latency), or IMMEDIATELY."""
-    builder = osc_bundle_builder.OscBundleBuilder(timetag)
-    for c in contents:
-        builder.add_content(c)
-    return builder.build()
-
-
 
 
 def describe_packet(packet):
