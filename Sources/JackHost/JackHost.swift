@@ -59,14 +59,16 @@ public final class JackHost: Sendable {
     public func start() throws(JackHostError) -> JackHostStartReport {
         reapFinishedSession()
         let startHook = core.state.withLock { $0.startHook }
-        let result: Result<JackHostStartReport, JackHostError> = core.state.withLock { state in
-            if state.session != nil { return .failure(.alreadyRunning) }
-            switch open(startHook: startHook, inserts: state.insertLayout) {
-            case .failure(let error):
-                return .failure(error)
-            case .success(let (report, session)):
-                state.session = session
-                return .success(report)
+        let result: Result<JackHostStartReport, JackHostError> = core.portWork.withLock { _ in
+            core.state.withLock { state in
+                if state.session != nil { return .failure(.alreadyRunning) }
+                switch open(startHook: startHook, inserts: state.insertLayout) {
+                case .failure(let error):
+                    return .failure(error)
+                case .success(let (report, session)):
+                    state.session = session
+                    return .success(report)
+                }
             }
         }
         return try result.get()
@@ -75,17 +77,19 @@ public final class JackHost: Sendable {
     /// Control side. Deactivates and closes the client, then waits for the event thread to finish.
     /// Idempotent; safe after the server died and from inside `onEvent`.
     public func stop() {
-        let thread: pthread_t? = core.state.withLock { state in
-            guard var session = state.session else { return nil }
-            if let client = session.client {
-                _ = jack_deactivate(client)
-                _ = jack_client_close(client)
-                session.client = nil
+        let thread: pthread_t? = core.portWork.withLock { _ in
+            core.state.withLock { state in
+                guard var session = state.session else { return nil }
+                if let client = session.client {
+                    _ = jack_deactivate(client)
+                    _ = jack_client_close(client)
+                    session.client = nil
+                }
+                releaseInserts()
+                close(session.wakeFD)
+                state.session = nil
+                return session.eventThread
             }
-            releaseInserts()
-            close(session.wakeFD)
-            state.session = nil
-            return session.eventThread
         }
         if let thread { Self.finish(thread) }
     }
@@ -341,23 +345,27 @@ public final class JackHost: Sendable {
         withClient { JackPorts.physicalPorts(client: $0, direction: .capture) } ?? []
     }
 
-    /// Connects two ports, in either order; names without ':' are our own ports (`out_1`).
+    /// Connects two ports, in either order; names without ':' are our own ports (`out_1`). Insert ports
+    /// requested before the call exist by then.
     public func connect(_ source: String, to destination: String) -> JackConnectionResult {
-        withClientAndName { client, name in
+        awaitInsertRequests()
+        return withClientAndName { client, name in
             JackPorts.connect(client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
         } ?? JackConnectionResult(source: source, destination: destination, outcome: .failed("the JACK host is not running"))
     }
 
     /// Disconnects two ports, in either order; names without ':' are our own ports.
     public func disconnect(_ source: String, from destination: String) -> JackConnectionResult {
-        withClientAndName { client, name in
+        awaitInsertRequests()
+        return withClientAndName { client, name in
             JackPorts.disconnect(client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
         } ?? JackConnectionResult(source: source, destination: destination, outcome: .failed("the JACK host is not running"))
     }
 
     /// Full names of the ports connected to `port` (ours when it has no ':').
     public func connections(of port: String) -> [String] {
-        withClientAndName { client, name in
+        awaitInsertRequests()
+        return withClientAndName { client, name in
             JackPorts.connections(client: client, port: resolve(port, clientName: name))
         } ?? []
     }

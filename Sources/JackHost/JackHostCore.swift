@@ -2,6 +2,7 @@
 // `JackRenderContext.core`) and the event thread, which outlives neither the client nor this object.
 import AudioGraph
 import CJack
+import Dispatch
 import Glibc
 import Locking
 import Synchronization
@@ -33,6 +34,20 @@ struct JackHostState: Sendable {
     var insertLayout: HostInsertLayout?
 }
 
+/// Insert layouts handed to the port thread (`JackHost.requestInserts`), guarded by
+/// `JackHostCore.insertRequests`.
+struct JackInsertRequests: Sendable {
+    /// The newest layout not yet taken by the port thread, with whom to tell of problems.
+    var newest: (layout: HostInsertLayout, onProblems: Callback<[String]>?)?
+    /// The newest version requested, and the newest applied.
+    var requested = Int.min
+    var applied = Int.min
+    /// True from a request until the port thread finds nothing more to apply.
+    var isDraining = false
+    /// Layouts the port thread has applied (requests that waited behind a newer one are not).
+    var drainedCount = 0
+}
+
 /// Shared by the host object, the callbacks and the event thread. Callbacks only touch the atomics.
 final class JackHostCore: Sendable {
     /// Last sample rate / period reported by the server (0 before the first start).
@@ -54,6 +69,15 @@ final class JackHostCore: Sendable {
     let latencyPorts = Locked<JackLatencyPorts>(JackLatencyPorts())
     let handler = Locked<Callback<JackHostEvent>?>(nil)
     let state = Locked<JackHostState>(JackHostState())
+    /// Held across registering and unregistering insert ports, calls into jackd that can last many
+    /// periods while the server reorders its graph (libjack sleeps in every latency call then), so that
+    /// the client stays open without holding `state`. Whoever closes the client takes it first.
+    /// Order: `portWork`, then `state`.
+    let portWork = Lock()
+    /// Insert layouts waiting for the port thread.
+    let insertRequests = Locked<JackInsertRequests>(JackInsertRequests())
+    /// The port thread: applies requested insert layouts, one at a time, off every caller's thread.
+    let portQueue = DispatchQueue(label: "soundstage.jack.ports")
 
     /// Event thread. Passes `event` to the handler, outside every lock.
     func deliver(_ event: JackHostEvent) {
@@ -115,7 +139,7 @@ final class JackHostCore: Sendable {
         close(readFD)
         // The client is closed on every path out of the loop: the host closes it before closing the
         // pipe; `closeLostClient` closes it on loss; a failed read (never seen) falls back below.
-        state.withLock { state in
+        portWork.withLock { _ in state.withLock { state in
             if state.session?.context == context {
                 if let client = state.session?.client {
                     _ = jack_deactivate(client)
@@ -124,20 +148,22 @@ final class JackHostCore: Sendable {
                 }
                 state.session?.context = nil
             }
-        }
+        } }
         JackRenderContext.destroy(context)
     }
 
     /// Event thread, after the server died: closes the client (jack.h: never inside the shutdown
     /// callback, but the handle must still be closed) and marks the session lost.
     private func closeLostClient(context: UnsafeMutablePointer<JackRenderContext>) {
-        state.withLock { state in
-            guard state.session?.context == context else { return }
-            if let client = state.session?.client {
-                _ = jack_client_close(client)
-                state.session?.client = nil
+        portWork.withLock { _ in
+            state.withLock { state in
+                guard state.session?.context == context else { return }
+                if let client = state.session?.client {
+                    _ = jack_client_close(client)
+                    state.session?.client = nil
+                }
+                state.session?.isServerLost = true
             }
-            state.session?.isServerLost = true
         }
     }
 

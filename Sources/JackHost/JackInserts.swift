@@ -3,6 +3,7 @@
 import AudioGraph
 import CJack
 import Glibc
+import Locking
 import Synchronization
 
 /// The insert ports by insert channel, plus the per-period buffer tables the process callback fills.
@@ -127,32 +128,92 @@ let jackLatencyCallback: JackLatencyCallback = { mode, arg in
 
 extension JackHost {
     /// Control side. Makes the client's insert ports match `layout` (from `Engine.hostInsertLayout` or
-    /// its observer): registers `<node>_in_N` / `<node>_out_N` for new inserts, unregisters those gone,
-    /// and reports the latencies. A layout older than one already applied is ignored. Kept for later
-    /// starts when the host is not running. Returns problems (a port JACK refused), empty when none.
+    /// its observer) before returning: registers `<node>_in_N` / `<node>_out_N` for new inserts,
+    /// unregisters those gone, and reports the latencies. A layout older than one already applied is
+    /// ignored. Kept for later starts when the host is not running. Returns problems (a port JACK
+    /// refused), empty when none. Blocks for the IPC with jackd, which can take many periods while the
+    /// server reorders its graph: a thread that must stay responsive calls `requestInserts` instead.
     @discardableResult
     public func setInserts(_ layout: HostInsertLayout) -> [String] {
-        core.state.withLock { state in
-            if let current = state.insertLayout, current.version > layout.version { return [] }
-            state.insertLayout = layout
-            guard var session = state.session, let client = session.client else { return [] }
-            let problems = applyInserts(layout, client: client, ports: &session.insertPorts, isActive: true)
-            state.session = session
+        let problems = applyLayout(layout)
+        core.insertRequests.withLock { $0.applied = max($0.applied, layout.version) }
+        return problems
+    }
+
+    /// Any thread; never waits for jackd. Hands `layout` to the host's port thread, which applies the
+    /// newest layout requested (older ones still waiting are skipped) as `setInserts` does, and passes
+    /// any problems to `onProblems` there. Calls that name our ports (`connect`, `disconnect`,
+    /// `connections(of:)`, `insertPortNames`) first wait for the requests made before them.
+    public func requestInserts(_ layout: HostInsertLayout, onProblems: (@Sendable ([String]) -> Void)? = nil) {
+        let schedule = core.insertRequests.withLock { requests -> Bool in
+            if let newest = requests.newest, newest.layout.version > layout.version { return false }
+            requests.newest = (layout, onProblems.map { Callback($0) })
+            requests.requested = max(requests.requested, layout.version)
+            defer { requests.isDraining = true }
+            return !requests.isDraining
+        }
+        guard schedule else { return }
+        core.portQueue.async { [self] in drainInsertRequests() }
+    }
+
+    /// Port thread. Applies the newest waiting request until none waits.
+    private func drainInsertRequests() {
+        while true {
+            let next = core.insertRequests.withLock { requests in
+                defer { requests.newest = nil }
+                if requests.newest == nil { requests.isDraining = false }
+                return requests.newest
+            }
+            guard let (layout, onProblems) = next else { return }
+            let problems = applyLayout(layout)
+            core.insertRequests.withLock { requests in
+                requests.applied = max(requests.applied, layout.version)
+                requests.drainedCount += 1
+            }
+            if !problems.isEmpty { onProblems?.call(problems) }
+        }
+    }
+
+    /// Any thread but the port thread. Returns once the insert requests made before the call are
+    /// applied (at once when none waits).
+    func awaitInsertRequests() {
+        let pending = core.insertRequests.withLock { $0.requested > $0.applied || $0.isDraining }
+        if pending { core.portQueue.sync {} }
+    }
+
+    /// Applies `layout` with the port lock held (so the client stays open) but not the state lock, so
+    /// status reads and other requests never wait for the port work's IPC.
+    private func applyLayout(_ layout: HostInsertLayout) -> [String] {
+        core.portWork.withLock { _ in
+            let target: (client: OpaquePointer, ports: [String: JackInsertPorts])? = core.state.withLock { state in
+                if let current = state.insertLayout, current.version > layout.version { return nil }
+                state.insertLayout = layout
+                guard let session = state.session, let client = session.client else { return nil }
+                return (client, session.insertPorts)
+            }
+            guard let target else { return [] }
+            var ports = target.ports
+            let problems = applyInserts(layout, client: target.client, ports: &ports, isActive: true)
+            core.state.withLock { state in
+                if state.session?.client == target.client { state.session?.insertPorts = ports }
+            }
             return problems
         }
     }
 
     /// Full names of the exposed insert ports (inputs and outputs per node), empty when not running.
     public var insertPortNames: [String: (inputs: [String], outputs: [String])] {
-        core.state.withLock { state in
+        awaitInsertRequests()
+        return core.state.withLock { state in
             var names: [String: (inputs: [String], outputs: [String])] = [:]
             for (node, ports) in state.session?.insertPorts ?? [:] { names[node] = (ports.inputNames, ports.outputNames) }
             return names
         }
     }
 
-    /// Control side, state lock held. Registers and unregisters ports, publishes a new table, and
-    /// frees the old one once the process thread has moved past it (`isActive`: cycles are running).
+    /// Control side, port lock held (and the state lock too before activation). Registers and
+    /// unregisters ports, publishes a new table, and frees the old one once the process thread has moved
+    /// past it (`isActive`: cycles are running).
     func applyInserts(_ layout: HostInsertLayout, client: OpaquePointer, ports: inout [String: JackInsertPorts],
                       isActive: Bool) -> [String] {
         var problems: [String] = []

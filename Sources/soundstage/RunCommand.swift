@@ -191,8 +191,10 @@ struct RunCommand: ParsableCommand {
         let host = JackHost(configuration: hostConfig, renderEngine: loaded.engine.renderEngine) { events.post($0) }
         // Effects with `insert: true` get ports now (before connections are made) and whenever it changes.
         host.setInserts(loaded.engine.hostInsertLayout)
+        // Later changes go to the host's port thread: the thread that edited the graph (OSC's) never
+        // waits for jackd.
         loaded.engine.setHostInsertObserver { [host] layout in
-            for problem in host.setInserts(layout) { printError(problem) }
+            host.requestInserts(layout) { problems in for problem in problems { printError(problem) } }
         }
         return host
     }
