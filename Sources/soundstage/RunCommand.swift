@@ -103,6 +103,8 @@ struct RunCommand: ParsableCommand {
 
         // Live from here on: an HRTF set first needed now loads on a worker, so no request waits for it.
         loaded.engine.setLoadsHRTFSetsInBackground(true)
+        // And a time-pitch node (or an audioplayer with enableRate) takes a stretcher built ahead.
+        loaded.engine.keepTimePitchSpares()
         // OSC control: one thread owning the liblo servers; it only calls Engine methods.
         let oscHostAdapter = JackOSCHost(host)
         let roots = fileRoot.isEmpty ? FileAccessPolicy.defaults(patchPath: patch).roots : fileRoot

@@ -61,6 +61,49 @@ import Testing
         #expect(abs(Double(end) - 24_000) < 8_192, "pitch alone must not change the speed: finished at \(end)")
     }
 
+    /// A live engine takes time-pitch kernels built ahead on a worker. A taken kernel must sound exactly
+    /// as one built on the spot (a null test, for a node and an audioplayer's rate stage), and the shelf
+    /// fills again behind it.
+    @Test func aTimePitchKernelBuiltAheadSoundsExactlyLikeOneBuiltOnTheSpot() throws {
+        let parameters: [String: ParameterValue] = ["rate": .float(1.5), "pitch": .float(-300)]
+        let fresh = try chain(.timepitch, parameters)
+        let reference = TestEngine.render(fresh, frames: 24_000)
+
+        let engine = TestEngine.make()
+        engine.keepTimePitchSpares(1, channelCounts: [2])
+        engine.timePitchSpares.waitForBuilds()
+        let shape = TimePitchSpares.Shape(sampleRate: Self.rate, maxBlockFrames: 64, channelCount: 2)
+        #expect(engine.timePitchSpares.readyCount(shape) == 1)
+        let sine = TestSignal.sine(frequency: 1_000, sampleRate: Self.rate, frames: 48_000, amplitude: 0.5)
+        try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine, sine], sampleRate: Self.rate))
+        try engine.attach(.player, name: "p", parameters: ["buffer": .string("sine"), "playing": .bool(true)])
+        try engine.attach(.timepitch, name: "fx", parameters: parameters)
+        try engine.connect("p", to: "fx")
+        try engine.connect("fx", to: "main")
+        let out = TestEngine.render(engine, frames: 24_000)
+        #expect(out == reference, "a kernel built ahead renders differently")
+        #expect(SignalStats.peak(out[0][12_000...]) > 0.1, "silent")
+        #expect(engine.timePitchSpares.takenCount == 1, "the node did not take the ready kernel")
+        engine.timePitchSpares.waitForBuilds()
+        #expect(engine.timePitchSpares.readyCount(shape) == 1, "the shelf was not refilled")
+
+        // An audioplayer's rate stage takes one too, and sounds the same.
+        func audioPlayer(spares: Bool) throws -> [[Float]] {
+            let engine = TestEngine.make()
+            if spares {
+                engine.keepTimePitchSpares(1, channelCounts: [2])
+                engine.timePitchSpares.waitForBuilds()
+            }
+            try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine, sine], sampleRate: Self.rate))
+            try engine.attach(.audioplayer, name: "a", parameters: ["buffer": .string("sine"), "enableRate": .bool(true),
+                                                                    "rate": .float(0.8), "playing": .bool(true)])
+            if spares { #expect(engine.timePitchSpares.takenCount == 1, "the rate stage did not take the ready kernel") }
+            try engine.connect("a", to: "main")
+            return TestEngine.render(engine, frames: 24_000)
+        }
+        #expect(try audioPlayer(spares: true) == audioPlayer(spares: false), "the rate stage built ahead differs")
+    }
+
     @Test(arguments: [NodeKind.timepitch, .varispeed])
     func outputDoesNotDependOnTheHostBlockSize(kind: NodeKind) throws {
         let parameters: [String: ParameterValue] = kind == .timepitch ? ["rate": .float(1.5), "pitch": .float(-300)]

@@ -249,7 +249,8 @@ extension Engine {
     func makeRateStage(_ node: NodeRecord, channelCount: Int) throws(EngineError) {
         let config = state.configuration
         guard let effect = EffectRef.make(.timepitch, sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
-                                          channelCount: channelCount, bandCount: 1) else { return }
+                                          channelCount: channelCount, bandCount: 1, spares: timePitchSpares)
+        else { return }
         if let index = NodeKind.effectParameterIndex(.timepitch, "rate") {
             effect.setInitial(index, node.double("rate") == 0 ? 1 : node.double("rate"))
         }

@@ -105,7 +105,8 @@ extension Engine {
             let effect = EffectRef.make(node.kind, sampleRate: state.configuration.sampleRate,
                                         maxBlockFrames: state.configuration.blockFrames,
                                         channelCount: node.outputChannelCount,
-                                        bandCount: node.kind == .eq ? node.int("bands") : 1)
+                                        bandCount: node.kind == .eq ? node.int("bands") : 1,
+                                        spares: timePitchSpares)
             node.effect = effect
             if node.kind.isTimeEffect {
                 node.timeFIFO = TimeEffectFIFO.allocate(channelCount: node.outputChannelCount,

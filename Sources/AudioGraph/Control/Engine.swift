@@ -28,6 +28,8 @@ public final class Engine: @unchecked Sendable {
     let diskStreamer = DiskStreamer()
     /// Loads HRTF sets on a worker for live engines (`setLoadsHRTFSetsInBackground`).
     let hrtfLoader = HRTFSetLoader()
+    /// Time-pitch kernels built ahead for live engines (`keepTimePitchSpares`).
+    let timePitchSpares = TimePitchSpares()
     private let eventHandler = Locked<Callback<EngineEvent>?>(nil)
     let insertObserver = Locked<Callback<HostInsertLayout>?>(nil)
 
@@ -222,7 +224,10 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    deinit { diskStreamer.stop() }
+    deinit {
+        diskStreamer.stop()
+        timePitchSpares.close()
+    }
 
     /// Objects waiting for the render thread to let go of them (tests use it to check for leaks).
     public var pendingReleaseCount: Int { lock.withLock { _ in state.graveyard.count } }

@@ -11,9 +11,10 @@ public enum EffectRef: BitwiseCopyable {
     case timePitch(UnsafeMutablePointer<TimePitchKernel>)
     case varispeed(UnsafeMutablePointer<VarispeedKernel>)
 
-    /// Control side: allocates the kernel for `kind` (nil for non-effect kinds).
-    static func make(_ kind: NodeKind, sampleRate: Double, maxBlockFrames: Int, channelCount: Int, bandCount: Int)
-        -> EffectRef?
+    /// Control side: allocates the kernel for `kind` (nil for non-effect kinds). A time-pitch kernel
+    /// comes from `spares` when one of that shape is ready.
+    static func make(_ kind: NodeKind, sampleRate: Double, maxBlockFrames: Int, channelCount: Int, bandCount: Int,
+                     spares: TimePitchSpares? = nil) -> EffectRef?
     {
         switch kind {
         case .reverb:
@@ -34,6 +35,9 @@ public enum EffectRef: BitwiseCopyable {
                                       bandCount: bandCount))
             return .eq(p)
         case .timepitch:
+            let shape = TimePitchSpares.Shape(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames,
+                                              channelCount: channelCount)
+            if let spare = spares?.take(shape) { return .timePitch(spare) }
             let p = UnsafeMutablePointer<TimePitchKernel>.allocate(capacity: 1)
             p.initialize(to: TimePitchKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
             return .timePitch(p)
