@@ -19,7 +19,7 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
 
     /// The /status xrun count (argument 4 of /status.reply).
     private func xruns(_ client: OSCTestClient) -> Int32? {
-        guard let reply = client.request("/status", reply: "/status.reply"), reply.arguments.count == 8,
+        guard let reply = client.request("/status", reply: "/status.reply"), reply.arguments.count == 9,
               case .int32(let n) = reply.arguments[4] else { return nil }
         return n
     }
@@ -67,7 +67,8 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
         // Exact to the frame. The one exception is the capture itself: an xrun makes jack_rec lose a whole
         // period, which moves one measured distance by exactly ±256 frames; that is allowed for at most
         // as many repetitions as xruns were reported, and never for most of them.
-        let xrunCount = Int(xrunsBefore.flatMap { b in xrunsAfter.map { $0 - b } } ?? 0)
+        let xrunCount = try #require(xrunsBefore.flatMap { b in xrunsAfter.map { Int($0 - b) } },
+                                     "/status did not answer as OSC.md says: \(context)")
         let inexact = errors.filter { $0 != 0 }
         #expect(errors.count == Self.repetitions, context)
         #expect(inexact.allSatisfy { $0 % 256 == 0 } && inexact.count <= min(xrunCount, Self.repetitions / 4), context)
