@@ -73,12 +73,13 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Any number as a Double.
+    /// Any number as a Double. A 32-bit float is taken as the decimal it was written from (see
+    /// `decimal(_:)`).
     public var doubleValue: Double? {
         switch self {
         case .int32(let v): return Double(v)
         case .int64(let v): return Double(v)
-        case .float(let v): return Double(v)
+        case .float(let v): return Self.decimal(v)
         case .double(let v): return v
         default: return nil
         }
@@ -100,13 +101,22 @@ public enum OSCArgument: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .int32(let v): return .int(Int(v))
         case .int64(let v): return .int(Int(v))
-        case .float(let v): return .float(Double(v))
+        case .float(let v): return .float(Self.decimal(v))
         case .double(let v): return .float(v)
         case .string(let s), .symbol(let s): return .string(s)
         case .bool(let b): return .bool(b)
         case .char(let c): return .string(String(UnicodeScalar(c)))
         case .blob, .timetag, .midi, .null, .infinitum: return nil
         }
+    }
+
+    /// The double nearest the shortest decimal that reads back as `value`: 0.2 for the float an OSC
+    /// client sent when its user typed 0.2, not 0.20000000298023224. A value set over OSC is then the
+    /// same as the one a patch gives with the same text, and a saved patch writes what was sent
+    /// (docs/DECISIONS.md).
+    static func decimal(_ value: Float) -> Double {
+        guard value.isFinite else { return Double(value) }
+        return Double(value.description) ?? Double(value)
     }
 
     /// The OSC argument that reports an engine value.

@@ -39,7 +39,9 @@ extension OSCServiceCore {
                 let failure = OSCFailure(.bufferMismatch, "'\(path)' holds no audio")
                 return { core in core.sendError(client, address: "/buffer/load", failure) }
             }
-            let buffer = SampleBuffer(name: name, channels: data.channels, sampleRate: rate)
+            // Its origin goes into saved patches, so a buffer loaded over OSC is loaded again with the patch.
+            let buffer = SampleBuffer(name: name, channels: data.channels, sampleRate: rate,
+                                      origin: .file(path: resolved, startFrame: Int(start ?? 0), frameCount: count.map { Int($0) }))
             return { core in
                 do throws(EngineError) {
                     try core.engine.addBuffer(buffer)

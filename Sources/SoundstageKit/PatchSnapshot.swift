@@ -7,7 +7,8 @@ public enum PatchSnapshot {
     /// The engine's buffers, nodes (parameters that differ from their defaults), connections and
     /// settings. Buffers made in memory by code have no file or generator and are left out (named in
     /// `skippedBuffers`). The implicit `main → output` connection is not written (a loaded patch always
-    /// has it).
+    /// has it), nor the `sounds` mixer the sound pool made for itself, with its connections (the pool
+    /// makes it again when a sound is next played).
     public static func document(of engine: Engine, jack: PatchJackSettings = PatchJackSettings())
         -> (document: PatchDocument, skippedBuffers: [String])
     {
@@ -27,8 +28,9 @@ public enum PatchSnapshot {
                 skipped.append(buffer.name)
             }
         }
+        let poolMixer = engine.soundPoolMixerName
         var nodes: [PatchNode] = []
-        for node in engine.nodes() {
+        for node in engine.nodes() where node.name != poolMixer {
             var params: [PatchParameter] = []
             let bands = node.parameters["bands"]?.intValue ?? NodeKind.defaultEQBandCount
             for spec in node.kind.parameters(bandCount: bands) where !spec.isReadOnly {
@@ -43,6 +45,7 @@ public enum PatchSnapshot {
         nodes.sort { order($0.kind) == order($1.kind) ? $0.name < $1.name : order($0.kind) < order($1.kind) }
         let connections = engine.connections()
             .filter { !($0.source == "main" && $0.destination == "output" && $0.destinationBus == 0) }
+            .filter { $0.source != poolMixer && $0.destination != poolMixer }
             .map { PatchConnection(from: PatchEndpoint(node: $0.source, bus: $0.sourceBus == 0 ? nil : $0.sourceBus),
                                    to: PatchEndpoint(node: $0.destination, bus: $0.destinationBus)) }
         let document = PatchDocument(

@@ -1,7 +1,9 @@
 // /buffer/* and /patch/*: staged loads with /done, file roots, patch round trips.
 import AudioGraph
+import DSPTestSupport
 import Foundation
 @testable import OSCControl
+import SoundstageKit
 import Testing
 
 @Suite struct OSCFileTests {
@@ -50,6 +52,81 @@ import Testing
         _ = f.client.command("/node/free", [.string("sub")])
         #expect(f.client.command("/patch/load", [.string("saved.yaml")])?.address == "/done")
         #expect(try f.engine.get("sub", "outputVolume") == .float(0.25))
+    }
+
+    /// A graph built entirely over OSC (a buffer loaded from a file, players, effects, float parameters
+    /// sent as OSC floats) is saved, loaded into a new engine, and both are rendered from the start: the
+    /// same nodes, parameters and connections, and the same samples.
+    @Test func aGraphBuiltOverOSCSavesAndReloadsToTheSameGraphAndSound() throws {
+        let f = try OSCFixture(render: false)
+        let noise: [Float] = (0..<24_000).map { (i: Int) -> Float in
+            let t = Double(i)
+            return Float(0.4 * sin(t * 0.731) + 0.3 * sin(t * 0.0919))
+        }
+        _ = try f.writeWAV("nz.wav", channels: [noise, noise.reversed()])
+        #expect(f.client.command("/buffer/load", [.string("nz"), .string("nz.wav"), .int32(1_000), .int32(20_000)])?.address == "/done")
+        let requests: [(String, [OSCArgument])] = [
+            ("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("nz"), .string("loop"), .int32(1),
+                           .string("playing"), .int32(1), .string("volume"), .float(0.2), .string("pan"), .float(-0.3)]),
+            ("/node/new", [.string("mixer"), .string("sub"), .string("outputVolume"), .float(0.7)]),
+            ("/node/new", [.string("delay"), .string("dl"), .string("delayTime"), .float(0.123), .string("feedback"), .float(35.5),
+                           .string("wetDryMix"), .float(40)]),
+            ("/node/new", [.string("eq"), .string("eq"), .string("bands"), .int32(1), .string("band0.frequency"), .float(1234.5),
+                           .string("band0.gain"), .float(-6.1), .string("band0.bypass"), .int32(0)]),
+            ("/graph/connect", [.string("p"), .string("dl")]),
+            ("/graph/connect", [.string("dl"), .string("eq")]),
+            ("/graph/connect", [.string("eq"), .string("sub")]),
+            ("/graph/connect", [.string("sub"), .string("main")]),
+        ]
+        for (address, arguments) in requests {
+            let reply = f.client.command(address, arguments)
+            #expect(reply?.address == "/done", "\(address): \(String(describing: reply))")
+        }
+        #expect(f.client.command("/patch/save", [.string("saved.yaml")])?.address == "/done")
+        let text = try String(contentsOfFile: f.directory + "/saved.yaml", encoding: .utf8)
+        #expect(text.contains("volume: 0.2\n") && text.contains("delayTime: 0.123\n") && text.contains("band0.frequency: 1234.5\n"),
+                "floats are not in their shortest form:\n\(text)")
+        #expect(!text.contains("0000000"), "a float written at double precision:\n\(text)")
+
+        let reloaded = try PatchLoader.load(path: f.directory + "/saved.yaml").engine
+        #expect(reloaded.buffers().map(\.name) == ["nz"])
+        #expect(reloaded.buffers().first?.frameCount == 20_000)
+        #expect(reloaded.connections() == f.engine.connections())
+        let original = Dictionary(uniqueKeysWithValues: f.engine.nodes().map { ($0.name, $0) })
+        for node in reloaded.nodes() {
+            let live = try #require(original[node.name], "\(node.name) was not in the saved graph")
+            #expect(node.kind == live.kind && node.outputChannelCount == live.outputChannelCount, "\(node.name)")
+            for (key, value) in live.parameters {
+                // OSC carried 32-bit floats; the patch holds them exactly to that precision.
+                let reloadedValue = node.parameters[key]
+                let asFloat: (ParameterValue?) -> Float? = { $0?.doubleValue.map { Float($0) } }
+                let same = value == reloadedValue || (value.doubleValue != nil && asFloat(value) == asFloat(reloadedValue))
+                #expect(same, "\(node.name).\(key): \(value) live, \(String(describing: node.parameters[key])) reloaded")
+            }
+        }
+        #expect(reloaded.nodes().count == f.engine.nodes().count)
+
+        let a = OfflineRenderer(engine: f.engine).render(frameCount: 48_000, hostBlockFrames: 256)
+        let b = OfflineRenderer(engine: reloaded).render(frameCount: 48_000, hostBlockFrames: 256)
+        #expect(SignalStats.peak(a[0][24_000...]) > 0.01, "the original graph is silent")
+        let difference = zip(a[0] + a[1], b[0] + b[1]).map { abs($0 - $1) }.max() ?? 1
+        #expect(difference == 0, "the reloaded graph sounds different: largest sample difference \(difference)")
+    }
+
+    /// The mixer the sound pool makes for itself is not part of the user's graph: a saved patch leaves
+    /// it out, loads again over OSC, and a sound played afterwards still plays.
+    @Test func theSoundPoolIsNotSavedAsAGraphNode() throws {
+        let f = try OSCFixture()
+        _ = try f.writeWAV("beep.wav", channels: [Array(repeating: 0.25, count: 4_800)])
+        #expect(f.client.command("/buffer/load", [.string("beep"), .string("beep.wav")])?.address == "/done")
+        #expect(f.client.command("/sound/play", [.string("beep")])?.address == "/done")
+        #expect(f.engine.nodes().contains { $0.name == "sounds" })
+        #expect(f.client.command("/patch/save", [.string("saved.yaml")])?.address == "/done")
+        let text = try String(contentsOfFile: f.directory + "/saved.yaml", encoding: .utf8)
+        #expect(!text.contains("sounds"), "the sound pool's mixer was saved:\n\(text)")
+        #expect(text.contains("beep"), "the buffer loaded over OSC was not saved:\n\(text)")
+        #expect(f.client.command("/patch/load", [.string("saved.yaml")])?.address == "/done")
+        #expect(f.client.command("/sound/play", [.string("beep")])?.address == "/done")
     }
 
     @Test func badPatchesAreReportedAndChangeNothing() throws {

@@ -45,6 +45,16 @@ extension Engine {
         }
     }
 
+    /// The name of the mixer the sound pool made for itself (`sounds`), nil when the pool has made none
+    /// (never used, or it feeds a `sounds` mixer the user made). A saved patch leaves it out: the pool
+    /// makes it again on first use.
+    public var soundPoolMixerName: String? {
+        lock.withLock { _ in
+            guard let id = state.soundPoolMixerID, state.nodes["sounds"]?.id == id else { return nil }
+            return "sounds"
+        }
+    }
+
     /// Creates the `sounds` mixer (if absent) and the hidden voices. Lock held.
     private func createSoundPool() throws(EngineError) {
         if state.nodes["sounds"] == nil {
@@ -52,6 +62,7 @@ extension Engine {
             mixer.outputChannelCount = state.configuration.outputChannelCount
             mixer.values["channels"] = .int(mixer.outputChannelCount)
             state.nodes["sounds"] = mixer
+            state.soundPoolMixerID = mixer.id
             try addEdge(Connection(source: "sounds", destination: "main", destinationBus: nextAvailableInputBus(of: "main")))
         }
         for index in 1...Self.soundVoiceCount {

@@ -262,6 +262,8 @@ struct ControlState {
     var pendingPlayedBack: [(node: String, id: Int32, time: Int64)] = []
     /// The sound pool (created by the first `playSound`).
     var soundVoices: [String] = []
+    /// The node number of the `sounds` mixer when the sound pool made it.
+    var soundPoolMixerID: Int32?
     var soundVoiceStarts: [String: Int] = [:]
     var soundItems: [SoundItemKey: Int] = [:]
     var nextSoundID = 1
