@@ -245,14 +245,31 @@ public final class Recorder: Sendable {
     }
 
     /// Forward the engine's events here (from the handler given to `Engine.setEventHandler`). A
-    /// `tapOverflow` on the recorded node while recording becomes `.error(.framesLost(…, .tapOverflow))`.
+    /// `tapOverflow` on the recorded node while recording becomes `.error(.framesLost(…, .tapOverflow))`;
+    /// a `tapRemoved` of this take's tap (its node was freed) ends the take with `.error(.nodeFreed)`.
     /// Other events are ignored. If several taps watch the same node, an overflow of any of them is
     /// reported (the engine's event does not say which tap overflowed).
     public func handle(_ event: EngineEvent) {
+        if case .tapRemoved(let freedNode, let tapID) = event {
+            endBecauseTheNodeWasFreed(freedNode, tapID: tapID)
+            return
+        }
         guard case .tapOverflow(let overflowNode, let frames) = event, overflowNode == node,
             state.withLock({ $0.phase == .recording })
         else { return }
         emit([.error(.framesLost(path: path, frames: frames, cause: .tapOverflow))])
+    }
+
+    /// The take's tap went with its node: the take ends as at `stop()` (the file is finalised and
+    /// `.finished` follows from the disk thread), after an `.error(.nodeFreed)` that says why.
+    private func endBecauseTheNodeWasFreed(_ freedNode: String, tapID: Int) {
+        let ending = state.withLock { state -> Ending? in
+            guard state.tapID == tapID, state.phase != .stopped else { return nil }
+            return Self.end(&state)
+        }
+        guard let ending else { return }
+        emit([.error(.nodeFreed(path: path, node: freedNode))])
+        finish(ending)
     }
 
     // MARK: Metering

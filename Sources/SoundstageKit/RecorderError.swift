@@ -28,13 +28,16 @@ public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAllowed(path: String, reason: String)
     /// A parameter is out of range (a negative duration, a settings value outside its range).
     case invalidArgument(path: String, reason: String)
+    /// The recorded node was freed during a take: the take ended there and the file holds what was
+    /// recorded until then.
+    case nodeFreed(path: String, node: String)
 
     /// The recording's file.
     public var path: String {
         switch self {
         case .file(let error): error.path
         case .engine(let path, _), .framesLost(let path, _, _), .notAllowed(let path, _),
-            .invalidArgument(let path, _):
+            .invalidArgument(let path, _), .nodeFreed(let path, _):
             path
         }
     }
@@ -55,6 +58,8 @@ public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Cannot do that with the recording '\(path)': \(reason)."
         case .invalidArgument(let path, let reason):
             return "Cannot record to '\(path)': \(reason)."
+        case .nodeFreed(let path, let node):
+            return "Recording '\(path)' ended: its node '\(node)' was freed; the file holds what was recorded until then."
         }
     }
 }

@@ -34,6 +34,30 @@ import Testing
         #expect(recorder.recordedFrameCount == 200 * Self.block)
     }
 
+    /// Freeing the recorded node ends the take: the file is complete and holds exactly what was
+    /// recorded until then, the recorder says why, and it is no longer recording.
+    @Test func freeingTheRecordedNodeEndsTheTakeAndSaysSo() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let engine = try RecorderFixture.engine(playing: RecorderFixture.noise(frames: 30_000))
+        let path = dir.appendingPathComponent("take.wav").path
+        let recorder = try Recorder(engine: engine, node: "p", path: path)
+        engine.setEventHandler { recorder.handle($0) }
+        let log = RecorderEventLog(recorder)
+        try recorder.record()
+        let rendered = RecorderFixture.render(engine, frames: 100 * Self.block)
+        try engine.detach("p")
+        engine.poll()
+        recorder.stop()  // waits for the take that ended by itself to close
+        #expect(!recorder.isRecording)
+        #expect(log.errors == [.nodeFreed(path: path, node: "p")])
+        #expect(log.finishes == [true])
+        let file = try AudioFileReader.load(path: path)
+        #expect(file.frameCount == 100 * Self.block)
+        #expect(file.channels == rendered)
+        #expect(throws: RecorderError.self) { try recorder.record() }
+    }
+
     @Test func flacRecordingMatchesTheRenderWithin24BitQuantization() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -99,7 +99,10 @@ extension Engine {
                 state.dyingNodes[key] = Retiring(item: node, commandCount: sentCommandCount)
             }
             let taps = state.taps.values.filter { $0.node == name }
-            for tap in taps { state.taps[tap.id] = nil }
+            for tap in taps {
+                state.taps[tap.id] = nil
+                state.pendingEvents.append(.tapRemoved(node: name, tapID: tap.id))
+            }
             let meter = state.meters.removeValue(forKey: name)
             let wasInsert = state.inserts[name] != nil
             try? setInsert(node, exposed: false)

@@ -26,6 +26,9 @@ public enum EngineEvent: Sendable, Equatable {
     case playerQueueFull(node: String, id: Int32)
     /// A tap's consumer fell behind and `frames` frames were dropped.
     case tapOverflow(node: String, frames: Int)
+    /// The tap `tapID` went with its node, which was freed (or replaced by a patch load): no more blocks
+    /// come from it.
+    case tapRemoved(node: String, tapID: Int)
     /// A timed command arrived while the render thread's pending list was full; it applied early.
     case timedCommandOverflow
 }
