@@ -72,6 +72,31 @@ import Testing
         #expect(out[500...].allSatisfy { $0 == 0 })
     }
 
+    /// Changing a player's material region replaces the material only: an item scheduled with `enqueue`
+    /// stays queued behind it and plays at the next `play` (the material pauses the player when it ends).
+    @Test func aMaterialChangeKeepsTheEnqueuedItems() throws {
+        let engine = try directPlayer()
+        let events = collectEvents(engine)
+        try engine.addBuffer(TestEngine.constant("a", value: 0.25, frames: 1_000))
+        try engine.addBuffer(TestEngine.constant("b", value: 0.5, frames: 500))
+        try engine.set("p", "buffer", to: .string("a"))
+        let item = try engine.scheduleBuffer("p", buffer: "b", completion: .dataRendered)
+        try engine.play("p")
+        var out = TestEngine.render(engine, frames: 300, block: 100)[0]
+        #expect(out.allSatisfy { $0 == 0.25 })
+        try engine.set("p", "start", to: .int(200))
+        out = TestEngine.render(engine, frames: 1_200, block: 100)[0]
+        #expect(out[0..<800].allSatisfy { $0 == 0.25 }, "the new region (800 frames) did not play first")
+        #expect(out[800...].allSatisfy { $0 == 0 }, "the material did not pause the player at its end")
+        #expect(!events.all.contains { if case .scheduleCompleted(_, item, _, _, _) = $0 { true } else { false } },
+                "the enqueued item was dropped: \(events.all)")
+        try engine.play("p")
+        out = TestEngine.render(engine, frames: 600, block: 100)[0]
+        #expect(out[0..<500].allSatisfy { $0 == 0.5 }, "the enqueued item did not play")
+        #expect(events.all.contains(.scheduleCompleted(node: "p", id: item, kind: .dataRendered, sampleTime: 2_000,
+                                                       completed: true)), "\(events.all)")
+    }
+
     @Test func completionsReportTheirKindFrameAndWhetherTheItemPlayed() throws {
         let engine = try directPlayer()
         let events = collectEvents(engine)

@@ -56,6 +56,10 @@ public enum PlayerScheduleMode: Int8, BitwiseCopyable {
     /// Let the playing item finish its current pass (a loop ends at its loop point), drop the rest, then
     /// play this.
     case interruptsAtLoop = 2
+    /// A player's parameter material changed: drop the queued material items (`pausesAtEnd`) and play
+    /// this first; items scheduled with `enqueue` stay queued after it, in order (one that was playing
+    /// starts again from its beginning).
+    case replacesMaterial = 3
 }
 
 /// An item that left the queue during a render call: its id and the frame offset inside the call.
@@ -100,6 +104,32 @@ public struct PlayerState: BitwiseCopyable {
     public func deallocate() {
         items.deallocate()
         ended.deallocate()
+    }
+
+    /// Removes the `index`-th queued item (0: the playing one), keeping the others in order. The read
+    /// position restarts when the first item is removed.
+    @inlinable
+    public mutating func remove(at index: Int) {
+        guard index >= 0 && index < count else { return }
+        var k = index
+        while k &+ 1 < count {
+            items[(head &+ k) % capacity] = items[(head &+ k &+ 1) % capacity]
+            k &+= 1
+        }
+        count &-= 1
+        if index == 0 { position = 0 }
+    }
+
+    /// Puts `item` first in the queue (it plays next, from its start); returns false when the queue is
+    /// full.
+    @inlinable
+    public mutating func pushFront(_ item: PlayerScheduleItem) -> Bool {
+        if count == capacity { return false }
+        head = (head &+ capacity &- 1) % capacity
+        items[head] = item
+        count &+= 1
+        position = 0
+        return true
     }
 
     /// Appends an item; returns false when the queue is full.

@@ -153,7 +153,8 @@ extension Engine {
         }
         let material = try material(of: buffer, startFrame: startFrame, frameCount: frameCount,
                                     loops: options.contains(.loops), node: node.name)
-        let mode: PlayerScheduleMode = options.contains(.interrupts) ? .interrupts
+        let mode: PlayerScheduleMode = isMaterial && options.contains(.interrupts) ? .replacesMaterial
+            : options.contains(.interrupts) ? .interrupts
             : options.contains(.interruptsAtLoop) ? .interruptsAtLoop : .append
         let id = node.nextItemID
         let item = PlayerScheduleItem(material: material, startTime: playerTime ?? -1, id: id,
@@ -174,8 +175,9 @@ extension Engine {
         return id
     }
 
-    /// Replaces a player's parameter material with `buffer` (nil: none), interrupting what plays, at
-    /// `time`. The material pauses the player when it ends and is queued again, so `play` replays it.
+    /// Replaces a player's parameter material with `buffer` (nil: none), at `time`: the new material plays
+    /// first, and items scheduled with `enqueue` stay queued after it (`PlayerScheduleMode.replacesMaterial`).
+    /// The material pauses the player when it ends and is queued again, so `play` replays it.
     func setMaterial(_ node: NodeRecord, _ buffer: SampleBuffer?, time: Int64 = -1) throws(EngineError) {
         guard let player = node.player else { return }
         if let buffer {

@@ -21,7 +21,8 @@ extension NodeKind {
         case .player:
             return Self.mixingParameters + Self.spatialSourceParameters + [
                 ParameterSpec("buffer", .string, default: .string(""),
-                              "Name of a loaded buffer to play (\"\" for none). Setting it rewinds the player."),
+                              "Name of a loaded buffer to play (\"\" for none). Setting it (or file, start, frames) plays the new "
+                                + "material from its start; items scheduled with enqueue stay queued after it."),
                 ParameterSpec("file", .string, default: .string(""),
                               "Path of an audio file to load and play instead of a named buffer."),
                 ParameterSpec("start", .int, unit: "frames", range: 0...Double(Int32.max), default: .int(0),

@@ -285,6 +285,23 @@ public final class RenderEngine: @unchecked Sendable {
                 // The playing item ends at its next loop point.
                 player.pointee.items[player.pointee.head].material.isLooping = false
             }
+        case .replacesMaterial:
+            // Material items leave (reported as not completed); enqueued ones keep their order.
+            var index = 0
+            while index < player.pointee.count {
+                let queued = player.pointee.items[(player.pointee.head &+ index) % player.pointee.capacity]
+                if queued.pausesAtEnd {
+                    player.pointee.remove(at: index)
+                    emit(.playerItemEnded(nodeID: player.pointee.nodeID, itemID: queued.id,
+                                          sampleTime: core.pointee.sampleTime, completed: false))
+                } else {
+                    index &+= 1
+                }
+            }
+            if !player.pointee.pushFront(item) {
+                emit(.playerQueueFull(nodeID: player.pointee.nodeID, itemID: item.id))
+            }
+            return
         }
         if !player.pointee.enqueue(item) {
             emit(.playerQueueFull(nodeID: player.pointee.nodeID, itemID: item.id))
