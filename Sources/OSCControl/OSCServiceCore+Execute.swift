@@ -37,7 +37,7 @@ extension OSCServiceCore {
         guard !requests.isEmpty else { return }
         let tags = requests.map(\.timetag).filter { !$0.isImmediate }
         guard isBundle, let earliest = tags.min() else {
-            run(requests, frames: nil)
+            run(requests, frames: nil, isBundle: isBundle)
             return
         }
         let now = SystemClock.pairedNow()
@@ -80,7 +80,7 @@ extension OSCServiceCore {
     func runTimed(_ requests: [OSCRequest], now: (wall: OSCTimetag, monotonicNanoseconds: Int64)) {
         guard let anchor = currentClockAnchor() else {
             // Nothing rendered yet: there is no clock to schedule against; apply at the first cycle.
-            run(requests, frames: nil)
+            run(requests, frames: nil, isBundle: true)
             return
         }
         let frames = OSCClockMapping.sampleTimes(
@@ -96,7 +96,7 @@ extension OSCServiceCore {
                 reportedLate = true
             }
         }
-        run(requests, frames: frames)
+        run(requests, frames: frames, isBundle: true)
         // The engine may have been busy (another thread's batch, a patch being swapped in): if the render
         // thread passed the bundle's frame before the bundle reached it, it applied late. One period may
         // pass between handing the commands over and reading the clock, hence the margin.
@@ -121,8 +121,15 @@ extension OSCServiceCore {
 
     /// Runs requests in order; more than one (a bundle, or a pattern's matches) in one engine batch so
     /// their changes reach the render thread in the same cycle. Failures are reported afterwards; a
-    /// pattern's failures as one /error.
-    func run(_ requests: [OSCRequest], frames: [Int64?]?) {
+    /// pattern's failures as one /error. A bundle is checked whole first: when a message would fail a
+    /// check `EditPlan` can make, nothing in it applies and that message gets the one /error.
+    func run(_ requests: [OSCRequest], frames: [Int64?]?, isBundle: Bool = false) {
+        if isBundle && requests.count > 1, let refused = firstFailure(inBundle: requests) {
+            let request = refused.request
+            sendError(request.client, address: request.patternAddress ?? request.address,
+                      OSCFailure(refused.failure.code, "nothing in the bundle was applied: \(refused.failure.message)"))
+            return
+        }
         var failures: [(request: OSCRequest, failure: OSCFailure)] = []
         func perform(_ index: Int) {
             do throws(OSCFailure) {

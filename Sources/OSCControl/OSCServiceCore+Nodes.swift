@@ -4,8 +4,11 @@ import AudioFiles
 import AudioGraph
 
 extension OSCServiceCore {
-    /// `/node/new s:kind s:name [s:key value]…`
-    func nodeNew(_ r: OSCRequest) throws(OSCFailure) {
+    /// `/node/new`'s arguments: the kind, the name and the initial parameters (file paths resolved inside
+    /// the file roots).
+    func nodeNewArguments(_ r: OSCRequest) throws(OSCFailure)
+        -> (kind: NodeKind, name: String, parameters: [String: ParameterValue])
+    {
         var a = OSCArguments(r)
         let kindName = try a.string("kind")
         let name = try a.string("name")
@@ -27,6 +30,12 @@ extension OSCServiceCore {
         for key in ["file", "hrtf"] {
             if case .string(let path)? = parameters[key], !path.isEmpty { parameters[key] = .string(try resolve(path)) }
         }
+        return (kind, name, parameters)
+    }
+
+    /// `/node/new s:kind s:name [s:key value]…`
+    func nodeNew(_ r: OSCRequest) throws(OSCFailure) {
+        let (kind, name, parameters) = try nodeNewArguments(r)
         if parameters["file"]?.stringValue?.isEmpty == false || parameters["hrtf"]?.stringValue?.isEmpty == false {
             // Decoding the file would stall the OSC thread: attach on the worker.
             let engine = self.engine
@@ -51,11 +60,17 @@ extension OSCServiceCore {
         done(r.client, "/node/new", [.string(name)])
     }
 
-    /// `/node/free s:name…` — one `/done /node/free s:name` per node freed.
-    func nodeFree(_ r: OSCRequest) throws(OSCFailure) {
+    /// `/node/free`'s names.
+    static func nodeFreeArguments(_ r: OSCRequest) throws(OSCFailure) -> [String] {
         var a = OSCArguments(r)
         var names = [try a.string("name")]
         while !a.isAtEnd { names.append(try a.string("name")) }
+        return names
+    }
+
+    /// `/node/free s:name…` — one `/done /node/free s:name` per node freed.
+    func nodeFree(_ r: OSCRequest) throws(OSCFailure) {
+        let names = try Self.nodeFreeArguments(r)
         // All or nothing: one unknown or built-in name frees none of them.
         let playing = names.filter { isPlaying($0) }
         do throws(EngineError) {

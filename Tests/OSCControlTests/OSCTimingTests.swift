@@ -34,6 +34,47 @@ import Testing
         #expect(f.client.takeErrors().isEmpty)
     }
 
+    /// A bundle with a bad message changes nothing, whether the bad message names a node that is not there
+    /// (or was freed earlier in the bundle) or a value out of range; nodes made earlier in a bundle can be
+    /// addressed by the messages after them.
+    @Test func aBundleWithABadMessageChangesNothing() throws {
+        let f = try OSCFixture()
+        func bundle(_ messages: [OSCMessage]) -> OSCMessage? {
+            f.client.sendBundle(.immediate, messages)
+            #expect(f.client.request("/sync", reply: "/synced") != nil)
+            return f.client.takeErrors().first
+        }
+        let volume = try f.engine.get("main", "outputVolume")
+        var error = bundle([OSCMessage("/node/main/outputVolume", [.float(0.5)]),
+                            OSCMessage("/node/ghost/volume", [.float(0.3)])])
+        #expect(error?.errorCode == 10)
+        #expect(try f.engine.get("main", "outputVolume") == volume, "the good message of a refused bundle applied")
+
+        error = bundle([OSCMessage("/node/new", [.string("mixer"), .string("m1")]),
+                        OSCMessage("/graph/connect", [.string("m1"), .string("main")]),
+                        OSCMessage("/node/m1/outputVolume", [.float(2)])])
+        #expect(error?.errorCode == 22)
+        if case .string(let text)? = error?.arguments.last { #expect(text.contains("nothing in the bundle was applied")) }
+        #expect(!f.engine.nodes().contains { $0.name == "m1" }, "a node made by a refused bundle exists")
+
+        error = bundle([OSCMessage("/node/new", [.string("mixer"), .string("m2"), .string("outputVolume"), .float(0.25)]),
+                        OSCMessage("/node/m2/outputVolume", [.float(0.5)]),
+                        OSCMessage("/node/m2/position", [.float(1), .float(2), .float(3)]),
+                        OSCMessage("/graph/connect", [.string("m2"), .string("main")])])
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(try f.engine.get("m2", "outputVolume") == .float(0.5))
+        #expect(f.engine.connections().contains { $0.source == "m2" && $0.destination == "main" })
+
+        error = bundle([OSCMessage("/node/free", [.string("m2")]), OSCMessage("/node/m2/outputVolume", [.float(0.1)])])
+        #expect(error?.errorCode == 10)
+        #expect(try f.engine.get("m2", "outputVolume") == .float(0.5), "a node freed by a refused bundle is gone")
+
+        error = bundle([OSCMessage("/node/m2/outputVolume", [.float(0.75)]),
+                        OSCMessage("/node/m2/position", [.float(1), .float(2e9), .float(3)])])
+        #expect(error?.errorCode == 22)
+        #expect(try f.engine.get("m2", "outputVolume") == .float(0.5))
+    }
+
     @Test func timetagsHalfASecondApartStart24000FramesApart() throws {
         let f = try OSCFixture()
         try twoPlayers(f, frames: 48, click: true)

@@ -18,35 +18,48 @@ extension Engine {
                 || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == "." }
     }
 
+    /// What `attach` checks besides the name: the kind may be made here, and every parameter exists and
+    /// takes its value. Returns the node's parameter table and the validated values. Reads no state.
+    static func validatedNewNode(_ kind: NodeKind, name: String, parameters: [String: ParameterValue],
+                                 inputChannelCount: Int) throws(EngineError)
+        -> (specs: [ParameterSpec], validated: [(String, ParameterValue)])
+    {
+        guard kind != .output else {
+            throw EngineError(.notAllowed, "the engine has exactly one output node, named 'output'")
+        }
+        guard kind != .input || inputChannelCount > 0 else {
+            throw EngineError(.notAllowed, "the engine has no capture channels, so an input node would hear "
+                + "nothing; start it with a patch that has inputs (engine: inputs: N, or an input node)")
+        }
+        // An EQ's parameter table depends on its band count, so read that first.
+        var specs = kind.parameters
+        if kind == .eq, let bands = parameters["bands"] {
+            let count = try validate(kind: kind, node: name, "bands", bands, specs: specs, creating: true).intValue ?? 1
+            specs = kind.parameters(bandCount: count)
+        }
+        var validated: [(String, ParameterValue)] = []
+        for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            validated.append((key, try validate(kind: kind, node: name, key, value, specs: specs, creating: true)))
+        }
+        return (specs, validated)
+    }
+
+    /// The message for a name `isValidNodeName` refuses.
+    static func invalidNameError(_ name: String) -> EngineError {
+        EngineError(.invalidName, "'\(name)' is not a valid node name (letters, digits, '_', '-', '.'; at most 64 characters)")
+    }
+
     /// Adds a node. `parameters` are validated first; on any error nothing is added.
     public func attach(_ kind: NodeKind, name: String, parameters: [String: ParameterValue] = [:])
         throws(EngineError)
     {
         try lock.withLock { _ throws(EngineError) in
-            guard Self.isValidNodeName(name) else {
-                throw EngineError(.invalidName,
-                    "'\(name)' is not a valid node name (letters, digits, '_', '-', '.'; at most 64 characters)")
-            }
+            guard Self.isValidNodeName(name) else { throw Self.invalidNameError(name) }
             guard state.nodes[name] == nil else {
                 throw EngineError(.duplicateName, "a node named '\(name)' already exists")
             }
-            guard kind != .output else {
-                throw EngineError(.notAllowed, "the engine has exactly one output node, named 'output'")
-            }
-            guard kind != .input || state.configuration.inputChannelCount > 0 else {
-                throw EngineError(.notAllowed, "the engine has no capture channels, so an input node would hear "
-                    + "nothing; start it with a patch that has inputs (engine: inputs: N, or an input node)")
-            }
-            // An EQ's parameter table depends on its band count, so read that first.
-            var specs = kind.parameters
-            if kind == .eq, let bands = parameters["bands"] {
-                let count = try validate(kind: kind, node: name, "bands", bands, creating: true).intValue ?? 1
-                specs = kind.parameters(bandCount: count)
-            }
-            var validated: [(String, ParameterValue)] = []
-            for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
-                validated.append((key, try validate(kind: kind, node: name, key, value, specs: specs, creating: true)))
-            }
+            let (specs, validated) = try Self.validatedNewNode(
+                kind, name: name, parameters: parameters, inputChannelCount: state.configuration.inputChannelCount)
             let record = state.makeRecord(name: name, kind: kind)
             if kind == .eq { record.useSpecs(specs) }
             state.nodes[name] = record

@@ -54,16 +54,27 @@ extension Engine {
     // MARK: Helpers (lock held unless noted)
 
     func unknownParameter(_ name: String, kind: NodeKind, node: String) -> EngineError {
-        let names = (state.nodes[node]?.specs ?? kind.parameters).map(\.name)
-        return EngineError(.unknownParameter,
-            "\(kind.rawValue) '\(node)' has no parameter '\(name)' (it has: \(names.joined(separator: ", ")))")
+        Self.unknownParameter(name, kind: kind, node: node, specs: state.nodes[node]?.specs ?? kind.parameters)
+    }
+
+    static func unknownParameter(_ name: String, kind: NodeKind, node: String, specs: [ParameterSpec]) -> EngineError {
+        EngineError(.unknownParameter,
+            "\(kind.rawValue) '\(node)' has no parameter '\(name)' (it has: \(specs.map(\.name).joined(separator: ", ")))")
     }
 
     func validate(kind: NodeKind, node: String, _ name: String, _ value: ParameterValue,
                   specs: [ParameterSpec]? = nil, creating: Bool = false) throws(EngineError) -> ParameterValue
     {
-        guard let spec = (specs ?? kind.parameters).first(where: { $0.name == name }) else {
-            throw unknownParameter(name, kind: kind, node: node)
+        try Self.validate(kind: kind, node: node, name, value, specs: specs ?? kind.parameters, creating: creating)
+    }
+
+    /// The value `value` becomes when `name` of `node` (a `kind` with parameter table `specs`) is set to
+    /// it; throws what the set would throw. Reads no state.
+    static func validate(kind: NodeKind, node: String, _ name: String, _ value: ParameterValue,
+                         specs: [ParameterSpec], creating: Bool) throws(EngineError) -> ParameterValue
+    {
+        guard let spec = specs.first(where: { $0.name == name }) else {
+            throw unknownParameter(name, kind: kind, node: node, specs: specs)
         }
         if spec.isReadOnly {
             throw EngineError(.readOnly, "\(node).\(name) is read-only (\(spec.summary))")
