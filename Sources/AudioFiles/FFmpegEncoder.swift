@@ -46,12 +46,15 @@ final class FFmpegEncoder {
     ///   - sampleRate: Hz, already validated against `format.supportedSampleRates`.
     ///   - encoding: ALAC: `.int16` or `.int24`; ignored for AAC.
     ///   - bitRate: AAC bits per second (all channels); ignored for ALAC.
+    ///   - isFragmented: M4A only: write an empty index first and then a fragment (`moof` + `mdat`)
+    ///     every `fragmentDuration`, so that the file is readable up to its last complete fragment
+    ///     if the process dies before `finish()`.
     /// - Throws: `.invalidArgument` when FFmpeg refuses the parameters (for example a channel
     ///   count without a standard layout), `.unsupportedFormat` when this FFmpeg lacks the
     ///   encoder or muxer, `.writeFailed` when writing the header fails.
     init(
         fd: Int32, path: String, format: AudioFileFormat, sampleRate: Int, channelCount: Int,
-        encoding: AudioSampleEncoding?, bitRate: Int
+        encoding: AudioSampleEncoding?, bitRate: Int, isFragmented: Bool = false
     ) throws(AudioFileError) {
         FFmpegLibrary.prepare()
         self.path = path
@@ -131,6 +134,10 @@ final class FFmpegEncoder {
             // Edit-list duration in frames, not milliseconds: exact gapless length.
             av_dict_set(&options, "movie_timescale", String(sampleRate), 0)
         }
+        if isFragmented {
+            av_dict_set(&options, "movflags", "empty_moov+default_base_moof", 0)
+            av_dict_set(&options, "frag_duration", String(Int(Self.fragmentDuration * 1_000_000)), 0)
+        }
         FFmpegLibrary.clearLastMessage()
         status = avformat_write_header(output, &options)
         av_dict_free(&options)
@@ -165,6 +172,21 @@ final class FFmpegEncoder {
             stagedFrames += count
             done += count
             if stagedFrames == frameSize { try encodeStaged() }
+        }
+    }
+
+    /// Seconds of audio per fragment of a fragmented M4A: at most this much (plus the time between
+    /// `flush()` calls) is lost when the process dies.
+    static let fragmentDuration = 0.25
+
+    /// Hands FFmpeg's buffered bytes to the file (completed fragments reach the disk).
+    ///
+    /// - Throws: `.writeFailed` when a write failed.
+    func flush() throws(AudioFileError) {
+        guard isHeaderWritten else { return }
+        avio_flush(io.context)
+        if let context = io.context, context.pointee.error < 0 {
+            throw writeError("writing failed", context.pointee.error)
         }
     }
 
