@@ -28,6 +28,10 @@ public final class AudioFileWriter: Sendable {
     /// (`SFC_SET_VBR_ENCODING_QUALITY`); ≈ Vorbis q7, LAME V2–V3, Opus ≈ 100 kbit/s stereo.
     public static let defaultQuality = 0.75
 
+    /// Longest Opus page, in milliseconds of audio, when `isCrashTolerant` (libsndfile's default is
+    /// 1000): what a crash can lose of an Opus recording beyond the recorder's backlog.
+    public static let crashTolerantOggPageMilliseconds = 200.0
+
     /// Frames interleaved per encoder call by `write(channels:)`.
     private static let interleaveChunkFrames = 4096
 
@@ -91,7 +95,8 @@ public final class AudioFileWriter: Sendable {
     ///     the process dies. M4A becomes fragmented MP4 (an empty index first, then a fragment
     ///     every `FFmpegEncoder.fragmentDuration`), readable up to the last complete fragment;
     ///     MP3 is encoded at a constant bit rate, so that a reader's length estimate from the
-    ///     file size is right while the gapless tag still says nothing (it is written at close).
+    ///     file size is right while the gapless tag still says nothing (it is written at close);
+    ///     Opus pages are closed every `crashTolerantOggPageMilliseconds`.
     /// - Throws: `.invalidArgument` for bad parameters (nothing is created), `.unsupportedFormat`
     ///   for an unknown extension or a combination libsndfile cannot write, `.permissionDenied`,
     ///   `.notARegularFile` (the path names a directory, block device or socket; nothing is
@@ -174,6 +179,12 @@ public final class AudioFileWriter: Sendable {
         if isCrashTolerant, resolvedFormat == .mp3 {
             var mode = Int32(SF_BITRATE_MODE_CONSTANT)
             sf_command(handle, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
+        }
+        if isCrashTolerant, resolvedFormat == .opus {
+            // libsndfile closes an Opus page once a second by default; a crash loses the open page.
+            var milliseconds = Self.crashTolerantOggPageMilliseconds
+            sf_command(
+                handle, Int32(SFC_SET_OGG_PAGE_LATENCY_MS), &milliseconds, Int32(MemoryLayout<Double>.size))
         }
 
         self.state = Locked(State(encoder: .sndfile(handle), destination: destination, framesWritten: 0))
