@@ -55,10 +55,19 @@ public struct OutputDestination: Sendable {
     /// True when `path` is `-`, a character device or a FIFO (following symbolic links): a stream
     /// with no file name to choose a format from.
     public static func isStream(_ path: String) -> Bool {
-        if path == "-" { return true }
+        streamDescription(path) != nil
+    }
+
+    /// "standard output", "a FIFO" or "a device" when `path` is a stream; nil otherwise.
+    public static func streamDescription(_ path: String) -> String? {
+        if path == "-" { return "standard output" }
         var status = stat()
-        guard stat(path, &status) == 0 else { return false }
-        return status.st_mode & S_IFMT == S_IFCHR || status.st_mode & S_IFMT == S_IFIFO
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a device"
+        default: return nil
+        }
     }
 
     /// Checks the destination and creates the working file. Nothing at `path` is touched yet.

@@ -198,10 +198,9 @@ struct ConvertCommand: ParsableCommand {
     private func resolveFormat() throws(ConvertFailure) -> AudioFileFormat {
         let fromExtension = AudioFileFormat(path: output)
         guard let name = format?.lowercased() else {
-            if fromExtension == nil, OutputDestination.isStream(output) {
+            if fromExtension == nil, let stream = OutputDestination.streamDescription(output) {
                 throw ConvertFailure(
-                    "Cannot choose a format for '\(output)': it is \(output == "-" ? "standard output" : "a stream"), "
-                        + "which has no extension; give --format.")
+                    "Cannot choose a format for '\(output)': it is \(stream), which has no extension; give --format.")
             }
             guard let fromExtension else {
                 throw ConvertFailure(

@@ -102,6 +102,32 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    /// Runs a day-long `render` of hello.yaml to `out` in `dir` (TMPDIR too), waits until a working
+    /// file whose name starts with `workingPrefix` appears in `dir`, sends `signalNumber`, and
+    /// returns the exit status, what the command wrote to stderr, and the working files left.
+    private static func interruptRender(
+        out: String, in dir: URL, workingPrefix: String, signal signalNumber: Int32, stdout: FileHandle? = nil
+    ) throws -> (status: Int32, stderr: String, leftovers: [String]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.executable)
+        process.arguments = ["render", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--out", out, "--duration", "86400"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": dir.path]) { $1 }
+        process.standardOutput = stdout ?? FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        let stderr = Fixtures.ReadBox(errors.fileHandleForReading)
+        try process.run()
+        func working() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasPrefix(workingPrefix) }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while working().isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }
+        usleep(300_000)
+        kill(process.processIdentifier, signalNumber)
+        process.waitUntilExit()
+        return (process.terminationStatus, stderr.text(), working())
+    }
+
     @Test(arguments: [SIGINT, SIGTERM])
     func anInterruptedRenderLeavesTheOldFileAndSaysSo(signalNumber: Int32) throws {
         let dir = try Fixtures.temporaryDirectory()
@@ -109,26 +135,24 @@ import Testing
         let out = dir.appendingPathComponent("long.wav").path
         let old = Data("an earlier render".utf8)
         try old.write(to: URL(fileURLWithPath: out))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.executable)
-        process.arguments = ["render", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--out", out, "--duration", "86400"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        let stderr = Fixtures.ReadBox(errors.fileHandleForReading)
-        try process.run()
-        // Wait until audio is being written beside the target, then interrupt.
-        let deadline = Date().addingTimeInterval(30)
-        func partials() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasPrefix(".long.wav.partial") }
-        }
-        while partials().isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }
-        usleep(300_000)
-        kill(process.processIdentifier, signalNumber)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 128 + signalNumber)
-        #expect(stderr.text().contains("interrupted; '\(out)' was not written and is left as it was"))
+        let result = try Self.interruptRender(out: out, in: dir, workingPrefix: ".long.wav.partial", signal: signalNumber)
+        #expect(result.status == 128 + signalNumber)
+        #expect(result.stderr.contains("interrupted; '\(out)' was not written and is left as it was"))
         #expect(FileManager.default.contents(atPath: out) == old)
-        #expect(partials().isEmpty)
+        #expect(result.leftovers.isEmpty)
+    }
+
+    @Test func anInterruptedRenderToStandardOutputWritesNothingAndLeavesNoSpool() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let received = dir.appendingPathComponent("stdout.bin")
+        _ = FileManager.default.createFile(atPath: received.path, contents: nil)
+        let result = try Self.interruptRender(
+            out: "-", in: dir, workingPrefix: "soundstage-spool-", signal: SIGTERM,
+            stdout: try FileHandle(forWritingTo: received))
+        #expect(result.status == 128 + SIGTERM)
+        #expect(result.stderr.contains("interrupted; nothing was written to '-'"))
+        #expect(FileManager.default.contents(atPath: received.path)?.isEmpty == true)
+        #expect(result.leftovers.isEmpty)
     }
 }
