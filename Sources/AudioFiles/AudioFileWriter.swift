@@ -112,6 +112,10 @@ public final class AudioFileWriter: Sendable {
         replacement: OutputDestination.Replacement = .whenComplete,
         isCrashTolerant: Bool = false
     ) throws(AudioFileError) {
+        // A folder named like an audio file is the more useful complaint than its extension.
+        if let kind = FileKind.nonRegularDescription(path: path), kind == "a directory" {
+            throw .notARegularFile(path: path, kind: kind)
+        }
         guard let resolvedFormat = format ?? AudioFileFormat(path: path) else {
             throw .unsupportedFormat(
                 path: path,
