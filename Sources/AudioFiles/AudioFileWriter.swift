@@ -93,7 +93,8 @@ public final class AudioFileWriter: Sendable {
     ///     crash leaves what was written under `path`.
     ///   - isCrashTolerant: recordings: write so that the file reads back with its true length if
     ///     the process dies. M4A becomes fragmented MP4 (an empty index first, then a fragment
-    ///     every `FFmpegEncoder.fragmentDuration`), readable up to the last complete fragment;
+    ///     every `FFmpegEncoder.fragmentDuration`), readable up to the last complete fragment, with
+    ///     AAC's gapless layout in an iTunSMPB tag completed at close;
     ///     MP3 is encoded at a constant bit rate, so that a reader's length estimate from the
     ///     file size is right while the gapless tag still says nothing (it is written at close);
     ///     Opus pages are closed every `crashTolerantOggPageMilliseconds`.
