@@ -123,11 +123,20 @@ public struct OutputDestination: Sendable {
     /// - Throws: `.writeFailed` naming `path`, with the system's reason.
     public func commit() throws(AudioFileError) {
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw failure("could not flush the file to disk", errno) }
         switch sink {
         case .file:
+            // A failed flush or rename leaves the target as it was and no working file.
+            guard fsync(descriptor) == 0 else {
+                let code = errno
+                if isTemporary { unlink(workingPath) }
+                throw failure("could not flush the file to disk", code)
+            }
             guard isTemporary else { return }
-            guard rename(workingPath, targetPath) == 0 else { throw failure("could not rename it into place", errno) }
+            guard rename(workingPath, targetPath) == 0 else {
+                let code = errno
+                unlink(workingPath)
+                throw failure("could not rename it into place", code)
+            }
             let folder = open(Self.folder(of: targetPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if folder >= 0 {
                 fsync(folder)
