@@ -170,9 +170,7 @@ struct ConvertCommand: ParsableCommand {
                 path: output, format: format, sampleRate: audio.sampleRate, channelCount: audio.channelCount,
                 encoding: encoding, quality: quality ?? AudioFileWriter.defaultQuality,
                 bitRate: bitrate.map { $0 * 1000 })
-            let interrupt = InterruptCleanup(
-                removing: writer.temporaryPath,
-                message: "soundstage convert: interrupted; '\(output)' was not written and is left as it was.")
+            let interrupt = InterruptCleanup(for: writer, command: "convert")
             defer { interrupt.clear() }
             let chunk = 16_384
             var start = 0

@@ -1,6 +1,7 @@
 // Control side (main thread, and the signal handler it installs). Removes an unfinished output when
 // SIGINT, SIGTERM or SIGHUP arrives and says what was left, so an interrupted command never leaves
 // a half-written file.
+import AudioFiles
 import Foundation
 
 /// While alive (until `clear()`), SIGINT/SIGTERM/SIGHUP remove `path` (unlink is async-signal-safe),
@@ -36,6 +37,15 @@ struct InterruptCleanup {
         }
         // A parent may hand down these signals blocked (Foundation's Process does); deliver them.
         pthread_sigmask(SIG_UNBLOCK, &mask, nil)
+    }
+
+    /// Cleanup for `writer`'s working file, with the message `command` prints: an existing file is
+    /// "not written and left as it was"; a stream (`-`, a device, a FIFO) had "nothing written".
+    init(for writer: AudioFileWriter, command: String) {
+        let left =
+            writer.sink == .file
+            ? "'\(writer.path)' was not written and is left as it was" : "nothing was written to '\(writer.path)'"
+        self.init(removing: writer.temporaryPath, message: "soundstage \(command): interrupted; \(left).")
     }
 
     /// True when a disposition returned by `signal` is `SIG_IGN` (C function pointers are not

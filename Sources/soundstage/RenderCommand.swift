@@ -55,11 +55,7 @@ struct RenderCommand: ParsableCommand {
         defer { interrupt?.clear() }
         do {
             let frames = try OfflineRenderJob.run(loaded, to: out, format: format, duration: duration, blockFrames: block) {
-                writer in
-                let left = writer.sink == .file
-                    ? "'\(out)' was not written and is left as it was" : "nothing was written to '\(out)'"
-                interrupt = InterruptCleanup(
-                    removing: writer.temporaryPath, message: "soundstage render: interrupted; \(left).")
+                interrupt = InterruptCleanup(for: $0, command: "render")
             }
             let seconds = Date().timeIntervalSince(start)
             let speed = seconds > 0 ? duration / seconds : .infinity
