@@ -51,6 +51,18 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Equatable {
         }
     }
 
+    /// Chooses a format from a name a user writes (patch `recorders:`, OSC `/recorder/new`): any
+    /// extension `init(pathExtension:)` knows, "alac" for ALAC in M4A, or a case name (`alacM4A`).
+    public init?(name: String) {
+        if name.lowercased() == "alac" {
+            self = .alacM4A
+        } else if let format = AudioFileFormat(pathExtension: name) ?? AudioFileFormat(rawValue: name) {
+            self = format
+        } else {
+            return nil
+        }
+    }
+
     /// Chooses a format from the extension of the last path component of `path`; nil when the name
     /// has no extension or an unknown one.
     public init?(path: String) {

@@ -28,6 +28,10 @@ public final class AudioFileWriter: Sendable {
     /// (`SFC_SET_VBR_ENCODING_QUALITY`); ≈ Vorbis q7, LAME V2–V3, Opus ≈ 100 kbit/s stereo.
     public static let defaultQuality = 0.75
 
+    /// Longest Opus page, in milliseconds of audio, when `isCrashTolerant` (libsndfile's default is
+    /// 1000): what a crash can lose of an Opus recording beyond the recorder's backlog.
+    public static let crashTolerantOggPageMilliseconds = 200.0
+
     /// Frames interleaved per encoder call by `write(channels:)`.
     private static let interleaveChunkFrames = 4096
 
@@ -58,13 +62,15 @@ public final class AudioFileWriter: Sendable {
     private struct State {
         /// Nil once closed.
         var encoder: Encoder?
-        var fd: Int32
+        var destination: OutputDestination
         var framesWritten: Int
     }
 
     private let state: Locked<State>
 
-    /// Creates (or truncates) `path` and prepares an encoder.
+    /// Prepares an encoder writing to `path` under `OutputDestination`'s rule: `-` is standard
+    /// output, a device or FIFO is written through when the file is closed, a symbolic link's target
+    /// is written, and an existing file is replaced only by `close()` (never truncated first).
     ///
     /// - Parameters:
     ///   - path: destination; its directory must exist.
@@ -83,10 +89,19 @@ public final class AudioFileWriter: Sendable {
     ///   - bitRate: AAC bits per second for all channels, 8,000 … 2,000,000 (FFmpeg clamps it to
     ///     what AAC can carry at the rate); nil = `defaultAACBitRate(channelCount:quality:)`.
     ///     Ignored by the other formats.
+    ///   - replacement: `.inPlaceWhenNew` for recordings: a new file is written in place, so a
+    ///     crash leaves what was written under `path`.
+    ///   - isCrashTolerant: recordings: write so that the file reads back with its true length if
+    ///     the process dies. M4A becomes fragmented MP4 (an empty index first, then a fragment
+    ///     every `FFmpegEncoder.fragmentDuration`), readable up to the last complete fragment, with
+    ///     AAC's gapless layout in an iTunSMPB tag completed at close;
+    ///     MP3 is encoded at a constant bit rate, so that a reader's length estimate from the
+    ///     file size is right while the gapless tag still says nothing (it is written at close);
+    ///     Opus pages are closed every `crashTolerantOggPageMilliseconds`.
     /// - Throws: `.invalidArgument` for bad parameters (nothing is created), `.unsupportedFormat`
     ///   for an unknown extension or a combination libsndfile cannot write, `.permissionDenied`,
-    ///   `.notARegularFile` (the path names a directory, device or FIFO; nothing is touched) or
-    ///   `.writeFailed` when the file cannot be created.
+    ///   `.notARegularFile` (the path names a directory, block device or socket; nothing is
+    ///   touched) or `.writeFailed` when the file cannot be created.
     public init(
         path: String,
         format: AudioFileFormat? = nil,
@@ -94,8 +109,14 @@ public final class AudioFileWriter: Sendable {
         channelCount: Int,
         encoding: AudioSampleEncoding? = nil,
         quality: Double = AudioFileWriter.defaultQuality,
-        bitRate: Int? = nil
+        bitRate: Int? = nil,
+        replacement: OutputDestination.Replacement = .whenComplete,
+        isCrashTolerant: Bool = false
     ) throws(AudioFileError) {
+        // A folder named like an audio file is the more useful complaint than its extension.
+        if let kind = FileKind.nonRegularDescription(path: path), kind == "a directory" {
+            throw .notARegularFile(path: path, kind: kind)
+        }
         guard let resolvedFormat = format ?? AudioFileFormat(path: path) else {
             throw .unsupportedFormat(
                 path: path,
@@ -123,17 +144,8 @@ public final class AudioFileWriter: Sendable {
                     + " at \(rate) Hz with \(channelCount) channels")
         }
 
-        // Only regular files: never truncate, write into or (on failure) unlink a device or FIFO.
-        if let kind = FileKind.nonRegularDescription(path: path) {
-            throw .notARegularFile(path: path, kind: kind)
-        }
-        // Open the descriptor ourselves so that permission and path errors are reported precisely.
-        let fd = Foundation.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Self.createError(path: path, errno: errno) }
-        if let kind = FileKind.nonRegularDescription(fd: fd) {
-            Foundation.close(fd)
-            throw .notARegularFile(path: path, kind: kind)
-        }
+        let destination = try OutputDestination(path: path, replacement: replacement)
+        let fd = destination.descriptor
         self.path = path
         self.format = resolvedFormat
         self.encoding = resolvedEncoding
@@ -145,21 +157,18 @@ public final class AudioFileWriter: Sendable {
                 encoder = try FFmpegEncoder(
                     fd: fd, path: path, format: resolvedFormat, sampleRate: rate, channelCount: channelCount,
                     encoding: resolvedEncoding,
-                    bitRate: bitRate ?? Self.defaultAACBitRate(channelCount: channelCount, quality: quality))
+                    bitRate: bitRate ?? Self.defaultAACBitRate(channelCount: channelCount, quality: quality),
+                    isFragmented: isCrashTolerant && resolvedFormat != .aacADTS)
             } catch {
-                // Remove the regular file created above.
-                Foundation.close(fd)
-                unlink(path)
+                destination.discard()
                 throw error
             }
-            self.state = Locked(State(encoder: .ffmpeg(encoder), fd: fd, framesWritten: 0))
+            self.state = Locked(State(encoder: .ffmpeg(encoder), destination: destination, framesWritten: 0))
             return
         }
         let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
         guard let handle = opened.handle else {
-            // Remove the empty regular file created above.
-            Foundation.close(fd)
-            unlink(path)
+            destination.discard()
             throw .writeFailed(path: path, reason: "libsndfile: \(opened.errorText)")
         }
         if resolvedEncoding?.isInteger == true {
@@ -172,20 +181,49 @@ public final class AudioFileWriter: Sendable {
             sf_command(
                 handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &vbrQuality, Int32(MemoryLayout<Double>.size))
         }
+        if isCrashTolerant, resolvedFormat == .mp3 {
+            var mode = Int32(SF_BITRATE_MODE_CONSTANT)
+            sf_command(handle, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
+        }
+        if isCrashTolerant, resolvedFormat == .opus {
+            // libsndfile closes an Opus page once a second by default; a crash loses the open page.
+            var milliseconds = Self.crashTolerantOggPageMilliseconds
+            sf_command(
+                handle, Int32(SFC_SET_OGG_PAGE_LATENCY_MS), &milliseconds, Int32(MemoryLayout<Double>.size))
+        }
 
-        self.state = Locked(State(encoder: .sndfile(handle), fd: fd, framesWritten: 0))
+        self.state = Locked(State(encoder: .sndfile(handle), destination: destination, framesWritten: 0))
     }
 
+    /// A writer dropped without `close()` abandons its output: the target keeps its old content (a
+    /// recording written in place keeps what was written).
     deinit {
+        discard()
+    }
+
+    /// Abandons the output without finalising it: closes the encoder and removes the working file
+    /// unless it is the target itself (`OutputDestination.discard()`). Does nothing once closed.
+    public func discard() {
         state.withLock { state in
             guard let encoder = state.encoder else { return }
+            state.encoder = nil
             switch encoder {
             case .sndfile(let handle): sf_close(handle)
             case .ffmpeg(let encoder): try? encoder.finish()
             }
-            Foundation.close(state.fd)
-            state.encoder = nil
+            state.destination.discard()
         }
+    }
+
+    /// The file being written before `close()` puts it in place: the path a signal handler should
+    /// remove when the process is interrupted; nil when the writer writes its target in place.
+    public var temporaryPath: String? {
+        state.withLock { $0.destination.isTemporary ? $0.destination.workingPath : nil }
+    }
+
+    /// Where the bytes finally go.
+    public var sink: OutputDestination.Sink {
+        state.withLock { $0.destination.sink }
     }
 
     /// Frames written so far.
@@ -259,63 +297,69 @@ public final class AudioFileWriter: Sendable {
         }
     }
 
-    /// Rewrites the header so that it declares every frame written so far (`SFC_UPDATE_HEADER_NOW`),
-    /// leaving the file open for more writes. A process killed after this call leaves a file whose
-    /// header covers those frames. WAV, AIFF and CAF rewrite their size fields (two seeks and a small
-    /// write); FLAC, the lossy formats and M4A have nothing to rewrite, and the call does nothing
-    /// (an M4A file becomes readable only when `close()` writes its index).
+    /// Makes what was written so far readable if the process dies, leaving the file open for more
+    /// writes. WAV, AIFF and CAF rewrite their size fields (`SFC_UPDATE_HEADER_NOW`: two seeks and a
+    /// small write). An M4A writer flushes FFmpeg's buffer, so completed fragments of a fragmented
+    /// file reach the disk. FLAC, Ogg Vorbis, Opus and MP3 write each page or frame as it is encoded
+    /// and have nothing to update: the call does nothing. (libsndfile would write a second set of
+    /// Ogg header pages, or a premature MP3 tag, if asked to update them.)
     /// Cost: a few system calls; call it about once a second, not per block.
     ///
-    /// - Throws: `.writeFailed` when the writer is closed or libsndfile reports an error.
+    /// - Throws: `.writeFailed` when the writer is closed or the library reports an error.
     public func updateHeader() throws(AudioFileError) {
         let path = path
+        let format = format
         try state.withLock { (state: inout State) throws(AudioFileError) in
             guard let encoder = state.encoder else {
                 throw .writeFailed(path: path, reason: "the writer has already been closed")
             }
-            // M4A and ADTS have no header to rewrite; an M4A is readable only after close().
-            guard case .sndfile(let handle) = encoder else { return }
-            sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
-            if sf_error(handle) != 0 {
-                throw .writeFailed(
-                    path: path, reason: "could not update the header: \(SndFileLibrary.errorText(handle))")
+            switch encoder {
+            case .ffmpeg(let ffmpeg):
+                try ffmpeg.flush()
+            case .sndfile(let handle):
+                guard format == .wav || format == .aiff || format == .caf else { return }
+                sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+                if sf_error(handle) != 0 {
+                    throw .writeFailed(
+                        path: path, reason: "could not update the header: \(SndFileLibrary.errorText(handle))")
+                }
             }
         }
     }
 
-    /// Flushes the encoder, finalises the header (for M4A: writes the index and edit list) and
-    /// closes the file. Further writes throw; closing again does nothing.
+    /// Flushes the encoder, finalises the header (for M4A: writes the index and edit list), closes
+    /// the file and puts it in place (`OutputDestination.commit()`: rename over the target, or copy
+    /// through to a device, FIFO or standard output). Further writes throw; closing again does
+    /// nothing. If finalising fails, the target is left as it was.
     ///
-    /// - Throws: `.writeFailed` when the encoder reports an error while finalising.
+    /// - Throws: `.writeFailed` when the encoder reports an error while finalising, or the file
+    ///   cannot be flushed, renamed or copied.
     public func close() throws(AudioFileError) {
         let path = path
         try state.withLock { (state: inout State) throws(AudioFileError) in
             guard let encoder = state.encoder else { return }
             state.encoder = nil
-            guard case .sndfile(let handle) = encoder else {
-                guard case .ffmpeg(let ffmpeg) = encoder else { return }
-                var failure: AudioFileError?
+            var failure: AudioFileError?
+            switch encoder {
+            case .ffmpeg(let ffmpeg):
                 do throws(AudioFileError) { try ffmpeg.finish() } catch { failure = error }
-                let closeFailed = Foundation.close(state.fd) != 0
-                if let failure { throw failure }
-                if closeFailed { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
-                return
+            case .sndfile(let handle):
+                let status = sf_close(handle)
+                if status != 0 {
+                    let text = sf_error_number(status).map { String(cString: $0) } ?? "error \(status)"
+                    failure = .writeFailed(path: path, reason: "libsndfile could not finalise the file: \(text)")
+                }
             }
-            let status = sf_close(handle)
-            let closeFailed = Foundation.close(state.fd) != 0
-            if status != 0 {
-                let text = sf_error_number(status).map { String(cString: $0) } ?? "error \(status)"
-                throw .writeFailed(path: path, reason: "libsndfile could not finalise the file: \(text)")
+            if let failure {
+                state.destination.discard()
+                throw failure
             }
-            if closeFailed {
-                throw .writeFailed(path: path, reason: String(cString: strerror(errno)))
-            }
+            try state.destination.commit()
         }
     }
 
-    /// Writes `data` to `path` in one call and closes the file. If encoding or writing fails after
-    /// the file was created, the partial file is removed (it is always a regular file: the
-    /// initializer refuses anything else).
+    /// Writes `data` to `path` in one call and closes the file. If encoding or writing fails, the
+    /// working file is removed and the target is left as it was.
     ///
     /// - Parameters:
     ///   - data: audio with a positive whole `sampleRate` and equal-length channels.
@@ -340,8 +384,7 @@ public final class AudioFileWriter: Sendable {
             try writer.write(channels: data.channels)
             try writer.close()
         } catch {
-            try? writer.close()
-            unlink(path)
+            writer.discard()
             throw error
         }
     }
@@ -404,16 +447,6 @@ public final class AudioFileWriter: Sendable {
         }
         guard quality.isFinite, (0...1).contains(quality) else {
             throw .invalidArgument(path: path, reason: "quality must lie in 0…1, not \(quality)")
-        }
-    }
-
-    /// Maps `open(2)` failures when creating the output.
-    private static func createError(path: String, errno code: Int32) -> AudioFileError {
-        switch code {
-        case EACCES, EPERM, EROFS: .permissionDenied(path: path)
-        case EISDIR: .notARegularFile(path: path, kind: "a directory")
-        case ENOENT, ENOTDIR: .writeFailed(path: path, reason: "its directory does not exist")
-        default: .writeFailed(path: path, reason: String(cString: strerror(code)))
         }
     }
 }

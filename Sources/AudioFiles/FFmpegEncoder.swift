@@ -13,6 +13,8 @@ import Foundation
 /// (FFmpeg's default of 1000 would round the length to a millisecond). The last packet's
 /// duration is trimmed to the real end as well. `AudioFileReader` reads both back and returns
 /// exactly the frames written. ALAC has no priming; its last packet is simply shorter.
+/// A fragmented file (recordings) has no edit list: its AAC layout goes into an iTunSMPB tag,
+/// written as a placeholder with the index and completed in place by `finish()`.
 final class FFmpegEncoder {
     private let path: String
     private let channelCount: Int
@@ -31,6 +33,10 @@ final class FFmpegEncoder {
     private var stagedFrames = 0
     private var nextTimestamp: Int64 = 0
     private var isHeaderWritten = false
+    /// Fragmented AAC: the iTunSMPB tag written with the index, to complete at `finish()`.
+    private var gaplessPlaceholder: GaplessTag?
+    /// AAC packets written (each 1024 frames).
+    private var packetsWritten = 0
 
     /// Channel layouts by channel count (1…8): the ones FFmpeg's ALAC encoder lists, which its AAC
     /// encoder also takes. FFmpeg's generic default would make 3 channels "2.1" (with an LFE);
@@ -46,12 +52,15 @@ final class FFmpegEncoder {
     ///   - sampleRate: Hz, already validated against `format.supportedSampleRates`.
     ///   - encoding: ALAC: `.int16` or `.int24`; ignored for AAC.
     ///   - bitRate: AAC bits per second (all channels); ignored for ALAC.
+    ///   - isFragmented: M4A only: write an empty index first and then a fragment (`moof` + `mdat`)
+    ///     every `fragmentDuration`, so that the file is readable up to its last complete fragment
+    ///     if the process dies before `finish()`.
     /// - Throws: `.invalidArgument` when FFmpeg refuses the parameters (for example a channel
     ///   count without a standard layout), `.unsupportedFormat` when this FFmpeg lacks the
     ///   encoder or muxer, `.writeFailed` when writing the header fails.
     init(
         fd: Int32, path: String, format: AudioFileFormat, sampleRate: Int, channelCount: Int,
-        encoding: AudioSampleEncoding?, bitRate: Int
+        encoding: AudioSampleEncoding?, bitRate: Int, isFragmented: Bool = false
     ) throws(AudioFileError) {
         FFmpegLibrary.prepare()
         self.path = path
@@ -131,6 +140,16 @@ final class FFmpegEncoder {
             // Edit-list duration in frames, not milliseconds: exact gapless length.
             av_dict_set(&options, "movie_timescale", String(sampleRate), 0)
         }
+        if isFragmented {
+            // The index is written first, when the length is unknown: an iTunSMPB placeholder
+            // (priming known, length 0 = unknown) is filled in by `finish()`.
+            if !isALAC {
+                gaplessPlaceholder = GaplessTag(primingFrameCount: Int(codec.pointee.initial_padding))
+                av_dict_set(&output.pointee.metadata, "iTunSMPB", gaplessPlaceholder!.text, 0)
+            }
+            av_dict_set(&options, "movflags", "empty_moov+default_base_moof+use_metadata_tags", 0)
+            av_dict_set(&options, "frag_duration", String(Int(Self.fragmentDuration * 1_000_000)), 0)
+        }
         FFmpegLibrary.clearLastMessage()
         status = avformat_write_header(output, &options)
         av_dict_free(&options)
@@ -168,6 +187,21 @@ final class FFmpegEncoder {
         }
     }
 
+    /// Seconds of audio per fragment of a fragmented M4A: at most this much (plus the time between
+    /// `flush()` calls) is lost when the process dies.
+    static let fragmentDuration = 0.25
+
+    /// Hands FFmpeg's buffered bytes to the file (completed fragments reach the disk).
+    ///
+    /// - Throws: `.writeFailed` when a write failed.
+    func flush() throws(AudioFileError) {
+        guard isHeaderWritten else { return }
+        avio_flush(io.context)
+        if let context = io.context, context.pointee.error < 0 {
+            throw writeError("writing failed", context.pointee.error)
+        }
+    }
+
     /// Encodes the last partial frame, flushes the encoder and writes the trailer (the MP4 index
     /// with the edit list). The file is complete only after this returns.
     ///
@@ -188,6 +222,14 @@ final class FFmpegEncoder {
         avio_flush(io.context)
         if let context = io.context, context.pointee.error < 0 {
             throw writeError("writing failed", context.pointee.error)
+        }
+        if let placeholder = gaplessPlaceholder {
+            var complete = placeholder
+            complete.validFrameCount = Int(nextTimestamp)
+            complete.remainderFrameCount = max(0, packetsWritten * frameSize - placeholder.primingFrameCount - Int(nextTimestamp))
+            guard io.replace(Array(placeholder.text.utf8), with: Array(complete.text.utf8)) else {
+                throw .writeFailed(path: path, reason: "could not complete the gapless tag in the index")
+            }
         }
     }
 
@@ -235,6 +277,7 @@ final class FFmpegEncoder {
             guard status >= 0 else { throw writeError("encoding failed", status) }
             av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
             packet.pointee.stream_index = stream.pointee.index
+            packetsWritten += 1
             let written = av_interleaved_write_frame(output, packet)
             guard written >= 0 else { throw writeError("writing a packet failed", written) }
         }
@@ -252,5 +295,23 @@ final class FFmpegEncoder {
     private func writeError(_ what: String, _ code: Int32) -> AudioFileError {
         let reason = io.writeErrno != 0 ? String(cString: strerror(io.writeErrno)) : FFmpegLibrary.describe(code)
         return .writeFailed(path: path, reason: "\(what): \(reason)")
+    }
+}
+
+/// An iTunes `iTunSMPB` gapless tag of fixed width, so that a placeholder written with a fragmented
+/// file's index can be overwritten in place by the complete tag: " 00000000 PPPPPPPP RRRRRRRR
+/// VVVVVVVVVVVVVVVV" (priming, remainder, valid frames in hexadecimal; a valid count of 0 means
+/// "unknown" to `GaplessLayout`).
+struct GaplessTag {
+    var primingFrameCount: Int
+    var remainderFrameCount = 0
+    var validFrameCount = 0
+
+    var text: String {
+        func hex(_ value: Int, _ width: Int) -> String {
+            let digits = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return " 00000000 \(hex(primingFrameCount, 8)) \(hex(remainderFrameCount, 8)) \(hex(validFrameCount, 16))"
     }
 }

@@ -47,6 +47,19 @@ final class FFmpegFileIO {
         }
     }
 
+    /// Overwrites the first occurrence of `old` within the first `window` bytes of the file with
+    /// `new` (same length), for a tag completed after the rest was written. Returns false when
+    /// `old` is not found or the write fails.
+    func replace(_ old: [UInt8], with new: [UInt8], window: Int = 1 << 20) -> Bool {
+        guard old.count == new.count, !old.isEmpty else { return false }
+        var bytes = [UInt8](repeating: 0, count: window)
+        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, window, 0) }
+        guard count >= old.count else { return false }
+        guard let start = (0...(count - old.count)).first(where: { bytes[$0..<($0 + old.count)].elementsEqual(old) })
+        else { return false }
+        return new.withUnsafeBytes { pwrite(fd, $0.baseAddress, new.count, off_t(start)) } == new.count
+    }
+
     private static func io(_ opaque: UnsafeMutableRawPointer?) -> FFmpegFileIO {
         Unmanaged<FFmpegFileIO>.fromOpaque(opaque!).takeUnretainedValue()
     }

@@ -120,9 +120,13 @@ final class FFmpegReader {
             let table = try Self.sampleTable(fd: fd, fileSize: fileSize, input: input, streamIndex: index, path: path)
             let smpb = input.metadata("iTunSMPB").flatMap(GaplessLayout.ITunesSMPB.init)
             let edited = Self.frames(stream.pointee.duration, timeBase: stream.pointee.time_base, rate: rate)
-            manualSkipFrameCount = priming == 0 ? smpb?.primingFrameCount ?? 0 : 0
+            let manualSkip = priming == 0 ? smpb?.primingFrameCount ?? 0 : 0
+            manualSkipFrameCount = manualSkip
+            // No edit list was applied, so FFmpeg's duration still counts the priming this reader drops.
+            let editedWithoutPriming = edited.map { $0 - manualSkip }
             layout = GaplessLayout.mpeg4(
-                primingFrameCount: priming + manualSkipFrameCount, editedFrames: edited, rawFrames: table?.totalFrames,
+                primingFrameCount: priming + manualSkip, editedFrames: editedWithoutPriming,
+                rawFrames: table?.totalFrames,
                 packetCount: table?.packetCount ?? 0, frameSize: Int(parameters.pointee.frame_size), smpb: smpb,
                 isWrittenByLibavformat: input.metadata("encoder")?.hasPrefix("Lavf") ?? false,
                 sampleRate: sampleRate)

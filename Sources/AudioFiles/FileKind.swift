@@ -1,5 +1,5 @@
-// Control side. Names the kind of a non-regular file for error messages; shared by the reader and
-// the writer, which both accept regular files only.
+// Control side. Names the kind of a non-regular file for error messages; shared by the reader (regular
+// files only) and the writer's `OutputDestination` (which also writes through devices and FIFOs).
 
 import Foundation
 

@@ -108,7 +108,7 @@ extension OSCServiceCore {
         }
     }
 
-    /// `/patch/save s:path` — writes the running graph as a patch (atomically) → `/done /patch/save s:path`.
+    /// `/patch/save s:path` — writes the running graph as a patch (`OutputDestination`: replaced when complete, devices written through) → `/done /patch/save s:path`.
     func patchSave(_ r: OSCRequest) throws(OSCFailure) {
         var a = OSCArguments(r)
         let path = try a.string("path")
@@ -118,11 +118,11 @@ extension OSCServiceCore {
         let client = r.client.detached
         runJob {
             let yaml = PatchSnapshot.yaml(of: engine)
-            do {
-                try yaml.write(toFile: resolved, atomically: true, encoding: .utf8)
+            do throws(AudioFileError) {
+                try OutputDestination.write(Data(yaml.utf8), to: resolved)
                 return { core in core.done(client, "/patch/save", [.string(path)]) }
             } catch {
-                let failure = OSCFailure(.patchError, "cannot write '\(path)': \(error.localizedDescription)")
+                let failure = OSCFailure(.patchError, error.description.replacingOccurrences(of: resolved, with: path))
                 return { core in core.sendError(client, address: "/patch/save", failure) }
             }
         }

@@ -21,9 +21,9 @@ extension OSCServiceCore {
             switch key {
             case "format":
                 let text = try a.string("format")
-                guard let format = AudioFileFormat(pathExtension: text) ?? AudioFileFormat(rawValue: text) else {
+                guard let format = AudioFileFormat(name: text) else {
                     throw OSCFailure(.outOfRange, "unknown format '\(OSCText.sanitized(text))' (wav, aiff, caf, flac, ogg, "
-                        + "opus, mp3, m4a, aac)")
+                        + "opus, mp3, m4a, alac, aac)")
                 }
                 settings.format = format
             case "encoding":

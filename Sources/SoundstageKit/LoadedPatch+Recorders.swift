@@ -15,7 +15,7 @@ extension LoadedPatch {
         for spec in document.recorders {
             var settings = RecorderSettings()
             if let format = spec.format {
-                settings.format = AudioFileFormat(pathExtension: format) ?? AudioFileFormat(rawValue: format)
+                settings.format = AudioFileFormat(name: format)
             }
             if let encoding = spec.encoding { settings.encoding = AudioSampleEncoding(rawValue: encoding) }
             do {

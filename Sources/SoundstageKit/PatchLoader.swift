@@ -205,9 +205,9 @@ public enum PatchLoader {
                        "recorder '\(recorder.name)' refers to '\(recorder.node)', which is not a node in this patch")
             }
             if let format = recorder.format {
-                if AudioFileFormat(pathExtension: format) == nil && AudioFileFormat(rawValue: format) == nil {
+                if AudioFileFormat(name: format) == nil {
                     report(recorder.formatLocation ?? recorder.location,
-                           "unknown recording format '\(format)' (wav, aiff, caf, flac, ogg, opus, mp3, m4a, aac)")
+                           "unknown recording format '\(format)' (wav, aiff, caf, flac, ogg, opus, mp3, m4a, alac, aac)")
                 }
             } else if AudioFileFormat(path: recorder.path) == nil {
                 report(recorder.pathLocation ?? recorder.location,

@@ -19,7 +19,9 @@ import Locking
 ///
 /// Life cycle: stopped → (`prepareToRecord`) prepared → (`record`) recording ⇄ (`pause`/`record`)
 /// paused → (`stop`, the end of a duration, or a write error) stopped. Recording again after a stop
-/// truncates the file and starts a new take, as AVAudioRecorder does.
+/// starts a new take that replaces the file when it is complete, as AVAudioRecorder overwrites it.
+/// Where the take goes (`OutputDestination`): a new path is written in place (a crash leaves the take
+/// there); an existing file stays until the new take is stopped; a FIFO or device gets the take at stop.
 ///
 /// Timing: the recorder receives audio in blocks of `settings.tapFrameCount` frames when the host
 /// calls `Engine.poll()` (every ~10 ms). `record()` takes the node's output from the first frame the
@@ -87,7 +89,8 @@ public final class Recorder: Sendable {
     ///   - engine: the engine that renders `node`.
     ///   - node: any node with an output bus (player, mixer, input; not `output`).
     ///   - bus: the output bus to record (0 for every current kind).
-    ///   - path: destination file; its directory must exist. An existing file is overwritten.
+    ///   - path: destination file; its directory must exist. An existing file is replaced when the
+    ///     take is complete.
     ///   - settings: format and buffering; the format defaults to the extension's.
     /// - Throws: `.file(.unsupportedFormat)` for an extension with no known format, `.engine` for an
     ///   unknown node or bus, `.invalidArgument` for settings out of range. Every error names `path`.
@@ -162,7 +165,8 @@ public final class Recorder: Sendable {
 
     // MARK: Control
 
-    /// Creates (truncates) the file and starts the disk thread, so that `record()` starts at once.
+    /// Opens the file (see the type's comment: an existing file is not touched yet) and starts the
+    /// disk thread, so that `record()` starts at once.
     /// Does nothing when a take is already open. `record()` calls it implicitly.
     ///
     /// - Throws: `.file` when the file cannot be created (directory missing, permission, a directory
@@ -172,7 +176,8 @@ public final class Recorder: Sendable {
     }
 
     /// Starts recording, or resumes after `pause()`. Does nothing while recording. After a stop it
-    /// starts a new take, overwriting the file. A limit set by `record(forDuration:)` still applies.
+    /// starts a new take, which replaces the file when it is complete. A limit set by
+    /// `record(forDuration:)` still applies.
     ///
     /// - Throws: as `prepareToRecord()`; `.engine` when the tap cannot be installed (the take stays
     ///   prepared); `.notAllowed` when the node's channel count changed since the take was prepared.
@@ -328,7 +333,7 @@ public final class Recorder: Sendable {
     private func prepareLocked() throws(RecorderError) {
         let (isOpen, last) = state.withLock { ($0.phase != .stopped, $0.lastWriter) }
         if isOpen { return }
-        // The previous take may still be closing on its disk thread: never truncate under it.
+        // The previous take may still be closing on its disk thread: never open the file under it.
         last?.waitUntilClosed()
         let info = try Self.nodeInfo(engine: engine, node: node, bus: bus, path: path)
         let rate = engine.configuration.sampleRate

@@ -7,7 +7,8 @@ import AudioFiles
 /// with the recorded node's channel count.
 public struct RecorderSettings: Sendable, Equatable {
     /// Container and codec; nil chooses from the file extension (`.wav`, `.caf`, `.flac`, `.aif`/`.aiff`,
-    /// `.ogg`, `.opus`, `.mp3`, `.m4a`, `.aac`). WAV, CAF and FLAC survive a killed process; M4A does not.
+    /// `.ogg`, `.opus`, `.mp3`, `.m4a`, `.aac`). Every format reads back after a killed process (M4A is
+    /// written as fragmented MP4, MP3 at a constant bit rate; `RECORDER.md`, "Crash safety").
     public var format: AudioFileFormat?
     /// Sample encoding for PCM containers; nil = the format's default (float32 for WAV/AIFF/CAF, int24
     /// for FLAC, which stores integers only). Ignored by the lossy formats.

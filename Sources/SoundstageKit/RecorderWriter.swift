@@ -52,7 +52,8 @@ final class RecorderWriter: Sendable {
     private let threadID = Locked<pthread_t?>(nil)
     private let onEnd: @Sendable (Outcome) -> Void
 
-    /// Creates (truncates) the file; the thread starts with `start()`.
+    /// Opens the file (`OutputDestination`, `.inPlaceWhenNew`: a new file is written in place, an
+    /// existing one is replaced when the take is closed); the thread starts with `start()`.
     ///
     /// - Throws: the `AudioFileWriter` initializer's errors, which name the file.
     init(
@@ -61,7 +62,8 @@ final class RecorderWriter: Sendable {
     ) throws(AudioFileError) {
         file = try AudioFileWriter(
             path: path, format: settings.format, sampleRate: sampleRate, channelCount: channelCount,
-            encoding: settings.encoding, quality: settings.quality)
+            encoding: settings.encoding, quality: settings.quality, replacement: .inPlaceWhenNew,
+            isCrashTolerant: true)
         capacityFrames = max(1, Int((settings.maximumBacklog * sampleRate).rounded()))
         headerUpdateInterval = settings.headerUpdateInterval
         self.onEnd = onEnd

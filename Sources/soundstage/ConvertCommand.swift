@@ -12,15 +12,17 @@ struct ConvertCommand: ParsableCommand {
             The output format comes from --format or from OUT's extension (.wav .aif .aiff .caf .flac .ogg \
             .opus .mp3 .m4a .aac); .m4a means AAC unless --format alac is given. Rates are converted with \
             soxr (high quality, linear phase). Channels: N → 1 averages every channel, 1 → N copies the \
-            mono channel to each output (the engine's rules); other changes are refused. The output is \
-            written to a temporary file beside OUT and renamed into place only when complete. A progress \
-            bar is drawn on stderr when stderr is a terminal.
+            mono channel to each output (the engine's rules); other changes are refused. IN may be - \
+            (standard input). OUT may be - (standard output), a device or a FIFO (written through, --format \
+            required when the name has no extension), or a symbolic link (its target is written); a regular \
+            file is written beside OUT and renamed into place only when complete. A progress bar is drawn \
+            on stderr when stderr is a terminal.
             """)
 
-    @Argument(help: "Input audio file.")
+    @Argument(help: "Input audio file, or - for standard input.")
     var input: String
 
-    @Argument(help: "Output file (replaced if it exists).")
+    @Argument(help: "Output file (replaced when complete), device, FIFO, or - for standard output.")
     var output: String
 
     @Option(name: .long, parsing: .unconditional, help: "Output sample rate in Hz (default: the input's).")
@@ -93,12 +95,21 @@ struct ConvertCommand: ParsableCommand {
         progress.update(0, "decoding")
         let sourceInfo: AudioFileInfo
         var audio: AudioData
+        var inputPath = input
+        var spool: StandardInputSpool?
+        if input == "-" {
+            do { spool = try StandardInputSpool() } catch { throw ConvertFailure(error.message) }
+            inputPath = spool?.path ?? input
+        }
+        defer { spool?.remove() }
         do {
-            sourceInfo = try AudioFileReader.info(path: input)
-            audio = try AudioFileReader.load(path: input)
+            sourceInfo = try AudioFileReader.info(path: inputPath)
+            audio = try AudioFileReader.load(path: inputPath)
         } catch {
             progress.finish()
-            throw ConvertFailure(error.description)
+            // Name standard input as the user gave it, not its temporary copy.
+            let message = error.description
+            throw ConvertFailure(spool == nil ? message : message.replacingOccurrences(of: "'\(inputPath)'", with: "standard input"))
         }
 
         progress.update(0.3, "decoded")
@@ -142,53 +153,42 @@ struct ConvertCommand: ParsableCommand {
         let encoding = try resolveEncoding(for: targetFormat, source: sourceInfo)
         try write(audio, format: targetFormat, encoding: encoding, progress: progress)
         progress.finish()
-        say(
+        // With `-` standard output carries the audio: the status line goes to standard error.
+        (output == "-" ? printError : say)(
             "wrote \(output): \(targetFormat.displayName), \(InfoCommand.formatNumber(audio.sampleRate)) Hz, "
                 + "\(audio.channelCount) channel\(audio.channelCount == 1 ? "" : "s"), \(audio.frameCount) frames "
                 + String(format: "(%.3f s)", audio.duration))
     }
 
-    /// Encodes in chunks (for the progress bar) into `.<name>.partial-<pid>` in OUT's directory.
+    /// Encodes in chunks (for the progress bar). `AudioFileWriter` writes beside OUT (or spools
+    /// for `-`, a device or a FIFO) and puts the file in place only at `close()`.
     private func write(
         _ audio: AudioData, format: AudioFileFormat, encoding: AudioSampleEncoding?, progress: ProgressBar
     ) throws(ConvertFailure) {
-        let outputURL = URL(fileURLWithPath: output)
-        let temporary = outputURL.deletingLastPathComponent()
-            .appendingPathComponent(".\(outputURL.lastPathComponent).partial-\(getpid())").path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw ConvertFailure("Cannot write '\(output)': it is a directory.")
-        }
-        PartialOutput.register(temporary)
-        defer { PartialOutput.clear() }
-        // Messages name OUT, never the temporary file.
-        func failure(_ error: AudioFileError) -> ConvertFailure {
-            ConvertFailure(error.description.replacingOccurrences(of: temporary, with: output))
-        }
-        do {
+        do throws(AudioFileError) {
             let writer = try AudioFileWriter(
-                path: temporary, format: format, sampleRate: audio.sampleRate, channelCount: audio.channelCount,
+                path: output, format: format, sampleRate: audio.sampleRate, channelCount: audio.channelCount,
                 encoding: encoding, quality: quality ?? AudioFileWriter.defaultQuality,
                 bitRate: bitrate.map { $0 * 1000 })
+            let interrupt = InterruptCleanup(for: writer, command: "convert")
+            defer { interrupt.clear() }
             let chunk = 16_384
             var start = 0
             repeat {
                 let end = min(audio.frameCount, start + chunk)
-                try writer.write(channels: audio.channels.map { Array($0[start..<end]) })
+                do throws(AudioFileError) {
+                    try writer.write(channels: audio.channels.map { Array($0[start..<end]) })
+                } catch {
+                    writer.discard()
+                    throw error
+                }
                 start = end
                 progress.update(0.5 + 0.5 * Double(start) / Double(max(1, audio.frameCount)), "encoding")
             } while start < audio.frameCount
             try writer.close()
         } catch {
-            unlink(temporary)
             progress.finish()
-            throw failure(error)
-        }
-        guard rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            progress.finish()
-            throw ConvertFailure("Cannot write '\(output)': \(reason).")
+            throw ConvertFailure(error.description)
         }
     }
 
@@ -196,6 +196,10 @@ struct ConvertCommand: ParsableCommand {
     private func resolveFormat() throws(ConvertFailure) -> AudioFileFormat {
         let fromExtension = AudioFileFormat(path: output)
         guard let name = format?.lowercased() else {
+            if fromExtension == nil, let stream = OutputDestination.streamDescription(output) {
+                throw ConvertFailure(
+                    "Cannot choose a format for '\(output)': it is \(stream), which has no extension; give --format.")
+            }
             guard let fromExtension else {
                 throw ConvertFailure(
                     "Cannot choose a format for '\(output)' from its extension; use .wav, .aif, .aiff, .caf, .flac, "
@@ -323,49 +327,5 @@ private final class ProgressBar {
         guard isEnabled, isVisible else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         isVisible = false
-    }
-}
-
-/// The temporary output being written, removed by SIGINT/SIGTERM/SIGHUP so an interrupted
-/// conversion leaves nothing behind.
-private enum PartialOutput {
-    /// C copy of the path, read by the signal handler (unlink is async-signal-safe).
-    nonisolated(unsafe) private static var path: UnsafeMutablePointer<CChar>?
-
-    private static let signals = [SIGINT, SIGTERM, SIGHUP]
-
-    static func register(_ temporary: String) {
-        path = strdup(temporary)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for signalNumber in signals {
-            let previous = signal(signalNumber) { number in
-                if let path = PartialOutput.path { unlink(path) }
-                _exit(128 + number)
-            }
-            // A signal the caller chose to ignore (nohup) stays ignored.
-            if isIgnore(previous) {
-                signal(signalNumber, SIG_IGN)
-            } else {
-                sigaddset(&mask, signalNumber)
-            }
-        }
-        // A parent may hand down these signals blocked (Foundation's Process does); deliver them.
-        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
-    }
-
-    /// True when a disposition returned by `signal` is `SIG_IGN` (C function pointers are not
-    /// Equatable in Swift; compare their addresses).
-    private static func isIgnore(_ handler: __sighandler_t?) -> Bool {
-        guard let handler else { return false }
-        return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-    }
-
-    static func clear() {
-        for signalNumber in signals where isIgnore(signal(signalNumber, SIG_DFL)) {
-            signal(signalNumber, SIG_IGN)
-        }
-        free(path)
-        path = nil
     }
 }

@@ -1,6 +1,7 @@
 // Control side. `soundstage render`: render a patch to a file faster than real time, with no JACK.
 import ArgumentParser
 import Foundation
+import AudioFiles
 import SoundstageKit
 
 struct RenderCommand: ParsableCommand {
@@ -10,7 +11,12 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "Patch file.")
     var patch: String
 
-    @Option(name: .long, help: "Output file (.wav, .flac, .caf, .aiff, .ogg, .opus, .mp3).")
+    @Option(
+        name: .long,
+        help: """
+            Output file (.wav, .flac, .caf, .aiff, .ogg, .opus, .mp3, .m4a, .aac), or - (standard output), a device \
+            or a FIFO (written through, WAV unless the name has an extension). Replaced only when complete.
+            """)
     var out: String
 
     @Option(name: .long, parsing: .unconditional, help: "Seconds to render.")
@@ -42,11 +48,18 @@ struct RenderCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let start = Date()
+        // Standard output may carry the audio: status lines go to standard error then.
+        let report = out == "-" ? printError : say
+        let format = AudioFileFormat(path: out) ?? (OutputDestination.isStream(out) ? .wav : nil)
+        var interrupt: InterruptCleanup?
+        defer { interrupt?.clear() }
         do {
-            let frames = try OfflineRenderJob.run(loaded, to: out, duration: duration, blockFrames: block)
+            let frames = try OfflineRenderJob.run(loaded, to: out, format: format, duration: duration, blockFrames: block) {
+                interrupt = InterruptCleanup(for: $0, command: "render")
+            }
             let seconds = Date().timeIntervalSince(start)
             let speed = seconds > 0 ? duration / seconds : .infinity
-            print("wrote \(out): \(frames) frames, \(loaded.engine.configuration.outputChannelCount) channels, "
+            report("wrote \(out): \(frames) frames, \(loaded.engine.configuration.outputChannelCount) channels, "
                 + "\(Int(loaded.engine.configuration.sampleRate)) Hz (\(String(format: "%.1f", speed))× real time)")
         } catch {
             printError("render failed: \(error)")

@@ -4,6 +4,7 @@ import DSPTestSupport
 import Foundation
 @testable import OSCControl
 import SoundstageKit
+import Synchronization
 import Testing
 
 @Suite struct OSCFileTests {
@@ -127,6 +128,27 @@ import Testing
         #expect(text.contains("beep"), "the buffer loaded over OSC was not saved:\n\(text)")
         #expect(f.client.command("/patch/load", [.string("saved.yaml")])?.address == "/done")
         #expect(f.client.command("/sound/play", [.string("beep")])?.address == "/done")
+    }
+
+    @Test func patchSaveWritesThroughAFIFOAndLeavesItAFIFO() throws {
+        let f = try OSCFixture()
+        _ = f.client.command("/node/new", [.string("mixer"), .string("sub")])
+        let fifo = f.directory + "/saved.yaml"
+        try #require(mkfifo(fifo, 0o666) == 0)
+        let received = Mutex("")
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if let handle = FileHandle(forReadingAtPath: fifo), let data = try? handle.readToEnd() {
+                received.withLock { $0 = String(decoding: data, as: UTF8.self) }
+            }
+            done.signal()
+        }
+        #expect(f.client.command("/patch/save", [.string("saved.yaml")])?.address == "/done")
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(received.withLock { $0 }.contains("sub"))
+        var status = stat()
+        lstat(fifo, &status)
+        #expect(status.st_mode & S_IFMT == S_IFIFO, "the FIFO was replaced by a file")
     }
 
     @Test func badPatchesAreReportedAndChangeNothing() throws {

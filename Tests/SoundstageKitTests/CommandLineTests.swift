@@ -93,17 +93,11 @@ import Testing
 
     @Test func takenClientNameFallsBackToJacksRename() throws {
         let server = "ss_name_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
-        let jackd = Process()
-        jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        jackd.arguments = ["-n", server, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256"]
-        jackd.standardOutput = FileHandle.nullDevice
-        jackd.standardError = FileHandle.nullDevice
-        try jackd.run()
+        let jackd = try Fixtures.startJackd(named: server)
         defer {
             jackd.terminate()
             jackd.waitUntilExit()
         }
-        _ = try Fixtures.run("/usr/bin/jack_wait", ["-s", server, "-w", "-t", "30"], timeout: 35)
         let hello = Fixtures.patches.appendingPathComponent("hello.yaml").path
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("first-\(server).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)

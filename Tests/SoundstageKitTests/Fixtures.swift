@@ -26,6 +26,25 @@ enum Fixtures {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("soundstage").path
     }
 
+    /// Starts a private dummy JACK server (48 kHz, 256 frames, no real-time) named `server` and
+    /// waits until it accepts clients. The caller stops it (`terminate()`, then `waitUntilExit()`).
+    static func startJackd(named server: String) throws -> Process {
+        let jackd = Process()
+        jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+        jackd.arguments = ["-n", server, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256"]
+        jackd.standardOutput = FileHandle.nullDevice
+        jackd.standardError = FileHandle.nullDevice
+        try jackd.run()
+        do {
+            _ = try run("/usr/bin/jack_wait", ["-s", server, "-w", "-t", "30"], timeout: 35)
+        } catch {
+            jackd.terminate()
+            jackd.waitUntilExit()
+            throw error
+        }
+        return jackd
+    }
+
     struct Result {
         var status: Int32
         var stdout: String

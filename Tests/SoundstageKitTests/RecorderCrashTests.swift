@@ -13,20 +13,8 @@ import Testing
     @Test func aRecordingKilledWithSIGKILLIsReadableAndMissesAtMostTheLastSecond() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let child = try RecorderChild.launch(mode: "kill", directory: dir)
-        let marker = dir.appendingPathComponent(RecorderChild.startedMarker).path
-        let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: marker), child.isRunning, Date() < deadline { usleep(5_000) }
-        let startText = try String(contentsOfFile: marker, encoding: .utf8)
-        let start = try #require(Int64(startText.trimmingCharacters(in: .whitespacesAndNewlines)))
         // Record for about three seconds of wall time, then kill without warning.
-        while RecorderChild.monotonicNanoseconds() < start + 3_000_000_000 { usleep(5_000) }
-        let killedAt = RecorderChild.monotonicNanoseconds()
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
-
-        let elapsed = Double(killedAt - start) / 1e9
+        let elapsed = try RecorderChild.killWithSIGKILL(mode: "kill", directory: dir, afterSeconds: 3)
         let signal = RecorderChild.material()
         for name in Self.formats {
             let path = dir.appendingPathComponent(name).path
@@ -85,6 +73,7 @@ import Testing
         switch RecorderChild.mode {
         case "kill": try RecorderChild.recordUntilKilled(in: URL(fileURLWithPath: directory))
         case "diskfull": try RecorderChild.recordIntoAFileSizeLimit(in: URL(fileURLWithPath: directory))
+        case "kill-every-format": try RecorderChild.recordEveryFormatUntilKilled(in: URL(fileURLWithPath: directory))
         default: Issue.record("unknown child mode \(RecorderChild.mode ?? "")")
         }
     }
@@ -163,6 +152,12 @@ enum RecorderChild {
         let recorders = try RecorderCrashTests.formats.map {
             try Recorder(engine: engine, node: "p", path: directory.appendingPathComponent($0).path)
         }
+        try recordInRealTime(engine, recorders, markingStartIn: directory)
+    }
+
+    /// Starts `recorders`, writes the start time to the marker file, then renders `engine` in real
+    /// time (10 ms blocks, polled after each) until the parent kills the process (or 60 s pass).
+    static func recordInRealTime(_ engine: Engine, _ recorders: [Recorder], markingStartIn directory: URL) throws {
         for recorder in recorders { try recorder.record() }
         let start = monotonicNanoseconds()
         try "\(start)\n".write(to: directory.appendingPathComponent(startedMarker), atomically: true, encoding: .utf8)
@@ -175,6 +170,23 @@ enum RecorderChild {
             let now = monotonicNanoseconds()
             if due > now { usleep(UInt32((due - now) / 1_000)) }
         }
+    }
+
+    /// Launches the child in `mode`, waits until it reports its start, kills it with SIGKILL
+    /// `seconds` later and returns the seconds it recorded.
+    static func killWithSIGKILL(mode: String, directory: URL, afterSeconds seconds: Double) throws -> Double {
+        let child = try launch(mode: mode, directory: directory)
+        let marker = directory.appendingPathComponent(startedMarker).path
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: marker), child.isRunning, Date() < deadline { usleep(5_000) }
+        let startText = try String(contentsOfFile: marker, encoding: .utf8)
+        let start = try #require(Int64(startText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        while monotonicNanoseconds() < start + Int64(seconds * 1e9) { usleep(5_000) }
+        let killedAt = monotonicNanoseconds()
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
+        return Double(killedAt - start) / 1e9
     }
 
     /// Limits the file size to 100 kB (about 0.26 s of stereo float WAV), records a second, and writes
