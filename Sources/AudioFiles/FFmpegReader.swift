@@ -184,6 +184,11 @@ final class FFmpegReader {
             remainderFrameCount: layout.remainderFrameCount)
     }
 
+    /// Nil: an MP4 whose sample table points past the end of the file, or whose edit list claims
+    /// more than the table holds, is refused at open (`.truncated`); other FFmpeg formats declare
+    /// no length that could be checked without decoding.
+    func damage() -> AudioFileDamage? { nil }
+
     /// Decodes the valid frames from `startFrame`, at most `limit` of them (nil = to the end).
     ///
     /// - Returns: the channels; fewer than `limit` frames when the stream ends early (the caller
