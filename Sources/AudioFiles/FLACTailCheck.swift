@@ -25,7 +25,9 @@ enum FLACTailCheck {
     static func damage(_ reader: ByteReader) -> AudioFileDamage? {
         guard let info = streamInfo(reader), info.totalSamples > 0 else { return nil }
         let window = min(1 << 20, max(65_536, 2 * info.maximumFrameSize))
-        guard let (_, tail) = reader.tail(count: window) else { return nil }
+        guard var (_, tail) = reader.tail(count: window) else { return nil }
+        // An ID3v1 tag some taggers append is not part of the stream.
+        if tail.count > 128, tail.ascii(tail.count - 128, 3) == "TAG" { tail.removeLast(128) }
         let expected = info.totalSamples
         var candidates = headers(in: tail, info: info).makeIterator()
         guard let last = candidates.next() else {
@@ -65,10 +67,15 @@ enum FLACTailCheck {
 
     /// Valid frame headers in `tail`, last first.
     private static func headers(in tail: [UInt8], info: StreamInfo) -> [FrameHeader] {
+        // Zeros after the end let a header be parsed up to its longest form (16 bytes); a header
+        // must still end inside the file. The last frame of digital silence is only a few bytes.
+        let padded = tail + [UInt8](repeating: 0, count: 16)
         var found: [FrameHeader] = []
         var index = tail.count - 2
         while index >= 0, found.count < 8 {
-            if tail[index] == 0xFF, tail[index + 1] & 0xFE == 0xF8, let header = parseHeader(tail, at: index, info: info) {
+            if tail[index] == 0xFF, tail[index + 1] & 0xFE == 0xF8,
+                let header = parseHeader(padded, at: index, end: tail.count, info: info)
+            {
                 found.append(header)
             }
             index -= 1
@@ -76,9 +83,9 @@ enum FLACTailCheck {
         return found
     }
 
-    /// Parses and CRC-8-checks a frame header at `offset`; nil when it is not one.
-    private static func parseHeader(_ bytes: [UInt8], at offset: Int, info: StreamInfo) -> FrameHeader? {
-        guard offset + 16 <= bytes.count else { return nil }
+    /// Parses and CRC-8-checks a frame header at `offset` that ends before `end`; nil when it is
+    /// not one. `bytes` holds at least 16 bytes from `offset`.
+    private static func parseHeader(_ bytes: [UInt8], at offset: Int, end: Int, info: StreamInfo) -> FrameHeader? {
         let isVariable = bytes[offset + 1] & 1 == 1
         let blockCode = Int(bytes[offset + 2] >> 4)
         let rateCode = Int(bytes[offset + 2] & 0x0F)
@@ -105,7 +112,7 @@ enum FLACTailCheck {
         default: blockSize = 256 << (blockCode - 8)
         }
         position += [12: 1, 13: 2, 14: 2][rateCode] ?? 0
-        guard crc8(bytes[offset..<position]) == bytes[position] else { return nil }
+        guard position < end, crc8(bytes[offset..<position]) == bytes[position] else { return nil }
         let first = isVariable ? number : number * info.maximumBlockSize
         return FrameHeader(offset: offset, firstSample: first, blockSize: blockSize)
     }

@@ -10,11 +10,13 @@ import Testing
 @Suite struct InfoCommandTests {
     static let sampleRate = 48_000.0
 
-    /// Two seconds of a stereo tone at 48 kHz, written as `name` (the format from its extension).
-    static func write(_ name: String, in dir: URL, frames: Int = 96_000) throws -> String {
+    /// Two seconds of a stereo tone at 48 kHz (or of digital silence), written as `name` (the
+    /// format from its extension).
+    static func write(_ name: String, in dir: URL, frames: Int = 96_000, isSilent: Bool = false) throws -> String {
         let path = dir.appendingPathComponent(name).path
-        let left = (0..<frames).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / sampleRate)) }
-        let right = (0..<frames).map { Float(0.25 * sin(2 * Double.pi * 660 * Double($0) / sampleRate)) }
+        let gain = isSilent ? 0.0 : 1.0
+        let left = (0..<frames).map { Float(gain * 0.5 * sin(2 * Double.pi * 440 * Double($0) / sampleRate)) }
+        let right = (0..<frames).map { Float(gain * 0.25 * sin(2 * Double.pi * 660 * Double($0) / sampleRate)) }
         try AudioFileWriter.write(AudioData(channels: [left, right], sampleRate: sampleRate), to: path)
         return path
     }
@@ -111,6 +113,21 @@ import Testing
         #expect(text.stderr.isEmpty, "\(text.stderr)")
         #expect(text.stdout.components(separatedBy: "Status:           ok\n").count == paths.count + 1)
         #expect(text.stdout.components(separatedBy: "Decoded frames:   96000\n").count == paths.count + 1)
+    }
+
+    /// Silence compresses to frames of a few bytes, the last one shorter than a frame header's
+    /// longest form: no false alarm either.
+    @Test func silentCompressedFilesAreIntact() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let paths = try ["z.flac", "z.ogg", "z.opus", "z.mp3", "z.m4a"].map {
+            try Self.write($0, in: dir, frames: 72_000, isSilent: true)
+        }
+        let (status, objects) = try Self.json(["--verify"] + paths)
+        #expect(status == 0)
+        #expect(objects.map { $0["damaged"] as? Bool } == Array(repeating: false, count: paths.count))
+        #expect(objects.map { $0["frames"] as? Int } == Array(repeating: 72_000, count: paths.count))
+        #expect(objects.map { $0["verifiedFrames"] as? Int } == Array(repeating: 72_000, count: paths.count))
     }
 
     @Test func flacMP3AndOpusCutInHalfAreTruncated() throws {
