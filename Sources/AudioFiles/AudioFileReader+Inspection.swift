@@ -40,7 +40,8 @@ extension AudioFileReader {
     /// The checks without `verify` read at most about 1 MiB and decode nothing (see
     /// `SndFileReader.damage()`). A truncated WAV, AIFF, CAF, RF64 or Wave64 is still described
     /// (with the frames libsndfile finds), so `info` can show both numbers. With `verify`, a file
-    /// whose decoded length differs from a declared length, or that fails to decode, is damaged.
+    /// whose decoded length differs from a declared length (for MP3 by more than the 1152 + 529
+    /// frames `load` allows), or that fails to decode, is damaged.
     /// An MP3 without a length tag and FFmpeg formats other than MP4 declare no length, so only
     /// a decoding error makes them damaged. Never throws: failures are in the result.
     public static func inspect(path: String, verify: Bool = false) -> AudioFileInspection {
@@ -59,7 +60,7 @@ extension AudioFileReader {
         let verification = decodeAll(path: path)
         result.verification = verification
         if result.damage == nil {
-            result.damage = verificationDamage(verification, info: info, isLengthDeclared: session.truncationTolerance != nil)
+            result.damage = verificationDamage(verification, info: info, tolerance: session.truncationTolerance)
         }
         return result
     }
@@ -100,9 +101,11 @@ extension AudioFileReader {
         }
     }
 
-    /// The damage a full decode shows: an error, or (for a declared length) a different count.
+    /// The damage a full decode shows: an error, or (for a declared length) a count that differs
+    /// by more than `tolerance` (0 for exact lengths; an MP3 tag without gapless fields counts
+    /// whole frames; nil when no length is declared).
     private static func verificationDamage(
-        _ verification: AudioFileVerification, info: AudioFileInfo, isLengthDeclared: Bool
+        _ verification: AudioFileVerification, info: AudioFileInfo, tolerance: Int?
     ) -> AudioFileDamage? {
         let decoded = verification.decodedFrameCount
         if let error = verification.error {
@@ -110,7 +113,7 @@ extension AudioFileReader {
                 kind: .damaged, expectedFrames: info.frameCount, availableFrames: decoded,
                 reason: "decoding fails at frame \(decoded) of \(info.frameCount): \(AudioFileDamage.clause(of: error))")
         }
-        guard isLengthDeclared, decoded != info.frameCount else { return nil }
+        guard let tolerance, abs(decoded - info.frameCount) > tolerance else { return nil }
         return AudioFileDamage(
             kind: decoded < info.frameCount ? .truncated : .damaged, expectedFrames: info.frameCount,
             availableFrames: decoded,

@@ -73,7 +73,8 @@ enum OggTailCheck {
         if first[body] == 1, first.ascii(body + 1, 6) == "vorbis" { return lastGranule }
         guard first.ascii(body, 8) == "OpusHead" else { return nil }
         let preSkip = Int(first[body + 10]) | Int(first[body + 11]) << 8
-        return Int((Double(max(0, lastGranule - preSkip)) * sampleRate / 48_000).rounded())
+        let frames = (Double(max(0, lastGranule - preSkip)) * sampleRate / 48_000).rounded()
+        return frames < Double(Int.max / 2) ? Int(frames) : nil
     }
 
     private static func cutShort(at pageStart: Int, expectedBytes: Int?, reader: ByteReader, frames: Int?)
