@@ -62,7 +62,7 @@ enum OggTailCheck {
 
     /// Frames the last granule position declares, for a single Vorbis or Opus stream (the first
     /// page has the same serial number): the granule for Vorbis; for Opus the granule (48 kHz)
-    /// minus the pre-skip, at `sampleRate`.
+    /// minus the pre-skip, at `sampleRate`, rounded down (so a count the decoder rounds up is no alarm).
     private static func declaredFrames(_ reader: ByteReader, lastGranule: Int, serial: UInt32, sampleRate: Double)
         -> Int?
     {
@@ -73,7 +73,7 @@ enum OggTailCheck {
         if first[body] == 1, first.ascii(body + 1, 6) == "vorbis" { return lastGranule }
         guard first.ascii(body, 8) == "OpusHead" else { return nil }
         let preSkip = Int(first[body + 10]) | Int(first[body + 11]) << 8
-        let frames = (Double(max(0, lastGranule - preSkip)) * sampleRate / 48_000).rounded()
+        let frames = (Double(max(0, lastGranule - preSkip)) * sampleRate / 48_000).rounded(.down)
         return frames < Double(Int.max / 2) ? Int(frames) : nil
     }
 
