@@ -37,7 +37,7 @@ public struct AudioFileDamage: Sendable, Equatable, CustomStringConvertible {
         case .truncated(_, let expected, let available):
             self.init(
                 kind: .truncated, expectedFrames: expected, availableFrames: available,
-                reason: "it declares \(expected) frames but only \(available) are present")
+                reason: "the header declares \(expected) frames but only \(available) are present")
         case .corruptData(_, let reason):
             self.init(kind: .damaged, reason: reason)
         default:

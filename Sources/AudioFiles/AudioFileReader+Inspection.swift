@@ -39,7 +39,8 @@ extension AudioFileReader {
     ///
     /// The checks without `verify` read at most about 1 MiB and decode nothing (see
     /// `SndFileReader.damage()`). A truncated WAV, AIFF, CAF, RF64 or Wave64 is still described
-    /// (with the frames libsndfile finds), so `info` can show both numbers. With `verify`, a file
+    /// (with the frames libsndfile finds), and so is an MP4 whose sample table runs past the end of
+    /// the file, so `info` can show both numbers. With `verify`, a file
     /// whose decoded length differs from a declared length (for MP3 by more than the 1152 + 529
     /// frames `load` allows), or that fails to decode, is damaged.
     /// An MP3 without a length tag and FFmpeg formats other than MP4 declare no length, so only
@@ -65,14 +66,16 @@ extension AudioFileReader {
         return result
     }
 
-    /// Opens libsndfile without its declared-length refusal, or FFmpeg.
+    /// Opens libsndfile or FFmpeg without their declared-length refusal.
     private static func openInspectionSession(path: String) throws(AudioFileError) -> any DecodingSession {
         try openEither(
             path: path,
             sndfile: { () throws(AudioFileError) -> any DecodingSession in
                 try SndFileReader(path: path, checksDeclaredLength: false)
             },
-            ffmpeg: { () throws(AudioFileError) -> any DecodingSession in try FFmpegReader(path: path) })
+            ffmpeg: { () throws(AudioFileError) -> any DecodingSession in
+                try FFmpegReader(path: path, checksDeclaredLength: false)
+            })
     }
 
     /// Decodes the whole file with a fresh streaming session, counting frames.
@@ -85,7 +88,7 @@ extension AudioFileReader {
                     try SndFileReader(path: path, checksDeclaredLength: false)
                 },
                 ffmpeg: { () throws(AudioFileError) -> any StreamingSession in
-                    try FFmpegReader(path: path, skipsPrimingManually: true)
+                    try FFmpegReader(path: path, skipsPrimingManually: true, checksDeclaredLength: false)
                 })
             var buffer = [Float](repeating: 0, count: verifyChunkFrames * session.channelCount)
             while true {

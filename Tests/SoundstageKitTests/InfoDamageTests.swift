@@ -116,11 +116,17 @@ import Testing
         try InfoFiles.cut(m4a, to: 0.5)
         let result = try InfoFiles.info([m4a])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("'\(m4a)' is truncated: it declares 96000 frames but only "), "\(result.stderr)")
-        let (_, objects) = try InfoFiles.json([m4a])
+        #expect(result.stderr.hasPrefix("'\(m4a)' is truncated: the header declares 96000 frames but only "), "\(result.stderr)")
+        #expect(result.stdout.contains("Format:           AAC (M4A)\n"), "\(result.stdout)")
+        let (_, objects) = try InfoFiles.json(["--verify", m4a])
         #expect(objects[0]["expectedFrames"] as? Int == 96_000)
+        #expect(objects[0]["format"] as? String == "AAC (M4A)")
+        #expect(objects[0]["frames"] as? Int == 96_000)
         let available = try #require(objects[0]["availableFrames"] as? Int)
         #expect(available > 30_000 && available < 60_000)
+        // The decode stops at or before the first packet the table places past the end of the file.
+        let verified = try #require(objects[0]["verifiedFrames"] as? Int)
+        #expect(verified > 0 && verified <= available, "\(objects[0])")
     }
 
     @Test func m4aFilesCutInHalfAreDamaged() throws {
