@@ -15,10 +15,11 @@
 /// as stored.
 ///
 /// Truncation policy (docs/AUDIO_FILES.md): a file that declares more frames than it holds is
-/// reported with `AudioFileError.truncated`, never half-loaded. "Declares" means the WAV/AIFF/CAF
-/// header, FLAC's STREAMINFO, the Ogg end position, or an MP3 Xing/Info/VBRI tag (MP3 within
-/// 1681 frames). Formats whose length is not declared anywhere (an Ogg file cut between pages,
-/// an untagged MP3) cannot be told apart from a shorter file and load as such.
+/// reported with `AudioFileError.truncated`, never half-loaded. "Declares" means the
+/// WAV/RF64/Wave64/AIFF/CAF header, FLAC's STREAMINFO, the Ogg end position, or an MP3
+/// Xing/Info/VBRI tag (MP3 within 1681 frames). Formats whose length is not declared anywhere (an
+/// Ogg file cut between pages, an untagged MP3) load as a shorter file; `inspect(path:verify:)`
+/// checks more (the end of a FLAC or Ogg stream, an MP3 tag's byte count) without decoding.
 public enum AudioFileReader {
     /// Most samples (frames × channels) `load` holds in memory: 2³¹, i.e. 8 GiB of 32-bit floats,
     /// about 6 hours of 48 kHz stereo. Larger requests, including headers that claim absurd
@@ -124,7 +125,7 @@ public enum AudioFileReader {
     }
 
     /// Runs `sndfile`, then `ffmpeg` when libsndfile does not recognise or support the file.
-    private static func openEither<Session>(
+    static func openEither<Session>(
         path: String, sndfile: () throws(AudioFileError) -> Session, ffmpeg: () throws(AudioFileError) -> Session
     ) throws(AudioFileError) -> Session {
         let sndfileReason: String
@@ -156,6 +157,8 @@ protocol DecodingSession: AnyObject {
     func frameCount() throws(AudioFileError) -> Int
     /// The header description.
     func describe() throws(AudioFileError) -> AudioFileInfo
+    /// What the header claims that the data cannot hold, found without decoding; nil when nothing is.
+    func damage() -> AudioFileDamage?
     /// Decodes from `startFrame`, at most `limit` frames (nil = to the end).
     func read(startFrame: Int, limit: Int?) throws(AudioFileError) -> [[Float]]
 }

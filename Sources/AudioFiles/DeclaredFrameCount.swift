@@ -1,5 +1,6 @@
-// Control side. Reads how many frames a WAV, AIFF or CAF header *declares*, so the reader can tell
-// a truncated file from a short one: libsndfile silently clamps the count to the bytes present.
+// Control side. Reads how many frames a WAV, RF64, Wave64, AIFF or CAF header *declares*, so the
+// reader can tell a truncated file from a short one: libsndfile silently clamps the count to the
+// bytes present.
 
 import CSndFile
 import Foundation
@@ -12,12 +13,11 @@ import Foundation
 /// trusts a size without bounds checks, and gives up (returns nil) on anything unexpected; nil
 /// means "no claim", never an error.
 ///
-/// Covered: RIFF/WAVE (incl. WAVE_FORMAT_EXTENSIBLE) via the `data` chunk size, AIFF/AIFC via
+/// Covered: RIFF/WAVE (incl. WAVE_FORMAT_EXTENSIBLE) via the `data` chunk size, RF64/BW64 via the
+/// `ds64` chunk (the larger of its data size in frames and its sample count, so a header whose two
+/// claims disagree is caught), Wave64 via its `data` chunk size, AIFF/AIFC via
 /// `COMM.numSampleFrames`, CAF via the `data` chunk size (-1, "until end of file", is no claim).
-/// Not covered: RF64, Wave64 and other containers; their counts are taken as libsndfile reports.
-///
-/// For MPEG audio, `hasMPEGLengthTag` tells whether the first frame carries a Xing/Info/VBRI tag,
-/// i.e. whether libsndfile's frame count is a declaration (exact) or mpg123's estimate.
+/// Other containers' counts are taken as libsndfile reports them.
 enum DeclaredFrameCount {
     /// At most this many chunks are visited before giving up.
     private static let maximumChunkCount = 4096
@@ -35,6 +35,10 @@ enum DeclaredFrameCount {
         switch SndFileLibrary.major(format) {
         case Int(SF_FORMAT_WAV), Int(SF_FORMAT_WAVEX):
             return riffDataBytes(reader).map { $0 / bytesPerFrame }
+        case Int(SF_FORMAT_RF64):
+            return rf64FrameCount(reader, bytesPerFrame: bytesPerFrame)
+        case Int(SF_FORMAT_W64):
+            return wave64DataBytes(reader).map { $0 / bytesPerFrame }
         case Int(SF_FORMAT_AIFF):
             return aiffFrameCount(reader)
         case Int(SF_FORMAT_CAF):
@@ -44,44 +48,53 @@ enum DeclaredFrameCount {
         }
     }
 
-    /// True when the first MPEG audio frame (after an optional ID3v2 tag) contains a "Xing",
-    /// "Info" or "VBRI" length tag, which states the stream's frame count.
-    static func hasMPEGLengthTag(fd: Int32, fileSize: Int) -> Bool {
-        let reader = ByteReader(fd: fd, fileSize: fileSize)
-        var start = 0
-        if let id3 = reader.bytes(at: 0, count: 10), id3.ascii(0, 3) == "ID3" {
-            // Syncsafe size: 4 × 7 bits, plus the 10-byte header and an optional 10-byte footer.
-            let size = (6..<10).reduce(0) { $0 << 7 | Int(id3[$1] & 0x7F) }
-            start = 10 + size + (id3[5] & 0x10 != 0 ? 10 : 0)
-        }
-        let window = min(8_192, fileSize - start)
-        guard window > 4, let bytes = reader.bytes(at: start, count: window) else { return false }
-        // First frame sync: 11 set bits, and a layer field that is not the reserved 00.
-        guard
-            let sync = (0..<(bytes.count - 1)).first(where: {
-                bytes[$0] == 0xFF && bytes[$0 + 1] & 0xE0 == 0xE0 && bytes[$0 + 1] & 0x06 != 0
-            })
-        else { return false }
-        // The tag follows the 4-byte header and the side information (9 to 32 bytes); VBRI sits
-        // at a fixed 32 bytes after the header.
-        let tagRange = (sync + 4)..<min(sync + 4 + 64, bytes.count - 4)
-        return tagRange.contains { ["Xing", "Info", "VBRI"].contains(bytes.ascii($0, 4)) }
-    }
-
     /// Declared size of the RIFF `data` chunk, in bytes.
     private static func riffDataBytes(_ reader: ByteReader) -> Int? {
         guard let header = reader.bytes(at: 0, count: 12), header.ascii(0, 4) == "RIFF",
-            header.ascii(8, 4) == "WAVE"
+            header.ascii(8, 4) == "WAVE", let size = riffDataChunkSize(reader)
         else { return nil }
+        // 0 and 0xFFFFFFFF are placeholders some writers leave while streaming.
+        return (size == 0 || size == 0xFFFF_FFFF) ? nil : Int(size)
+    }
+
+    /// Frames an RF64/BW64 header declares: its `ds64` data size in frames, or its sample count when
+    /// that is larger. A `data` chunk with a 32-bit size other than 0xFFFFFFFF states its own size.
+    private static func rf64FrameCount(_ reader: ByteReader, bytesPerFrame: Int) -> Int? {
+        guard let header = reader.bytes(at: 0, count: 44), ["RF64", "BW64"].contains(header.ascii(0, 4)),
+            header.ascii(8, 4) == "WAVE", header.ascii(12, 4) == "ds64", header.uint32LE(16) >= 24,
+            let size = riffDataChunkSize(reader)
+        else { return nil }
+        let bytes = size == 0xFFFF_FFFF ? header.uint64LE(28) : UInt64(size)
+        let sampleCount = header.uint64LE(36)
+        let frames = min(bytes / UInt64(bytesPerFrame), UInt64(Int.max))
+        return Int(max(frames, min(sampleCount, UInt64(Int.max))))
+    }
+
+    /// The 32-bit size field of the `data` chunk of a RIFF, RF64 or BW64 file (chunks from byte 12).
+    private static func riffDataChunkSize(_ reader: ByteReader) -> UInt32? {
         var offset = 12
         for _ in 0..<maximumChunkCount {
             guard let chunk = reader.bytes(at: offset, count: 8) else { return nil }
             let size = chunk.uint32LE(4)
-            if chunk.ascii(0, 4) == "data" {
-                // 0 and 0xFFFFFFFF are placeholders some writers leave while streaming.
-                return (size == 0 || size == 0xFFFF_FFFF) ? nil : Int(size)
-            }
+            if chunk.ascii(0, 4) == "data" { return size }
             offset += 8 + Int(size) + Int(size & 1)
+        }
+        return nil
+    }
+
+    /// Declared size of the Wave64 `data` chunk's audio, in bytes (its 64-bit size counts the
+    /// 24-byte chunk header; chunks start on 8-byte boundaries).
+    private static func wave64DataBytes(_ reader: ByteReader) -> Int? {
+        guard let header = reader.bytes(at: 0, count: 40), header.ascii(0, 4) == "riff",
+            header.ascii(24, 4) == "wave"
+        else { return nil }
+        var offset = 40
+        for _ in 0..<maximumChunkCount {
+            guard let chunk = reader.bytes(at: offset, count: 24) else { return nil }
+            let size = chunk.uint64LE(16)
+            guard size >= 24, size <= UInt64(Int.max / 2) else { return nil }
+            if chunk.ascii(0, 4) == "data" { return Int(size) - 24 }
+            offset += (Int(size) + 7) & ~7
         }
         return nil
     }
@@ -119,39 +132,5 @@ enum DeclaredFrameCount {
             offset += 12 + Int(size)
         }
         return nil
-    }
-}
-
-/// Bounds-checked positional reads from a file descriptor.
-private struct ByteReader {
-    let fd: Int32
-    let fileSize: Int
-
-    /// `count` bytes at `offset`, or nil when they are not all inside the file or the read fails.
-    func bytes(at offset: Int, count: Int) -> [UInt8]? {
-        guard offset >= 0, count > 0, offset <= fileSize - count else { return nil }
-        var buffer = [UInt8](repeating: 0, count: count)
-        let got = buffer.withUnsafeMutableBytes { raw in
-            pread(fd, raw.baseAddress, count, off_t(offset))
-        }
-        return got == count ? buffer : nil
-    }
-}
-
-extension [UInt8] {
-    fileprivate func ascii(_ start: Int, _ count: Int) -> String {
-        String(decoding: self[start..<start + count], as: Unicode.ASCII.self)
-    }
-
-    fileprivate func uint32LE(_ start: Int) -> UInt32 {
-        (0..<4).reduce(UInt32(0)) { $0 | UInt32(self[start + $1]) << (8 * UInt32($1)) }
-    }
-
-    fileprivate func uint32BE(_ start: Int) -> UInt32 {
-        (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(self[start + $1]) }
-    }
-
-    fileprivate func uint64BE(_ start: Int) -> UInt64 {
-        (0..<8).reduce(UInt64(0)) { $0 << 8 | UInt64(self[start + $1]) }
     }
 }

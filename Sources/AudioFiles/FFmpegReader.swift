@@ -46,6 +46,9 @@ final class FFmpegReader {
     private let writerFormat: AudioFileFormat?
     private let bitDepth: Int?
     private let declaredBitRate: Int?
+    /// An MP4 whose sample table or edit list claims more than the file holds, when the session
+    /// was opened to describe it anyway (`checksDeclaredLength` false).
+    private var sampleTableDamage: AudioFileDamage?
 
     /// Opens `path` for decoding.
     ///
@@ -56,7 +59,9 @@ final class FFmpegReader {
     /// - Parameter skipsPrimingManually: the decoder delivers the priming frames (FFmpeg's
     ///   `AV_CODEC_FLAG2_SKIP_MANUAL`) and the caller drops them by position, as the streaming
     ///   session does so that a seek back to the start needs no help from the demuxer.
-    init(path: String, skipsPrimingManually: Bool = false) throws(AudioFileError) {
+    /// - Parameter checksDeclaredLength: throw `.truncated` for an MP4 that claims more than it
+    ///   holds; false for `AudioFileReader.inspect`, which reports it as damage.
+    init(path: String, skipsPrimingManually: Bool = false, checksDeclaredLength: Bool = true) throws(AudioFileError) {
         self.path = path
         let (fd, fileSize) = try InputFile.open(path: path)
         descriptor = FileDescriptor(fd)
@@ -131,7 +136,13 @@ final class FFmpegReader {
                 isWrittenByLibavformat: input.metadata("encoder")?.hasPrefix("Lavf") ?? false,
                 sampleRate: sampleRate)
             if let table, let valid = layout.validFrameCount {
-                try Self.checkComplete(table: table, validFrames: valid, priming: layout.primingFrameCount, path: path)
+                do throws(AudioFileError) {
+                    try Self.checkComplete(
+                        table: table, validFrames: valid, priming: layout.primingFrameCount, path: path)
+                } catch {
+                    guard !checksDeclaredLength, let damage = AudioFileDamage(error) else { throw error }
+                    sampleTableDamage = damage
+                }
             }
         } else {
             manualSkipFrameCount = 0
@@ -187,6 +198,11 @@ final class FFmpegReader {
             bitRate: bitRate, primingFrameCount: layout.primingFrameCount,
             remainderFrameCount: layout.remainderFrameCount)
     }
+
+    /// An MP4 whose sample table points past the end of the file, or whose edit list claims more
+    /// than the table holds (found at open); nil otherwise. Other FFmpeg formats declare no length
+    /// that could be checked without decoding.
+    func damage() -> AudioFileDamage? { sampleTableDamage }
 
     /// Decodes the valid frames from `startFrame`, at most `limit` of them (nil = to the end).
     ///

@@ -10,17 +10,20 @@ import Foundation
 /// denied", "is a directory" and "empty" are told apart from format errors.
 final class SndFileReader {
     let path: String
-    private let fd: Int32
-    private let fileSize: Int
+    let fd: Int32
+    let fileSize: Int
     private let handle: OpaquePointer
-    private let format: Int32
+    let format: Int32
     let sampleRate: Double
     let channelCount: Int
     let isSeekable: Bool
     /// Frames libsndfile reports; nil when it does not know (an unbounded stream).
-    private let reportedFrameCount: Int?
-    /// For MPEG files: whether the first frame states the length (Xing/Info/VBRI tag).
-    private let hasMPEGLengthTag: Bool
+    let reportedFrameCount: Int?
+    /// Frames the WAV, RF64, Wave64, AIFF or CAF header declares (see `DeclaredFrameCount`).
+    let declaredFrameCount: Int?
+    /// For MPEG files: the first frame's Xing/Info/VBRI tag, which states the length; nil when
+    /// there is none (the length is then mpg123's estimate).
+    let mpegLengthTag: MPEGLengthTag?
     /// Frames a seek starts early and decodes, so a lossy decoder's state is rebuilt (see `seek`).
     private var seekPrerollFrameCount: Int {
         switch SndFileLibrary.subtype(format) {
@@ -33,10 +36,12 @@ final class SndFileReader {
 
     /// Opens `path` for decoding.
     ///
+    /// - Parameter checksDeclaredLength: throw `.truncated` when the header declares more frames
+    ///   than the file holds; false for `AudioFileReader.inspect`, which reports it as damage.
     /// - Throws: `.fileNotFound`, `.permissionDenied`, `.notARegularFile`, `.emptyFile`,
     ///   `.readFailed`, `.unsupportedFormat`, `.corruptData` or `.truncated` (header declares more
-    ///   frames than the file holds; WAV, AIFF and CAF only).
-    init(path: String) throws(AudioFileError) {
+    ///   frames than the file holds; WAV, RF64, Wave64, AIFF and CAF only).
+    init(path: String, checksDeclaredLength: Bool = true) throws(AudioFileError) {
         self.path = path
         let (fd, fileSize) = try InputFile.open(path: path)
 
@@ -55,9 +60,13 @@ final class SndFileReader {
         self.isSeekable = info.seekable != 0
         self.reportedFrameCount = (info.frames >= 0 && info.frames < Int64.max) ? Int(info.frames) : nil
 
-        self.hasMPEGLengthTag =
+        self.mpegLengthTag =
             SndFileLibrary.major(info.format) == Int(SF_FORMAT_MPEG)
-            && DeclaredFrameCount.hasMPEGLengthTag(fd: fd, fileSize: fileSize)
+            ? MPEGLengthTag(ByteReader(fd: fd, fileSize: fileSize)) : nil
+        self.declaredFrameCount =
+            info.channels > 0
+            ? DeclaredFrameCount.read(fd: fd, fileSize: fileSize, format: info.format, channelCount: Int(info.channels))
+            : nil
 
         guard info.samplerate > 0, info.channels > 0 else {
             throw .corruptData(
@@ -70,9 +79,7 @@ final class SndFileReader {
         // this module never calls.)
         sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
 
-        if let reported = reportedFrameCount,
-            let declared = DeclaredFrameCount.read(
-                fd: fd, fileSize: fileSize, format: info.format, channelCount: channelCount),
+        if checksDeclaredLength, let reported = reportedFrameCount, let declared = declaredFrameCount,
             declared > reported
         {
             throw .truncated(path: path, expectedFrames: declared, availableFrames: reported)
@@ -109,7 +116,7 @@ final class SndFileReader {
     var truncationTolerance: Int? {
         guard reportedFrameCount != nil else { return nil }
         guard SndFileLibrary.major(format) == Int(SF_FORMAT_MPEG) else { return 0 }
-        return hasMPEGLengthTag ? 1152 + 529 : nil
+        return mpegLengthTag != nil ? 1152 + 529 : nil
     }
 
     /// Header description (frame count as in `frameCount()`). For compressed encodings the bit

@@ -1,5 +1,6 @@
-// Control side. `soundstage info FILE...`: describe audio files the way afinfo does (container,
-// codec, rate, channels, bit depth or bit rate, valid/priming/remainder frames, duration).
+// Control side. `soundstage info FILE... [--verify] [--json]`: describe audio files the way afinfo
+// does (container, codec, rate, channels, bit depth or bit rate, valid/priming/remainder frames,
+// duration), and say when a file's data cannot hold what its header claims.
 import ArgumentParser
 import AudioFiles
 import Foundation
@@ -7,38 +8,49 @@ import Foundation
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe audio files: format, codec, rate, channels, frames (valid, priming, remainder), duration.",
+        abstract: "Describe audio files and check that their data holds what their headers claim.",
         discussion: """
-            Prints one block per file. A file that cannot be read gets a one-line error on stderr; \
-            the others are still described, and the exit status is 1.
+            Prints one block per file. A file that cannot be read, or whose data cannot hold what \
+            its header declares (truncated or damaged), gets a one-line message on stderr; the \
+            others are still described, and the exit status is 1. --verify decodes every file \
+            completely and also fails when the frames decoded differ from the header's count or \
+            a decoding error occurs. --json prints a JSON array with one object per file instead.
             """)
 
     @Argument(help: "Audio files (WAV, AIFF, CAF, FLAC, Ogg, Opus, MP3, M4A/MP4 with AAC or ALAC, ADTS AAC, …).")
     var files: [String]
+
+    @Flag(name: .long, help: "Decode each file completely; report the frames decoded and the first decoding error.")
+    var verify = false
+
+    @Flag(name: .long, help: "Print a JSON array with one object per file (see docs/AUDIO_FILES.md).")
+    var json = false
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one file") }
     }
 
     func run() throws {
-        var failed = false
-        var isFirst = true
-        for path in files {
-            do {
-                let info = try AudioFileReader.info(path: path)
+        let inspections = files.map { AudioFileReader.inspect(path: $0, verify: verify) }
+        if json {
+            say(try InfoJSON.text(for: inspections))
+        } else {
+            var isFirst = true
+            for inspection in inspections {
+                if let error = inspection.error { printError(error.description) }
+                if let damage = inspection.damage { printError("'\(inspection.path)' is \(damage).") }
+                guard let info = inspection.info else { continue }
                 if !isFirst { say("") }
                 isFirst = false
-                say(Self.describe(info))
-            } catch {
-                failed = true
-                printError(error.description)
+                say(Self.describe(info, inspection: inspection))
             }
         }
-        if failed { throw ExitCode(1) }
+        if !inspections.allSatisfy(\.isIntact) { throw ExitCode(1) }
     }
 
-    /// The afinfo-style block for one file, one "label: value" line per field.
-    static func describe(_ info: AudioFileInfo) -> String {
+    /// The afinfo-style block for one file, one "label: value" line per field, ending with the
+    /// decoded count (with --verify) and the status: "ok", or "truncated: …" / "damaged: …".
+    static func describe(_ info: AudioFileInfo, inspection: AudioFileInspection? = nil) -> String {
         var lines: [(String, String)] = [
             ("File", info.path),
             ("Format", info.formatName),
@@ -57,6 +69,15 @@ struct InfoCommand: ParsableCommand {
             ("Total frames", "\(info.totalFrameCount)"),
             ("Duration", String(format: "%.6f s", info.duration)),
         ]
+        if let inspection {
+            if let verification = inspection.verification {
+                lines.append(("Decoded frames", "\(verification.decodedFrameCount)"))
+                if let error = verification.error, let frame = verification.errorFrame {
+                    lines.append(("Decode error", "at frame \(frame): \(AudioFileDamage.clause(of: error))"))
+                }
+            }
+            lines.append(("Status", inspection.damage.map(\.description) ?? "ok"))
+        }
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { label, value in
             "\(label):" + String(repeating: " ", count: width - label.count + 1) + value

@@ -1,6 +1,7 @@
 // Tests (control side). The bad-file corpus (Tests/AudioFilesTests/Corpus, seeded by Fuzz/make_corpus.py
 // and grown by the libFuzzer harness in Fuzz/): every input either decodes to finite samples or is
-// refused with an AudioFileError that names the file. Never a crash, never a hang.
+// refused with an AudioFileError that names the file, and `inspect` reports it without throwing.
+// Never a crash, never a hang.
 import AudioFiles
 import Foundation
 import Testing
@@ -37,6 +38,16 @@ struct BadFileCorpusTests {
                 }
             } catch {
                 #expect("\(error)".contains(path), "\(input): the error does not name the file: \(error)")
+            }
+            // `soundstage info --verify`: the header checks and a full decode never throw or crash;
+            // whatever they refuse is named as damage or as an error naming the file.
+            let inspection = AudioFileReader.inspect(path: path, verify: true)
+            if let error = inspection.error {
+                #expect("\(error)".contains(path), "\(input): the inspect error does not name the file: \(error)")
+            }
+            #expect(inspection.info != nil || inspection.error != nil || inspection.damage != nil, "\(input)")
+            if let verification = inspection.verification, let info = inspection.info {
+                #expect(verification.decodedFrameCount >= 0 && info.frameCount >= 0, "\(input)")
             }
             do {
                 let reader = try AudioFileStreamReader(path: path, targetSampleRate: 44_100)

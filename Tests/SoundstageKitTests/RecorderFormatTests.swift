@@ -123,9 +123,17 @@ struct ReadBack {
         return counts
     }
 
+    /// The frames `info` reports. A take cut off by a kill may lack its last page or its end-of-stream
+    /// mark: `info` then says so ("truncated", exit 1) and still counts the frames that decode, which is
+    /// what a user gets back; any other failure counts as unreadable.
     private func infoFrames() -> Int? {
-        guard let result = try? Fixtures.run(Fixtures.executable, ["info", path]), result.status == 0 else { return nil }
-        let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("Valid frames:") }
+        guard let result = try? Fixtures.run(Fixtures.executable, ["info", path]) else { return nil }
+        let lines = result.stdout.split(separator: "\n")
+        guard let status = lines.first(where: { $0.hasPrefix("Status:") }) else { return nil }
+        let ok = result.status == 0 && status.hasSuffix(" ok")
+        let cutShort = result.status == 1 && status.contains("truncated")
+        guard ok || cutShort else { return nil }
+        let line = lines.first { $0.hasPrefix("Valid frames:") }
         return line.flatMap { Int($0.split(separator: " ").last ?? "") }
     }
 
