@@ -145,6 +145,7 @@ struct RunCommand: ParsableCommand {
                 case .sampleRateChanged(let rate):
                     say("JACK sample rate changed to \(rate) Hz: rebuilding buffers at that rate.")
                     for problem in loaded.changeSampleRate(to: Double(rate)) { printError(problem) }
+                    loaded.engine.keepTimePitchSpares()
                     osc.post(.configurationChanged(sampleRate: rate, bufferSize: host.bufferSize))
                 case .bufferSizeChanged(let frames):
                     say("JACK period is now \(frames) frames.")

@@ -87,6 +87,13 @@ import Testing
         engine.timePitchSpares.waitForBuilds()
         #expect(engine.timePitchSpares.readyCount(shape) == 1, "the shelf was not refilled")
 
+        // After a rate change the spares follow the new rate; the old rate's are freed.
+        engine.setSampleRate(44_100)
+        engine.keepTimePitchSpares(1, channelCounts: [2])
+        engine.timePitchSpares.waitForBuilds()
+        let moved = TimePitchSpares.Shape(sampleRate: 44_100, maxBlockFrames: 64, channelCount: 2)
+        #expect(engine.timePitchSpares.readyCount(shape) == 0 && engine.timePitchSpares.readyCount(moved) == 1)
+
         // An audioplayer's rate stage takes one too, and sounds the same.
         func audioPlayer(spares: Bool) throws -> [[Float]] {
             let engine = TestEngine.make()

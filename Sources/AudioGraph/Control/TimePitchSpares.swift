@@ -34,10 +34,17 @@ final class TimePitchSpares: Sendable {
     private let worker = DispatchQueue(label: "soundstage.timepitch-spares", qos: .utility)
     private let shelf = Locked<Shelf>(Shelf())
 
-    /// Keeps `count` kernels of `shape` ready from now on (0 stops building more).
-    func keep(_ count: Int, of shape: Shape) {
-        shelf.withLock { $0.wanted[shape] = max(0, count) }
-        refill(shape)
+    /// Keeps `count` kernels of each of `shapes` ready from now on, and no others: spares of other
+    /// shapes (an engine rate that has changed) are freed.
+    func keep(_ count: Int, of shapes: Set<Shape>) {
+        let unwanted = shelf.withLock { shelf -> [Spare] in
+            shelf.wanted = Dictionary(uniqueKeysWithValues: shapes.map { ($0, max(0, count)) })
+            let others = shelf.spares.filter { !shapes.contains($0.key) }
+            for shape in others.keys { shelf.spares[shape] = nil }
+            return others.values.flatMap { $0 }
+        }
+        for spare in unwanted { Self.free(spare.kernel) }
+        for shape in shapes { refill(shape) }
     }
 
     /// A ready kernel of `shape`, or nil when none is ready (the caller builds one). Another is built in
@@ -107,11 +114,12 @@ extension Engine {
     /// rate can change, takes a kernel built ahead on a worker instead of building one while the request
     /// waits: `count` kernels are kept ready for each of `channelCounts` at the engine's rate and block
     /// size. Other shapes are built when asked for, as before. Offline renders need none of this.
+    /// Call it again after the engine's sample rate changed: spares of the old rate are freed.
     public func keepTimePitchSpares(_ count: Int = 2, channelCounts: [Int] = [1, 2]) {
         let config = configuration
-        for channels in channelCounts where (1...8).contains(channels) {
-            timePitchSpares.keep(count, of: .init(sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
-                                                  channelCount: channels))
+        let shapes = channelCounts.filter { (1...8).contains($0) }.map {
+            TimePitchSpares.Shape(sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames, channelCount: $0)
         }
+        timePitchSpares.keep(count, of: Set(shapes))
     }
 }
