@@ -33,8 +33,8 @@ import CRubberBand
 /// silence lasting the rest of the start delay.
 ///
 /// Thread contract: `init`/`deallocate` on the control side; the rest is RT-safe. `setParameter`,
-/// `setBypass`, `reset`, `setInsertTiming` and `inputFramesWanted` are pure Swift; `push` calls the Rubber Band C API, and
-/// so does `pull` when the output queue was full.
+/// `setBypass`, `reset`, `setInsertTiming` and `inputFramesWanted` are pure Swift; `push` calls the
+/// Rubber Band C API, and so does `pull` when the output queue was full.
 public struct TimePitchKernel {
     @inlinable public static var minimumRate: Double { 1.0 / 32 }
     @inlinable public static var maximumRate: Double { 32 }
@@ -134,11 +134,9 @@ public struct TimePitchKernel {
         bypass = BypassCrossfade(sampleRate: sampleRate)
         bypassFadeFrames = EffectTiming.frames(seconds: EffectTiming.bypassSeconds, sampleRate: sampleRate)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
-        // History: the bypass look-ahead, the start pad before it, the dry path falling behind at rate 32
-        // during a bypass crossfade, and slack for a few blocks.
-        // History: the bypass look-ahead (at most the samples required plus two hops, checked below), the
-        // start pad before it, the dry path falling behind at rate 32 during a bypass crossfade, and
-        // slack for a few blocks.
+        // History: the bypass look-ahead (`latencyFrames`, at most twice the samples required: checked
+        // below), the start pad before it, the dry path falling behind at rate 32 during a bypass
+        // crossfade, and slack for a few blocks.
         history = MirroredRing(
             minimumCapacity: 2 * required + startPad + 32 * bypassFadeFrames + 4 * maxBlockFrames,
             channelCount: channelCount)
