@@ -90,4 +90,20 @@ import Testing
         #expect(engine.hostInsertLayout.version > before)
         #expect(engine.hostInsertLayout.channelSpan == 5)
     }
+
+    /// An exposed time-pitch at rate 1 / pitch 0 plays a click at the insert output exactly its reported
+    /// latency later (the JACK port latency and the `latency` parameter), whatever the period, from the
+    /// first period on.
+    @Test(arguments: [100, 256])
+    func insertedTimePitchDelaysByExactlyItsReportedLatency(period: Int) throws {
+        let engine = TestEngine.make()
+        try engine.attach(.timepitch, name: "tp", parameters: ["insert": .bool(true)])
+        let latency = try #require(engine.hostInsertLayout.inserts.first?.latencyFrames)
+        #expect(try engine.get("tp", "latency") == .int(latency))
+        var click = [Float](repeating: 0, count: 25_600)
+        click[3000] = 0.5
+        let (insert, _) = run(engine, base: 0, span: 2, input: click, period: period)
+        let peak = insert.indices.max { abs(insert[$0]) < abs(insert[$1]) }!
+        #expect(peak == 3000 + latency, "click out at \(peak), input 3000, latency \(latency)")
+    }
 }

@@ -179,7 +179,10 @@ import Testing
         let refusal = #expect(throws: EngineError.self) { try engine.set("tp", "insert", to: .bool(false)) }
         #expect(refusal?.message.contains("live input") == true, "\(String(describing: refusal))")
         #expect(try engine.get("tp", "insert") == .bool(true))
-        #expect(engine.hostInsertLayout.inserts.first?.latencyFrames ?? 0 > 0, "its latency is reported")
+        let latency = engine.hostInsertLayout.inserts.first?.latencyFrames ?? 0
+        #expect(latency > 0, "its latency is reported")
+        #expect(try engine.get("tp", "latency") == .int(latency), "the same figure as a read-only parameter")
+        #expect(throws: EngineError.self) { try engine.set("tp", "latency", to: .int(0)) }
         #expect(throws: EngineError.self) { try engine.attach(.varispeed, name: "vs", parameters: ["insert": .bool(true)]) }
     }
 }

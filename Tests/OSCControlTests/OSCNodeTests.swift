@@ -153,6 +153,13 @@ import Testing
                 "a time effect may feed another")
         #expect(f.client.command("/graph/connect", [.string("vs"), .string("main")])?.address == "/done")
         #expect(f.client.command("/node/tp/reset")?.address == "/done")
+        // Its exact insert latency is a read-only parameter, listed by /params with the kernel's figure.
+        f.client.send("/node/tp/params")
+        f.client.receive(timeout: 3) { $0.address == "/reply" }
+        let latency = try #require(f.client.take("/node/tp/param").first { $0.arguments[0] == .string("latency") })
+        guard case .int(let frames) = try f.engine.get("tp", "latency") else { Issue.record("no latency"); return }
+        #expect(frames > 0 && latency.arguments[6] == .int32(Int32(frames)))
+        #expect(latency.arguments[7] == .string("readonly"))
     }
 }
 

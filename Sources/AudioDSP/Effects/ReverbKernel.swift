@@ -2,7 +2,9 @@
 // after AVAudioUnitReverb: a 16-line feedback delay network with Hadamard mixing and per-line absorption.
 
 /// Stereo reverb: pre-delay → 4 series all-pass diffusers per side → 16-line feedback delay network
-/// (FDN), plus 8 early-reflection taps per side.
+/// (FDN), plus 8 early-reflection taps per side, the first of them at the pre-delay. Each side's wet
+/// output has a per-preset gain (`ReverbPresetDesign.leftGain`/`rightGain`, measured) that brings every
+/// preset and both sides to the same loudness.
 ///
 /// Algorithm and sources:
 /// - FDN with frequency-dependent decay: J.-M. Jot and A. Chaigne, "Digital delay networks for designing
@@ -49,6 +51,8 @@ public struct ReverbKernel {
     @usableFromInline let preDelays: UnsafeMutablePointer<Int>
     @usableFromInline let lateGains: UnsafeMutablePointer<Float>
     @usableFromInline let earlyLevels: UnsafeMutablePointer<Float>
+    /// Per preset × side: the wet output gain that levels the preset (left, right).
+    @usableFromInline let sideGains: UnsafeMutablePointer<Float>
     /// FDN line storage: line i at `lineOffsets[i]`, power-of-two capacity `lineMasks[i] + 1`.
     @usableFromInline let lineStorage: UnsafeMutablePointer<Float>
     @usableFromInline let lineStorageCount: Int
@@ -97,6 +101,7 @@ public struct ReverbKernel {
         preDelays = .allocate(capacity: presetCount)
         lateGains = .allocate(capacity: presetCount)
         earlyLevels = .allocate(capacity: presetCount)
+        sideGains = .allocate(capacity: 2 * presetCount)
         var longestInput = 1
         for (p, design) in ReverbPresetDesign.table.enumerated() {
             let lines = Self.lineLengths(design: design, sampleRate: sampleRate)
@@ -113,10 +118,13 @@ public struct ReverbKernel {
             let passGain = EffectMath.exp(-3 * meanLength / (sampleRate * design.rt60) * 2.302_585_092_994_046)
             lateGains[p] = Float(0.7 * (1 - passGain * passGain).squareRoot())
             earlyLevels[p] = Float(design.earlyLevel)
+            sideGains[2 * p] = Float(EffectMath.decibelsToGain(design.leftGain))
+            sideGains[2 * p + 1] = Float(EffectMath.decibelsToGain(design.rightGain))
             preDelays[p] = Int(design.preDelay * 0.001 * sampleRate + 0.5)
             longestInput = max(longestInput, preDelays[p] + 1)
             for k in 0..<(2 * Self.tapCount) {
-                let ms = 1 + ReverbPresetDesign.earlyTapTimes[k] * design.earlySpacing
+                // The first reflection arrives after the pre-delay, with the late reverb behind it.
+                let ms = design.preDelay + ReverbPresetDesign.earlyTapTimes[k] * design.earlySpacing
                 let frames = Int(ms * 0.001 * sampleRate + 0.5)
                 tapFrames[p * 2 * Self.tapCount + k] = frames
                 tapGains[p * 2 * Self.tapCount + k] = Float(ReverbPresetDesign.earlyTapGains[k])
@@ -176,8 +184,8 @@ public struct ReverbKernel {
 
     /// Control side. Frees every buffer; the kernel must not be used afterwards.
     public func deallocate() {
-        for p in [lineGains, linePoles, tapGains, lateGains, earlyLevels, lineStorage, lineState, inputLines,
-                  diffuserStorage, diffuserGains, dry] { p.deallocate() }
+        for p in [lineGains, linePoles, tapGains, lateGains, earlyLevels, sideGains, lineStorage, lineState,
+                  inputLines, diffuserStorage, diffuserGains, dry] { p.deallocate() }
         for p in [lengths, tapFrames, preDelays, lineOffsets, lineMasks, diffuserOffsets, diffuserMasks,
                   diffuserDelays] { p.deallocate() }
     }
@@ -423,8 +431,8 @@ public struct ReverbKernel {
             let fade = presetFade.next()
             let early = earlyLevels[p] * fadeIn
             let late = lateGains[p]
-            let wetLeft = fade * (early * earlyLeft + late * netLeft)
-            let wetRight = fade * (early * earlyRight + late * netRight)
+            let wetLeft = fade * sideGains[2 &* p] * (early * earlyLeft + late * netLeft)
+            let wetRight = fade * sideGains[2 &* p &+ 1] * (early * earlyRight + late * netRight)
             let m = wetDryMix.next()
             for c in 0..<channels {
                 let wet = channels == 1 ? 0.5 * (wetLeft + wetRight) : (c & 1 == 0 ? wetLeft : wetRight)

@@ -17,7 +17,7 @@ extension TimePitchKernel {
         let newest = history.writePosition
         var wanted = 0
         if !bypass.isFullyBypassed && queuedFrames < n {
-            let required = restartPending ? latencyFrames - startPad : requiredFrames
+            let required = restartPending ? primingFrames : requiredFrames
             wanted = min(max(required - (newest - feedPosition), 1), maxBlockFrames)
         }
         if !bypass.isFullyActive {
@@ -110,7 +110,7 @@ extension TimePitchKernel {
         restartPending = false
         rubberband_reset(stretcher)
         // Dropping the start delay costs delay × rate input frames; bound that burst.
-        let delay = Int(rubberband_get_start_delay(stretcher))
+        let delay = Int(rubberband_get_start_delay(stretcher)) + alignmentFrames
         let rate = 1 / appliedTimeRatio
         discardFrames = min(delay, Int(Double(Self.maximumPrimingFrames) / max(rate, 1)))
         var position = restartPosition - startPad

@@ -21,18 +21,20 @@ import CRubberBand
 /// lock (tested with the allocation probe while sweeping both parameters).
 ///
 /// Alignment and latency: the stretcher is primed with its preferred start pad (input history, or
-/// silence at the start) and its start delay is dropped from the output, so output frame j plays the
-/// input at position ≈ Σ rate (time-aligned at every rate; at rate 1 the output is the input, delayed by
-/// nothing, within Rubber Band's accuracy: 14 frames). The kernel consumes its input ahead of its
-/// output: up to `latencyFrames` (2560 at 48 kHz, one analysis window) at rate 1, about
-/// 1280·rate + 1000 frames above. A host whose upstream cannot run ahead (live input) should report
-/// `latencyFrames`. When dropping the full start delay would need more than 8192 input frames at once
-/// (rates above 6.4 at pitch 0), only that much is dropped and the first output frames are Rubber Band's
-/// ramp-in from the start pad: a fade-in from silence lasting the rest of the start delay.
+/// silence at the start) and its start delay plus `alignmentFrames` (measured at creation; see
+/// `calibrate`) are dropped from the output, so output frame j plays the input at position ≈ Σ rate
+/// (time-aligned at every rate; at rate 1 / pitch 0 exactly: a noise cross-correlation peaks at lag 0).
+/// The kernel consumes its input ahead of its output: up to `latencyFrames` (2686 at 48 kHz) at rate 1,
+/// about 1280·rate + 1000 frames above. With insert timing (`setInsertTiming`) the output instead starts
+/// `latencyFrames` behind the input, so a host that pushes and pulls the same frames each cycle gets a
+/// delay of exactly `latencyFrames` at rate 1 / pitch 0, which it reports. When dropping the full start
+/// delay would need more than 8192 input frames at once (rates above 6.4 at pitch 0), only that much is
+/// dropped and the first output frames are Rubber Band's ramp-in from the start pad: a fade-in from
+/// silence lasting the rest of the start delay.
 ///
 /// Thread contract: `init`/`deallocate` on the control side; the rest is RT-safe. `setParameter`,
-/// `setBypass`, `reset` and `inputFramesWanted` are pure Swift; `push` calls the Rubber Band C API, and
-/// so does `pull` when the output queue was full.
+/// `setBypass`, `reset`, `setInsertTiming` and `inputFramesWanted` are pure Swift; `push` calls the
+/// Rubber Band C API, and so does `pull` when the output queue was full.
 public struct TimePitchKernel {
     @inlinable public static var minimumRate: Double { 1.0 / 32 }
     @inlinable public static var maximumRate: Double { 32 }
@@ -45,8 +47,15 @@ public struct TimePitchKernel {
     public let sampleRate: Double
     public let maxBlockFrames: Int
     public let channelCount: Int
-    /// Input frames the kernel holds ahead of its output at rate 1 (for JACK latency reporting).
-    public let latencyFrames: Int
+    /// The delay of the output behind the input at rate 1 / pitch 0 with insert timing (the host pushes
+    /// and pulls the same frames each cycle), exactly; reported as a JACK insert's latency. Measured at
+    /// creation: the most input the stretcher needs ahead of an output frame (see `calibrate`).
+    public private(set) var latencyFrames: Int
+    /// Output frames by which Rubber Band's output trails its own start delay after the warm-up (measured
+    /// at creation; dropped at every restart together with the start delay).
+    public private(set) var alignmentFrames: Int
+    /// True while the kernel delays its output by exactly `latencyFrames` (see `setInsertTiming`).
+    public var hasInsertTiming: Bool { insertTiming }
     /// Frames `pull` could not supply (output as silence) since `init`.
     public var underrunFrames = 0
 
@@ -85,8 +94,11 @@ public struct TimePitchKernel {
     @usableFromInline var appliedPitchStep = 8192
     @usableFromInline var bypass: BypassCrossfade
     @usableFromInline var hasStarted = false
+    @usableFromInline var insertTiming = false
     @usableFromInline let glideFrames: Int
     @usableFromInline let startPad: Int
+    /// Input frames the stretcher needs after its start pad before its first output (at creation).
+    @usableFromInline let primingFrames: Int
     @usableFromInline let bypassFadeFrames: Int
 
     /// Control side. Creates the stretcher (R3, short window), runs it once through the extreme rate and
@@ -108,7 +120,8 @@ public struct TimePitchKernel {
         stretcher = state
         rubberband_set_max_process_size(state, UInt32(maxBlockFrames))
         startPad = Int(rubberband_get_preferred_start_pad(state))
-        latencyFrames = Int(rubberband_get_samples_required(state))
+        let required = Int(rubberband_get_samples_required(state))
+        primingFrames = required - startPad
         inputPointers = .allocate(capacity: channelCount)
         inputPointers.initialize(repeating: nil, count: channelCount)
         outputPointers = .allocate(capacity: channelCount)
@@ -121,13 +134,20 @@ public struct TimePitchKernel {
         bypass = BypassCrossfade(sampleRate: sampleRate)
         bypassFadeFrames = EffectTiming.frames(seconds: EffectTiming.bypassSeconds, sampleRate: sampleRate)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
-        // History: the bypass look-ahead, the start pad before it, the dry path falling behind at rate 32
-        // during a bypass crossfade, and slack for a few blocks.
+        // History: the bypass look-ahead (`latencyFrames`, at most twice the samples required: checked
+        // below), the start pad before it, the dry path falling behind at rate 32 during a bypass
+        // crossfade, and slack for a few blocks.
         history = MirroredRing(
-            minimumCapacity: latencyFrames + startPad + 32 * bypassFadeFrames + 4 * maxBlockFrames,
+            minimumCapacity: 2 * required + startPad + 32 * bypassFadeFrames + 4 * maxBlockFrames,
             channelCount: channelCount)
         processed = MirroredRing(minimumCapacity: max(8192, 2 * maxBlockFrames + 4096), channelCount: channelCount)
-        warmUp()
+        latencyFrames = 0
+        alignmentFrames = 0
+        warmUp(seedFrames: required)
+        let measured = calibrate()
+        alignmentFrames = measured.alignment
+        latencyFrames = measured.lookAhead
+        precondition(latencyFrames <= 2 * required, "time-pitch look-ahead beyond the history reserved for it")
     }
 
     /// Control side. Frees the stretcher and every buffer; the kernel must not be used afterwards.
@@ -143,7 +163,7 @@ public struct TimePitchKernel {
 
     /// Control side. Runs the stretcher through the rate and pitch extremes (and the largest resampler
     /// numerator), so that no buffer grows later on the render thread, then resets it.
-    mutating func warmUp() {
+    mutating func warmUp(seedFrames: Int) {
         let combinations: [(timeRatio: Double, pitchStep: Int)] = [
             (32, 2048), (32, 32_768), (1.0 / 32, 2048), (1.0 / 32, 32_768), (32, 32_767), (1.0 / 32, 2049),
             (1, 32_767), (1, 8192),
@@ -157,7 +177,7 @@ public struct TimePitchKernel {
             let chunk = min(maxBlockFrames, 256)
             var fed = 0
             var produced = 0
-            while fed < 4 * latencyFrames && produced < 4096 {
+            while fed < 4 * seedFrames && produced < 4096 {
                 for i in 0..<(channelCount * chunk) {
                     seed = seed &* 1_664_525 &+ 1_013_904_223
                     scratch[i] = Float(Int32(bitPattern: seed)) * 1e-12
@@ -225,6 +245,19 @@ public struct TimePitchKernel {
         }
     }
 
+    /// Insert timing (on) or stream alignment (off, the default). Off, output frame j plays input position
+    /// ≈ Σ rate from the restart, and the kernel reads its input ahead (`inputFramesWanted`): for hosts
+    /// whose upstream can run ahead. On, for a host that pushes and pulls the same frames each cycle (a
+    /// JACK insert): the output restarts `latencyFrames` behind the input, so at rate 1 / pitch 0 output
+    /// frame t is input frame t − `latencyFrames` exactly, with no underrun. A change restarts the
+    /// stretcher (as `reset()` does) at the next push; setting the current value does nothing.
+    @inlinable
+    public mutating func setInsertTiming(_ on: Bool) {
+        if on == insertTiming { return }
+        insertTiming = on
+        reset()
+    }
+
     /// Crossfades (10 ms) to the dry input played at rate 1 from the current input position, or back.
     /// Settled, the output is the input exactly; leaving a settled bypass restarts the stretcher from the
     /// dry position (primed with the history before it), so the crossfade back is time-aligned.
@@ -250,8 +283,9 @@ public struct TimePitchKernel {
     @inlinable
     public mutating func reset() {
         history.rewind()
-        dryIndex = 0
-        scheduleRestart(at: 0)
+        // With insert timing the output starts `latencyFrames` of silence before the input's first frame.
+        dryIndex = insertTiming ? -latencyFrames : 0
+        scheduleRestart(at: dryIndex)
         logRate.glide(to: logRate.target, frames: 0)
         cents.glide(to: cents.target, frames: 0)
     }

@@ -119,6 +119,7 @@ extension Engine {
                                         bandCount: node.kind == .eq ? node.int("bands") : 1,
                                         spares: timePitchSpares)
             node.effect = effect
+            if node.kind == .timepitch { node.values["latency"] = .int(effect?.latencyFrames ?? 0) }
             if node.kind.isTimeEffect {
                 node.timeFIFO = TimeEffectFIFO.allocate(channelCount: node.outputChannelCount,
                                                         maxBlockFrames: state.configuration.blockFrames)

@@ -42,6 +42,11 @@ extension NodeKind {
         }
         specs.append(ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
                                    "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
+        if kind == .timepitch {
+            specs.append(ParameterSpec("latency", .int, unit: "frames", range: 0...1e6, default: .int(0), readOnly: true,
+                                       "Exact delay of the output behind the input as an insert at rate 1 and pitch 0, "
+                                           + "measured when the kernel is built (2686 at 48 kHz); the insert ports report it to JACK."))
+        }
         return specs
     }
 

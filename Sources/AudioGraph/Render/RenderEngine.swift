@@ -383,8 +383,10 @@ public final class RenderEngine: @unchecked Sendable {
                 case .delay(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .distortion(let p): p.pointee.process(input: input, output: output, frames: frames)
                 case .eq(let p): p.pointee.process(input: input, output: output, frames: frames)
-                case .timePitch:
-                    // An inserted time-pitch runs at rate 1: as many frames in as out, delayed by its latency.
+                case .timePitch(let p):
+                    // An inserted time-pitch runs at rate 1: as many frames in as out, delayed by exactly its
+                    // latency (insert timing; a change restarts it once).
+                    p.pointee.setInsertTiming(true)
                     RenderKernels.push(effect, input, frames: frames)
                     RenderKernels.pull(effect, output, frames: frames)
                 case .varispeed:
@@ -420,6 +422,8 @@ public final class RenderEngine: @unchecked Sendable {
         _ input: BusRef, _ output: BusRef, _ fifo: UnsafeMutablePointer<TimeEffectFIFO>, frames: Int
     ) {
         let quantum = maxBlockFrames
+        // Stream alignment: the chain runs ahead as the kernel asks (undoes an earlier insert's timing).
+        if case .timePitch(let p) = effect { p.pointee.setInsertTiming(false) }
         var done = 0
         while done < frames {
             if fifo.pointee.available == 0 {

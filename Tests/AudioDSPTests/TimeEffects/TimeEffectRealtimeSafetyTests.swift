@@ -29,6 +29,8 @@ func controlTimePitch(_ k: UnsafeMutablePointer<TimePitchKernel>, frames: Int) -
     k.pointee.setPitch(cents: 700)
     k.pointee.setBypass(false)
     k.pointee.reset()
+    k.pointee.setInsertTiming(true)
+    k.pointee.setInsertTiming(false)
     return k.pointee.inputFramesWanted(outputFrames: frames)
 }
 
