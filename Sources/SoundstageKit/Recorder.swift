@@ -327,6 +327,10 @@ public final class Recorder: Sendable {
         state.withLock { $0.writer }?.setHeld(held)
     }
 
+    /// The open take's disk thread, for a test to release while the poll thread waits for it (with
+    /// `waitsForWriter` the waiting tap handler holds the recorder's lock).
+    var writerForTesting: RecorderWriter? { state.withLock { $0.writer } }
+
     // MARK: Take life cycle (callers hold `operations`)
 
     /// Opens a take if none is open.
