@@ -339,6 +339,7 @@ public final class AudioFileWriter: Sendable {
     public func close() throws(AudioFileError) {
         let path = path
         let completesFloatHeader = format == .wav && encoding == .float32
+        let isOgg = format == .oggVorbis || format == .opus
         try state.withLock { (state: inout State) throws(AudioFileError) in
             guard let encoder = state.encoder else { return }
             state.encoder = nil
@@ -351,9 +352,14 @@ public final class AudioFileWriter: Sendable {
                 if status != 0 {
                     let text = sf_error_number(status).map { String(cString: $0) } ?? "error \(status)"
                     failure = .writeFailed(path: path, reason: "libsndfile could not finalise the file: \(text)")
-                } else if completesFloatHeader {
+                } else if completesFloatHeader || isOgg {
+                    let descriptor = state.destination.descriptor
                     do throws(AudioFileError) {
-                        try WAVFloatHeader.addExtensionSize(descriptor: state.destination.descriptor, path: path)
+                        if isOgg {
+                            try OggSerialNumber.fix(descriptor: descriptor, path: path)
+                        } else {
+                            try WAVFloatHeader.addExtensionSize(descriptor: descriptor, path: path)
+                        }
                     } catch {
                         failure = error
                     }
