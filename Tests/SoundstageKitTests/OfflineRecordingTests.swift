@@ -61,6 +61,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("later.wav").path))
     }
 
+    @Test func aRecorderThatCannotStartFailsTheRenderButNotTheOthers() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let patch = try Fixtures.write(
+            """
+            version: 1
+            buffers:
+              - { name: tone, generate: { waveform: sine, frequency: 440, duration: 1.0 } }
+            nodes:
+              - { name: p, kind: player, params: { buffer: tone, playing: true } }
+            connections:
+              - { from: p, to: main }
+            recorders:
+              - { name: lost, node: p, path: missing/take.wav }
+              - { name: kept, node: p, path: kept.wav }
+            """, to: "bad-recorder.yaml", in: dir)
+        let out = dir.appendingPathComponent("out.wav").path
+        let r = try Fixtures.run(Fixtures.executable, ["render", patch, "--out", out, "--duration", "0.5", "--quiet"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("recorder 'lost'") && r.stderr.contains("missing"), "\(r.stderr)")
+        #expect(try AudioFileReader.info(path: out).frameCount == 24_000)
+        #expect(try AudioFileReader.info(path: dir.appendingPathComponent("kept.wav").path).frameCount == 24_000)
+    }
+
     @Test func anOfflineRecorderWaitsForAWriterThatFallsBehind() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
