@@ -171,6 +171,8 @@ public final class AudioFileWriter: Sendable {
             destination.discard()
             throw .writeFailed(path: path, reason: "libsndfile: \(opened.errorText)")
         }
+        // No PEAK chunk: it carries the time of writing, so two identical renders would differ.
+        sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         if resolvedEncoding?.isInteger == true {
             // Out-of-range floats saturate instead of wrapping around to the opposite sign.
             sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
@@ -336,6 +338,8 @@ public final class AudioFileWriter: Sendable {
     ///   cannot be flushed, renamed or copied.
     public func close() throws(AudioFileError) {
         let path = path
+        let completesFloatHeader = format == .wav && encoding == .float32
+        let isOgg = format == .oggVorbis || format == .opus
         try state.withLock { (state: inout State) throws(AudioFileError) in
             guard let encoder = state.encoder else { return }
             state.encoder = nil
@@ -348,6 +352,17 @@ public final class AudioFileWriter: Sendable {
                 if status != 0 {
                     let text = sf_error_number(status).map { String(cString: $0) } ?? "error \(status)"
                     failure = .writeFailed(path: path, reason: "libsndfile could not finalise the file: \(text)")
+                } else if completesFloatHeader || isOgg {
+                    let descriptor = state.destination.descriptor
+                    do throws(AudioFileError) {
+                        if isOgg {
+                            try OggSerialNumber.fix(descriptor: descriptor, path: path)
+                        } else {
+                            try WAVFloatHeader.addExtensionSize(descriptor: descriptor, path: path)
+                        }
+                    } catch {
+                        failure = error
+                    }
                 }
             }
             if let failure {

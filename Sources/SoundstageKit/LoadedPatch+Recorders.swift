@@ -7,13 +7,15 @@ extension LoadedPatch {
     /// Creates the patch's recorders (paths relative to the patch's folder) and starts those marked
     /// `record` (for their `duration`, if any). Returns the recorders, and a message for each one that
     /// could not be made or started; the others run regardless. Call after the host has started.
-    public func startRecorders(eventHandler: (@Sendable (String, RecorderEvent) -> Void)? = nil)
-        -> (recorders: [String: Recorder], problems: [String])
-    {
+    /// `waitsForWriters` (offline renders) makes each recorder wait for its disk thread instead of
+    /// dropping blocks (`RecorderSettings.waitsForWriter`).
+    public func startRecorders(
+        waitsForWriters: Bool = false, eventHandler: (@Sendable (String, RecorderEvent) -> Void)? = nil
+    ) -> (recorders: [String: Recorder], problems: [String]) {
         var recorders: [String: Recorder] = [:]
         var problems: [String] = []
         for spec in document.recorders {
-            var settings = RecorderSettings()
+            var settings = RecorderSettings(waitsForWriter: waitsForWriters)
             if let format = spec.format {
                 settings.format = AudioFileFormat(name: format)
             }

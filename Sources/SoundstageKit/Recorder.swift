@@ -30,7 +30,8 @@ import Locking
 /// after the call. `record(forDuration:)` is exact: the file holds exactly that many frames.
 ///
 /// Thread contract: every public method may be called from any thread; control calls are
-/// serialised. Tap blocks are handled on the poll thread and only handed to a bounded queue; the
+/// serialised. Tap blocks are handled on the poll thread and only handed to a bounded queue (with
+/// `settings.waitsForWriter`, an offline render, the poll thread waits for room in it); the
 /// disk thread writes them, rewrites the header at least every `settings.headerUpdateInterval`
 /// seconds and closes the file. Event handlers run on the poll thread (lost frames), on the thread
 /// calling `handle(_:)` (tap overflow) or on the disk thread (finished, write errors), never with
@@ -326,6 +327,10 @@ public final class Recorder: Sendable {
     func holdWriterForTesting(_ held: Bool) {
         state.withLock { $0.writer }?.setHeld(held)
     }
+
+    /// The open take's disk thread, for a test to release while the poll thread waits for it (with
+    /// `waitsForWriter` the waiting tap handler holds the recorder's lock).
+    var writerForTesting: RecorderWriter? { state.withLock { $0.writer } }
 
     // MARK: Take life cycle (callers hold `operations`)
 

@@ -26,6 +26,11 @@ public struct RecorderSettings: Sendable, Equatable {
     /// process killed at any moment leaves a WAV/AIFF/CAF file whose header covers all but at most this
     /// long plus the backlog at that moment.
     public var headerUpdateInterval: Double
+    /// What a block that finds the backlog full does: false (live recording) drops it, so the thread
+    /// calling `Engine.poll()` never waits for the disk; true (an offline render, where that thread
+    /// is the render itself) waits until the disk thread has written enough, so nothing is lost and
+    /// the render runs no faster than the disk.
+    public var waitsForWriter: Bool
 
     public init(
         format: AudioFileFormat? = nil,
@@ -33,7 +38,8 @@ public struct RecorderSettings: Sendable, Equatable {
         quality: Double = AudioFileWriter.defaultQuality,
         tapFrameCount: Int = 256,
         maximumBacklog: Double = 4,
-        headerUpdateInterval: Double = 0.5
+        headerUpdateInterval: Double = 0.5,
+        waitsForWriter: Bool = false
     ) {
         self.format = format
         self.encoding = encoding
@@ -41,5 +47,6 @@ public struct RecorderSettings: Sendable, Equatable {
         self.tapFrameCount = tapFrameCount
         self.maximumBacklog = maximumBacklog
         self.headerUpdateInterval = headerUpdateInterval
+        self.waitsForWriter = waitsForWriter
     }
 }

@@ -9,7 +9,7 @@ import Locking
 ///
 /// Thread contract: `enqueue` is called by the tap handler (poll thread), `finish`/`waitUntil…` by
 /// control threads; the writer thread alone touches `file` after `start()`. The queue is bounded by
-/// `capacityFrames`: a producer never blocks and never grows it past that.
+/// `capacityFrames`: a producer never grows it past that, and never blocks unless `waitsForWriter`.
 final class RecorderWriter: Sendable {
     /// Result of handing a block over.
     enum EnqueueResult {
@@ -31,6 +31,8 @@ final class RecorderWriter: Sendable {
     let file: AudioFileWriter
     let capacityFrames: Int
     let headerUpdateInterval: Double
+    /// True: `enqueue` waits for room instead of refusing a block (`RecorderSettings.waitsForWriter`).
+    let waitsForWriter: Bool
 
     private struct Queue {
         var blocks: [(channels: [[Float]], frames: Int)] = []
@@ -45,6 +47,8 @@ final class RecorderWriter: Sendable {
     private let queue = Locked(Queue())
     /// Signalled on every enqueue and on finish; extra signals only cause an idle loop turn.
     private let wakeup = DispatchSemaphore(value: 0)
+    /// Signalled whenever the disk thread frees room, fails or ends, for a producer waiting in `enqueue`.
+    private let roomFreed = DispatchSemaphore(value: 0)
     /// Left once the file is closed (before `onEnd` runs).
     private let closed = DispatchGroup()
     /// Left once `onEnd` has returned.
@@ -66,6 +70,7 @@ final class RecorderWriter: Sendable {
             isCrashTolerant: true)
         capacityFrames = max(1, Int((settings.maximumBacklog * sampleRate).rounded()))
         headerUpdateInterval = settings.headerUpdateInterval
+        waitsForWriter = settings.waitsForWriter
         self.onEnd = onEnd
         closed.enter()
         completed.enter()
@@ -79,18 +84,23 @@ final class RecorderWriter: Sendable {
     }
 
     /// Poll thread. Hands `frames` planar frames to the disk thread without blocking on I/O. A block
-    /// is refused when the queue already holds `capacityFrames` frames (an empty queue always takes
-    /// one block, so any block size works).
+    /// finding the queue already holding `capacityFrames` frames is refused, or, when
+    /// `waitsForWriter`, waits until the disk thread has made room (an empty queue always takes one
+    /// block, so any block size works).
     func enqueue(_ channels: [[Float]], frames: Int) -> EnqueueResult {
-        let result: EnqueueResult = queue.withLock { queue in
-            if queue.isFinishing || queue.hasFailed { return .closed }
-            if queue.queuedFrames > 0, queue.queuedFrames + frames > capacityFrames { return .full }
-            queue.blocks.append((channels, frames))
-            queue.queuedFrames += frames
-            return .accepted
+        while true {
+            let result: EnqueueResult = queue.withLock { queue in
+                if queue.isFinishing || queue.hasFailed { return .closed }
+                if queue.queuedFrames > 0, queue.queuedFrames + frames > capacityFrames { return .full }
+                queue.blocks.append((channels, frames))
+                queue.queuedFrames += frames
+                return .accepted
+            }
+            if result == .accepted { wakeup.signal() }
+            guard result == .full, waitsForWriter else { return result }
+            // Stale signals only cause another check.
+            roomFreed.wait()
         }
-        if result == .accepted { wakeup.signal() }
-        return result
     }
 
     /// Any thread. Asks the disk thread to write what is queued, finalise the file and end. Later
@@ -102,6 +112,7 @@ final class RecorderWriter: Sendable {
             $0.lostFramesToReport += lostFrames
         }
         wakeup.signal()
+        roomFreed.signal()
     }
 
     /// Blocks until the file is closed (immediately if it is).
@@ -149,6 +160,7 @@ final class RecorderWriter: Sendable {
                 }
                 // Frames leave the backlog only once written, so a slow disk shows up as a full queue.
                 queue.withLock { $0.queuedFrames -= block.frames }
+                roomFreed.signal()
                 hasUndeclaredFrames = true
             }
             // `close()` writes the final header; before that, rewrite it at least every `interval`.
@@ -174,6 +186,7 @@ final class RecorderWriter: Sendable {
             }
         }
         if failure != nil { queue.withLock { $0.hasFailed = true; $0.blocks = []; $0.queuedFrames = 0 } }
+        roomFreed.signal()
         do throws(AudioFileError) {
             try file.close()
         } catch {

@@ -9,12 +9,15 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "Patch files (YAML or JSON).")
     var patches: [String]
 
+    @OptionGroup var quiet: QuietOption
+
     func run() throws {
+        quiet.apply()
         var failed = false
         for path in patches {
             let diagnostics = PatchLoader.check(path: path)
             if diagnostics.isEmpty {
-                print("\(path): ok")
+                say("\(path): ok")
             } else {
                 failed = true
                 for d in diagnostics { printError(d.description) }

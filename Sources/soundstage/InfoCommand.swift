@@ -14,7 +14,9 @@ struct InfoCommand: ParsableCommand {
             its header declares (truncated or damaged), gets a one-line message on stderr; the \
             others are still described, and the exit status is 1. --verify decodes every file \
             completely and also fails when the frames decoded differ from the header's count or \
-            a decoding error occurs. --json prints a JSON array with one object per file instead.
+            a decoding error occurs. --json prints a JSON array with one object per file instead. \
+            --quiet prints only the messages about files that fail: the exit status tells a script \
+            whether every file is intact.
             """)
 
     @Argument(help: "Audio files (WAV, AIFF, CAF, FLAC, Ogg, Opus, MP3, M4A/MP4 with AAC or ALAC, ADTS AAC, …).")
@@ -26,11 +28,14 @@ struct InfoCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array with one object per file (see docs/AUDIO_FILES.md).")
     var json = false
 
+    @OptionGroup var quiet: QuietOption
+
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one file") }
     }
 
     func run() throws {
+        quiet.apply()
         let inspections = files.map { AudioFileReader.inspect(path: $0, verify: verify) }
         if json {
             say(try InfoJSON.text(for: inspections))

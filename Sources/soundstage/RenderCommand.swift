@@ -6,7 +6,15 @@ import SoundstageKit
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "render", abstract: "Render a patch to an audio file, faster than real time, without JACK.")
+        commandName: "render", abstract: "Render a patch to an audio file, faster than real time, without JACK.",
+        discussion: """
+            The output format comes from --format or from the --out file's extension (.wav .aif .aiff .caf \
+            .flac .ogg .opus .mp3 .m4a .aac); .m4a means AAC unless --format alac is given; - (standard \
+            output), a device or a FIFO without an extension get WAV. The file holds the patch's outputs, \
+            mixed to --channels when given (N → 1 averages, 1 → N copies). The patch's recorders write \
+            their files too, every frame of the render for their node. A progress bar is drawn on stderr \
+            when stderr is a terminal (not with --quiet).
+            """)
 
     @Argument(help: "Patch file.")
     var patch: String
@@ -14,8 +22,8 @@ struct RenderCommand: ParsableCommand {
     @Option(
         name: .long,
         help: """
-            Output file (.wav, .flac, .caf, .aiff, .ogg, .opus, .mp3, .m4a, .aac), or - (standard output), a device \
-            or a FIFO (written through, WAV unless the name has an extension). Replaced only when complete.
+            Output file, or - (standard output), a device or a FIFO (written through). A file is replaced \
+            only when complete.
             """)
     var out: String
 
@@ -28,6 +36,10 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Host block size in frames (the output does not depend on it).")
     var block: Int = 256
 
+    @OptionGroup var options: OutputFormatOptions
+
+    @OptionGroup var quiet: QuietOption
+
     func validate() throws {
         guard duration.isFinite, duration > 0, duration <= 24 * 3600 else {
             throw ValidationError("--duration must be a number of seconds > 0 (at most 86400), not \(duration)")
@@ -39,6 +51,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        quiet.apply()
         let loaded: LoadedPatch
         do {
             loaded = try PatchLoader.load(path: patch, overrides: .init(sampleRate: rate, toleratesFileProblems: true))
@@ -47,34 +60,59 @@ struct RenderCommand: ParsableCommand {
             printError(error.description)
             throw ExitCode(1)
         }
-        let start = Date()
+        let output: OfflineRenderJob.Output
+        do throws(CommandFailure) {
+            output = try outputSettings(for: loaded)
+        } catch {
+            printError(error.message)
+            throw ExitCode(1)
+        }
         // Standard output may carry the audio: status lines go to standard error then.
-        let report = out == "-" ? printError : say
-        let format = AudioFileFormat(path: out) ?? (OutputDestination.isStream(out) ? .wav : nil)
+        let report = out == "-" ? chatter : say
+        let start = Date()
+        let progress = ProgressBar()
+        let totalFrames = max(1, duration * loaded.engine.configuration.sampleRate)
         var interrupt: InterruptCleanup?
         defer { interrupt?.clear() }
+        let result: OfflineRenderJob.Result
         do {
-            let frames = try OfflineRenderJob.run(loaded, to: out, format: format, duration: duration, blockFrames: block) {
-                interrupt = InterruptCleanup(for: $0, command: "render")
-            }
-            let seconds = Date().timeIntervalSince(start)
-            let speed = seconds > 0 ? duration / seconds : .infinity
-            report("wrote \(out): \(frames) frames, \(loaded.engine.configuration.outputChannelCount) channels, "
-                + "\(Int(loaded.engine.configuration.sampleRate)) Hz (\(String(format: "%.1f", speed))× real time)")
+            result = try OfflineRenderJob.run(
+                loaded, to: output, duration: duration, blockFrames: block,
+                onOpen: { interrupt = InterruptCleanup(for: $0, command: "render") },
+                onProgress: { progress.update(Double($0) / totalFrames, "rendering") })
         } catch {
+            progress.finish()
             printError("render failed: \(error)")
             throw ExitCode(1)
         }
+        progress.finish()
+        let seconds = Date().timeIntervalSince(start)
+        let speed = seconds > 0 ? duration / seconds : .infinity
+        let rate = Int(loaded.engine.configuration.sampleRate)
+        let channels = "\(result.channelCount) channel\(result.channelCount == 1 ? "" : "s")"
+        report("wrote \(out): \(result.frames) frames, \(channels), \(rate) Hz "
+            + "(\(String(format: "%.1f", speed))× real time)")
+        for recording in result.recordings {
+            report("recorder \(recording.name): wrote \(recording.path): \(recording.frames) frames")
+        }
+        for problem in result.recorderProblems { printError(problem) }
+        if !result.recorderProblems.isEmpty { throw ExitCode(1) }
     }
-}
 
-/// Writes a line to standard output at once (unbuffered), so logs and pipes see each status line
-/// when it happens.
-func say(_ message: String) {
-    FileHandle.standardOutput.write(Data((message + "\n").utf8))
-}
-
-/// Writes a line to standard error.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    /// The output's format, encoding and channels from the options, checked against the patch's
+    /// rate and outputs, so that every refusal names an option `render` has.
+    private func outputSettings(for loaded: LoadedPatch) throws(CommandFailure) -> OfflineRenderJob.Output {
+        let config = loaded.engine.configuration
+        let format = try options.resolveFormat(output: out, streamDefault: .wav)
+        try OutputFormatOptions.checkRate(config.sampleRate, for: format)
+        let channelCount = options.channels ?? config.outputChannelCount
+        try OutputFormatOptions.checkChannelCount(channelCount, for: format)
+        if let problem = AudioData.channelMixProblem(from: config.outputChannelCount, to: channelCount) {
+            throw CommandFailure("Cannot render '\(patch)' to \(channelCount) channels: \(problem).")
+        }
+        return OfflineRenderJob.Output(
+            path: out, format: format,
+            encoding: try options.resolveEncoding(for: format, sourceBitDepth: nil),
+            quality: options.resolvedQuality, bitRate: options.bitRateInBits, channelCount: options.channels)
+    }
 }

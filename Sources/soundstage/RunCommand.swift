@@ -41,6 +41,8 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "Folder OSC clients may read and write (repeatable; default: the patch's folder and the working directory).")
     var fileRoot: [String] = []
 
+    @OptionGroup var quiet: QuietOption
+
     func validate() throws {
         if let duration { guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be > 0") } }
         guard !name.isEmpty, name.utf8.count <= 64 else { throw ValidationError("--name must be 1–64 bytes") }
@@ -54,6 +56,7 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        quiet.apply()
         // 1. Validate the whole patch before touching JACK: nothing half-started on error.
         var loaded = try loadPatch(rate: nil)
         let serverName = JackHostConfiguration.resolveServerName(server)

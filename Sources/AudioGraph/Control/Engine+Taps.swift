@@ -33,4 +33,18 @@ extension Engine {
             bury(tap)
         }
     }
+
+    /// Runs `poll()`, then delivers what the taps still hold as one last block each, shorter than
+    /// their `frameCount`. For the end of an offline render, so that a tap receives every frame
+    /// rendered; while the render continues, the next blocks follow on as usual.
+    public func flushTaps() {
+        poll()
+        var deliveries: [(@Sendable (TapBuffer) -> Void, TapBuffer)] = []
+        lock.withLock { _ in
+            for tap in state.taps.values {
+                for block in tap.drain(includingPartial: true).blocks { deliveries.append((tap.handler, block)) }
+            }
+        }
+        for (handler, block) in deliveries { handler(block) }
+    }
 }

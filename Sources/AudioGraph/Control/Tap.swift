@@ -40,9 +40,10 @@ final class TapRecord {
         state.deallocate()
     }
 
-    /// Pops what the render thread wrote and cuts it into `frameCount`-frame blocks.
+    /// Pops what the render thread wrote and cuts it into `frameCount`-frame blocks; with
+    /// `includingPartial`, what is left after them becomes one shorter last block.
     /// Returns the blocks and the number of newly dropped frames.
-    func drain() -> (blocks: [TapBuffer], newlyDropped: Int) {
+    func drain(includingPartial: Bool = false) -> (blocks: [TapBuffer], newlyDropped: Int) {
         let channels = ring.channelCount
         var chunk = [Float](repeating: 0, count: 4096 * channels)
         while true {
@@ -53,14 +54,15 @@ final class TapRecord {
         var blocks: [TapBuffer] = []
         let blockSamples = frameCount * channels
         var consumed = 0
-        while pending.count - consumed >= blockSamples {
-            var planar = [[Float]](repeating: [Float](repeating: 0, count: frameCount), count: channels)
-            for f in 0..<frameCount {
+        while pending.count - consumed >= blockSamples || (includingPartial && pending.count > consumed) {
+            let frames = min(frameCount, (pending.count - consumed) / channels)
+            var planar = [[Float]](repeating: [Float](repeating: 0, count: frames), count: channels)
+            for f in 0..<frames {
                 for c in 0..<channels { planar[c][f] = pending[consumed + f * channels + c] }
             }
-            blocks.append(TapBuffer(channels: planar, frameCount: frameCount, streamFrame: delivered))
-            delivered += frameCount
-            consumed += blockSamples
+            blocks.append(TapBuffer(channels: planar, frameCount: frames, streamFrame: delivered))
+            delivered += frames
+            consumed += frames * channels
         }
         if consumed > 0 { pending.removeFirst(consumed) }
         let dropped = ring.droppedFrames.load(ordering: .relaxed)
