@@ -307,6 +307,11 @@ public final class JackHost: Sendable {
     /// Xruns reported since the host was created. Expect some without realtime scheduling.
     public var xrunCount: Int { core.xrunCounter.load(ordering: .relaxed) }
 
+    /// Frames from the main outputs to where they are heard: the largest playback latency JACK reports
+    /// downstream of `out_1…out_N` (0 while they are unconnected). Follows graph and latency changes;
+    /// feed it to `Engine.setOutputLatency` so `dataPlayedBack` fires when the audio has left the output.
+    public var playbackLatencyFrames: Int { core.playbackLatencyValue.load(ordering: .relaxed) }
+
     /// Process cycles run since the host was created (goes up while audio flows).
     public var processCycleCount: Int { core.cycleCounter.load(ordering: .relaxed) }
 

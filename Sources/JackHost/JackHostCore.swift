@@ -56,6 +56,8 @@ final class JackHostCore: Sendable {
     /// Xruns since the host was created; delay of the latest one (Float bits, µs).
     let xrunCounter = Atomic<Int>(0)
     let xrunDelayBits = Atomic<UInt32>(0)
+    /// The main outputs' playback latency (the largest, in frames) as the latency callback last saw it.
+    let playbackLatencyValue = Atomic<Int>(0)
     /// Process cycles run since the host was created.
     let cycleCounter = Atomic<Int>(0)
     /// Set before activation when a start hook is installed; cleared by the first process cycle.

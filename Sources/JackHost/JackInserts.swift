@@ -90,8 +90,11 @@ struct JackLatencyPorts: @unchecked Sendable {
 
     /// Notification thread. Each output's latency is its input's plus the processing latency: the main
     /// outputs take the largest range of the main inputs (JACK's default rule), an insert's `out_N` takes
-    /// its `in_N` plus the effect's latency; the playback direction mirrors that.
-    func update(mode: jack_latency_callback_mode_t) {
+    /// its `in_N` plus the effect's latency; the playback direction mirrors that. Returns the main
+    /// ports' combined range in `mode`'s direction (in the playback direction: how long the main
+    /// outputs' audio takes to be heard).
+    @discardableResult
+    func update(mode: jack_latency_callback_mode_t) -> jack_latency_range_t {
         let capture = mode == JackCaptureLatency
         let sources = capture ? mainInputs : mainOutputs
         let sinks = capture ? mainOutputs : mainInputs
@@ -114,6 +117,7 @@ struct JackLatencyPorts: @unchecked Sendable {
                 jack_port_set_latency_range(to, mode, &range)
             }
         }
+        return combined
     }
 }
 
@@ -122,7 +126,9 @@ let jackLatencyCallback: JackLatencyCallback = { mode, arg in
     guard let arg else { return }
     let context = arg.assumingMemoryBound(to: JackRenderContext.self)
     context.pointee.core._withUnsafeGuaranteedRef { core in
-        core.latencyPorts.withLock { $0.update(mode: mode) }
+        let combined = core.latencyPorts.withLock { $0.update(mode: mode) }
+        // Relaxed: a figure read by the control loop, which follows its changes.
+        if mode == JackPlaybackLatency { core.playbackLatencyValue.store(Int(combined.max), ordering: .relaxed) }
     }
 }
 

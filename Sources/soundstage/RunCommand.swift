@@ -136,7 +136,13 @@ struct RunCommand: ParsableCommand {
         let stopSignal = SignalWatcher()
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var exitCode: Int32 = 0
+        var outputLatency = -1
         loop: while true {
+            // dataPlayedBack completions wait for JACK's playback latency, which follows the connections.
+            if host.playbackLatencyFrames != outputLatency {
+                outputLatency = host.playbackLatencyFrames
+                loaded.engine.setOutputLatency(frames: outputLatency)
+            }
             loaded.engine.poll()
             for event in events.drain() {
                 switch event {

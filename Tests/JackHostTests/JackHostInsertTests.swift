@@ -95,9 +95,13 @@ extension JackHostTests {
             let playback = try #require(tone.latency(of: "system:playback_1", capture: false))
             #expect(capture.max > 0 && playback.max > 0, "the backend reports no latency: \(capture) \(playback)")
             #expect(host.connect("system:capture_1", to: "in_1").isConnected)
+            #expect(host.playbackLatencyFrames == 0, "unconnected outputs reach no playback port")
             // Both main outputs, so their ranges agree (JACK combines them as min of minima, max of maxima).
             #expect(host.connect("out_1", to: "system:playback_1").isConnected)
             #expect(host.connect("out_2", to: "system:playback_2").isConnected)
+            // What dataPlayedBack waits for: the backend's playback latency behind the main outputs.
+            #expect(waitUntil(timeout: 3) { host.playbackLatencyFrames == Int(playback.max) },
+                    "playback latency \(host.playbackLatencyFrames), the backend's \(playback)")
             #expect(tone.connect(to: ports.inputs[0]).isConnected)
             #expect(recorder.connect(from: ports.outputs[0]).isConnected)
             let zero = (min: UInt32(0), max: UInt32(0))
