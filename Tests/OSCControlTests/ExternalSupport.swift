@@ -37,6 +37,12 @@ enum ExternalPatches {
           - { from: b, to: main }
 
         """
+
+    /// The same click buffer and two players with no material of their own: they play only what is
+    /// enqueued on them.
+    static let twoEmptyPlayers = twoClicks
+        .replacingOccurrences(of: "params: { buffer: click, pan: -1 } ", with: "")
+        .replacingOccurrences(of: "params: { buffer: click, pan: 1 } ", with: "")
 }
 
 /// Why an external test could not set itself up.

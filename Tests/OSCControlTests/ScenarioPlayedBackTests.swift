@@ -26,21 +26,7 @@ extension OSCExternalSerialSuites.ScenarioPlayedBackTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let patch = folder + "/two-players.yaml"
-        // Players with no material of their own: what they play is only what is enqueued.
-        try """
-            version: 1
-            engine: { sampleRate: 48000, outputs: 2 }
-            buffers:
-              - name: click
-                generate: { waveform: click, duration: 0.05, amplitude: 1.0 }
-            nodes:
-              - { name: a, kind: player }
-              - { name: b, kind: player }
-            connections:
-              - { from: a, to: main }
-              - { from: b, to: main }
-
-            """.write(toFile: patch, atomically: true, encoding: .utf8)
+        try ExternalPatches.twoEmptyPlayers.write(toFile: patch, atomically: true, encoding: .utf8)
         let run = try SoundstageRun(patch: patch, server: server, clientName: "ss_playedback", extraArguments: ["--connect"])
         let latency = try #require(playbackLatency(server, "system:playback_1"))
         #expect(latency > 0, "the backend reports no playback latency")
