@@ -8,6 +8,7 @@ extension OSCServiceCore {
         switch r.address {
         case "/ping": reply(r.client, OSCMessage("/pong", r.arguments))
         case "/status": try status(r)
+        case "/status/memory": try statusMemory(r)
         case "/version": try version(r)
         case "/quit": try quit(r)
         case "/sync": try sync(r)
@@ -68,6 +69,15 @@ extension OSCServiceCore {
             .string(s.state), .int32(Int32(clamping: s.sampleRate)), .int32(Int32(clamping: s.bufferSize)),
             .float(Float(s.dspLoad)), .int32(Int32(clamping: s.xrunCount)), .int32(Int32(clamping: engine.nodes().count)),
             .string(s.serverName), .string(s.clientName), .int32(Int32(clamping: counters.droppedDatagrams.value)),
+        ]))
+    }
+
+    private func statusMemory(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        let m = ProcessMemory.current()
+        reply(r.client, OSCMessage("/status/memory.reply", [
+            .int64(m.residentBytes), .int64(m.heapInUseBytes), .int64(m.heapFreeBytes), .int64(m.heapMappedBytes),
+            .int32(Int32(clamping: engine.nodes().count)),
         ]))
     }
 

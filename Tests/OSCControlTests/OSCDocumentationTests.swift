@@ -23,7 +23,7 @@ import Testing
 
     @Test func everyAddressHasARow() {
         let addresses = [
-            "/ping", "/status", "/version", "/quit", "/sync", "/node/new", "/node/free", "/node/list",
+            "/ping", "/status", "/status/memory", "/version", "/quit", "/sync", "/node/new", "/node/free", "/node/list",
             "/node/<name>/<param>", "/node/<name>/params", "/node/<name>/play", "/node/<name>/pause",
             "/node/<name>/stop", "/node/<name>/schedule/buffer", "/node/<name>/schedule/file", "/graph/connect",
             "/graph/disconnect", "/graph/list", "/buffer/load", "/buffer/free", "/buffer/list", "/patch/load",
