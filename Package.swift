@@ -69,7 +69,10 @@ let package = Package(
         .testTarget(name: "PatchesTests", dependencies: ["Patches"]),
         .testTarget(
             name: "SoundstageKitTests",
-            dependencies: ["SoundstageKit", "AudioGraph", "AudioFiles", "Patches", "DSPTestSupport", "CAllocationCounter"]
+            dependencies: [
+                "SoundstageKit", "AudioGraph", "AudioDSP", "AudioFiles", "Patches", "DSPTestSupport", "CAllocationCounter",
+            ],
+            exclude: ["Baseline"]
         ),
         .testTarget(
             name: "OSCControlTests",
