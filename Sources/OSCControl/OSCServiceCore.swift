@@ -95,7 +95,8 @@ final class OSCServiceCore: @unchecked Sendable {
     let engine: Engine
     let host: OSCHost?
     let options: OSCServiceOptions
-    let files: FileAccessPolicy
+    /// Files and patches, confined to the roots (blocking calls run on `worker`).
+    let files: EngineFiles
     let endpoint: LoEndpoint
     let inbox = Inbox()
     let counters: OSCCounters
@@ -148,7 +149,7 @@ final class OSCServiceCore: @unchecked Sendable {
         self.host = host
         self.options = options
         self.counters = counters
-        files = FileAccessPolicy(roots: options.fileRoots)
+        files = EngineFiles(engine: engine, policy: FileAccessPolicy(roots: options.fileRoots))
         endpoint = try LoEndpoint(host: options.host, port: options.port, enablesTCP: options.enablesTCP,
                                   maxPacketSize: max(64, options.maxPacketSize))
         clients = ClientTable(burst: max(1, options.errorBurst), rate: max(0.01, options.errorsPerSecond))

@@ -48,28 +48,23 @@ struct PatchBuild {
     mutating func loadBuffers() {
         let rate = engine.configuration.sampleRate
         for buffer in document.buffers {
-            do {
-                let samples: [[Float]]
-                switch buffer.source {
-                case .file:
-                    samples = try PatchLoader.loadFileBuffer(buffer, of: document, rate: rate)
-                case .generate(let generator):
-                    // A pitched waveform must be below the Nyquist frequency of the rate it renders at.
-                    if let frequency = generator.frequency, frequency >= rate / 2 {
-                        report(generator.fieldLocations["frequency"] ?? buffer.location,
-                               "buffer '\(buffer.name)': frequency \(frequency) Hz is not below the Nyquist frequency "
-                                   + "(\(rate / 2) Hz at \(rate) Hz)")
-                        continue
-                    }
-                    samples = BufferSynthesizer.render(generator, sampleRate: rate)
+            // A pitched waveform must be below the Nyquist frequency of the rate it renders at.
+            if case .generate(let generator) = buffer.source, let frequency = generator.frequency, frequency >= rate / 2 {
+                report(generator.fieldLocations["frequency"] ?? buffer.location,
+                       "buffer '\(buffer.name)': frequency \(frequency) Hz is not below the Nyquist frequency "
+                           + "(\(rate / 2) Hz at \(rate) Hz)")
+                continue
+            }
+            do throws(AudioFileError) {
+                let made = try PatchLoader.makeBuffer(buffer, of: document, rate: rate)
+                do throws(EngineError) {
+                    try engine.addBuffer(made)
+                } catch {
+                    report(buffer.location, "buffer '\(buffer.name)': \(error)")
                 }
-                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: rate,
-                                                  origin: PatchLoader.origin(of: buffer, in: document)))
-            } catch let error as AudioFileError {
+            } catch {
                 reportFile(buffer.sourceLocation ?? buffer.location, "buffer '\(buffer.name)': \(error)")
                 missingBuffers.insert(buffer.name)
-            } catch {
-                report(buffer.location, "buffer '\(buffer.name)': \(error)")
             }
         }
     }

@@ -58,23 +58,21 @@ public enum PatchLoader {
         return try build.finish()
     }
 
-    /// Decodes a `file` buffer's region (`start`/`frames` count the file's own frames) and converts it to
-    /// `rate`.
-    static func loadFileBuffer(_ buffer: PatchBuffer, of document: PatchDocument, rate: Double) throws -> [[Float]] {
-        guard case .file(let file) = buffer.source else { return [] }
-        return try AudioFileReader.load(
-            path: document.resolvedPath(forFile: file), targetSampleRate: rate, startFrame: buffer.start ?? 0,
-            frameCount: buffer.frames).channels
-    }
-
-    /// The origin recorded for a patch buffer (file paths made absolute).
-    static func origin(of buffer: PatchBuffer, in document: PatchDocument) -> SampleBufferOrigin {
+    /// A patch buffer at `rate`: a `file` buffer's region (`start`/`frames` count the file's own frames)
+    /// decoded and converted, or a `generate` buffer rendered. The Nyquist check of generators is the
+    /// caller's (it reports at the field).
+    static func makeBuffer(_ buffer: PatchBuffer, of document: PatchDocument, rate: Double) throws(AudioFileError)
+        -> SampleBuffer
+    {
         switch buffer.source {
         case .file(let file):
-            return .file(path: document.resolvedPath(forFile: file), startFrame: buffer.start ?? 0, frameCount: buffer.frames)
+            return try SampleBuffer.decoding(name: buffer.name, path: document.resolvedPath(forFile: file),
+                                             startFrame: buffer.start ?? 0, frameCount: buffer.frames, rate: rate)
         case .generate(let g):
-            return .generated(waveform: g.waveform.rawValue, frequency: g.frequency, duration: g.duration,
-                              amplitude: g.amplitude, channelCount: g.channelCount)
+            return SampleBuffer(
+                name: buffer.name, channels: BufferSynthesizer.render(g, sampleRate: rate), sampleRate: rate,
+                origin: .generated(waveform: g.waveform.rawValue, frequency: g.frequency, duration: g.duration,
+                                   amplitude: g.amplitude, channelCount: g.channelCount))
         }
     }
 
