@@ -89,7 +89,7 @@ extension OSCServiceCore {
             do throws(PatchLoadError) {
                 let warnings = try files.applyPatch(path: resolved)
                 return { core in
-                    core.graphDirty = true
+                    core.mirror.dirty = true
                     // A file that could not be read: an /error each, and the rest of the patch is loaded.
                     for warning in warnings {
                         core.sendError(client, address: "/patch/load",
@@ -100,7 +100,7 @@ extension OSCServiceCore {
             } catch {
                 let failure = OSCFailure(.patchError, Self.limit(error.description, bytes: 1200))
                 return { core in
-                    core.graphDirty = true
+                    core.mirror.dirty = true
                     core.sendError(client, address: "/patch/load", failure)
                 }
             }

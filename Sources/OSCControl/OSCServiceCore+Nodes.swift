@@ -45,7 +45,7 @@ extension OSCServiceCore {
                 do throws(EngineError) {
                     try engine.attach(kind, name: name, parameters: initial)
                     return { core in
-                        core.graphDirty = true
+                        core.mirror.dirty = true
                         core.done(client, "/node/new", [.string(name)])
                     }
                 } catch {
@@ -56,7 +56,7 @@ extension OSCServiceCore {
             return
         }
         try engineCall { () throws(EngineError) in try engine.attach(kind, name: name, parameters: parameters) }
-        graphDirty = true
+        mirror.dirty = true
         done(r.client, "/node/new", [.string(name)])
     }
 
@@ -78,7 +78,7 @@ extension OSCServiceCore {
         } catch {
             throw OSCFailure(error)
         }
-        graphDirty = true
+        mirror.dirty = true
         for name in names { done(r.client, "/node/free", [.string(name)]) }
         for name in playing { notifyPlayerFinished(name, completed: false, sampleTime: engine.sampleTime) }
     }
@@ -393,7 +393,7 @@ extension OSCServiceCore {
     /// The clock anchor to convert time tags with: the engine's latest, held steady while it agrees.
     func currentClockAnchor() -> OSCClockMapping.Anchor? {
         guard let latest = engine.clockAnchor().map(OSCClockMapping.Anchor.init) else { return nil }
-        return clockReference.update(with: latest)
+        return scheduler.clockReference.update(with: latest)
     }
 
     /// The engine frame of a time tag given as an argument; a past tag is reported with /late.

@@ -183,7 +183,7 @@ extension OSCServiceCore {
     /// A recorder's event, to subscribers: `/recorder/finished s:name i:success` or
     /// `/recorder/error s:name s:message`.
     func handleRecorderEvent(_ name: String, _ event: RecorderEvent) {
-        guard !subscriptions.isEmpty else { return }
+        guard !subscriptions.byID.isEmpty else { return }
         switch event {
         case .finished(let successfully):
             notify(OSCMessage("/recorder/finished", [.string(name), .int32(successfully ? 1 : 0)]))

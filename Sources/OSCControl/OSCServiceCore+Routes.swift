@@ -108,8 +108,8 @@ extension OSCServiceCore {
         var a = OSCArguments(r)
         let id = a.isAtEnd ? .int32(0) : try a.any("id")
         try a.end()
-        pendingSyncs.append(PendingSync(
-            client: r.client.detached, argument: id, jobs: jobsIssued, commands: engine.renderEngine.commands.producedCount,
+        jobs.pendingSyncs.append(PendingSync(
+            client: r.client.detached, argument: id, jobs: jobs.issued, commands: engine.renderEngine.commands.producedCount,
             received: SystemClock.monotonicSeconds()))
     }
 }
