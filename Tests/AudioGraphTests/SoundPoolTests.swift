@@ -28,6 +28,22 @@ import Testing
         #expect(engine.nodes().map(\.name) == ["main", "output", "sounds"])
     }
 
+    /// The first sound of a running engine starts at full level on its first frame, like later ones: a
+    /// click at the sound's sample 0 is heard whole.
+    @Test func theFirstSoundStartsAtFullLevelOnItsFirstFrame() throws {
+        let engine = TestEngine.make(outputs: 1)
+        var click = [Float](repeating: 0, count: 256)
+        click[0] = 0.8
+        try engine.addBuffer(SampleBuffer(name: "click", channels: [click], sampleRate: TestEngine.rate))
+        _ = TestEngine.render(engine, frames: 4_800)  // running, so new connections would fade in
+        for _ in 0..<2 {
+            try engine.playSound("click")
+            let out = TestEngine.render(engine, frames: 512)
+            #expect(out[0][0] == 0.8, "the click at the sound's first frame")
+            #expect(out[0][1...].allSatisfy { $0 == 0 })
+        }
+    }
+
     @Test func polyphonyIsBoundedAndTheOldestVoiceIsStolen() throws {
         let engine = TestEngine.make(outputs: 1)
         let log = EventLog()

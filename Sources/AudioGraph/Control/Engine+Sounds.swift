@@ -55,7 +55,9 @@ extension Engine {
         }
     }
 
-    /// Creates the `sounds` mixer (if absent) and the hidden voices. Lock held.
+    /// Creates the `sounds` mixer (if absent) and the hidden voices. Lock held. Their connections are
+    /// whole at once (the voices and a new mixer are silent), so the first sound starts at full level on
+    /// its first frame like every later one.
     private func createSoundPool() throws(EngineError) {
         if state.nodes["sounds"] == nil {
             let mixer = state.makeRecord(name: "sounds", kind: .mixer)
@@ -63,7 +65,8 @@ extension Engine {
             mixer.values["channels"] = .int(mixer.outputChannelCount)
             state.nodes["sounds"] = mixer
             state.soundPoolMixerID = mixer.id
-            try addEdge(Connection(source: "sounds", destination: "main", destinationBus: nextAvailableInputBus(of: "main")))
+            try addEdge(Connection(source: "sounds", destination: "main", destinationBus: nextAvailableInputBus(of: "main")),
+                        risingOver: 0)
         }
         for index in 1...Self.soundVoiceCount {
             let name = "sounds.voice\(index)"
@@ -71,7 +74,7 @@ extension Engine {
             voice.isInternal = true
             state.nodes[name] = voice
             state.soundVoices.append(name)
-            try addEdge(Connection(source: name, destination: "sounds", destinationBus: index - 1))
+            try addEdge(Connection(source: name, destination: "sounds", destinationBus: index - 1), risingOver: 0)
         }
         republish()
     }
