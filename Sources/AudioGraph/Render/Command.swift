@@ -19,6 +19,9 @@ public enum Command: BitwiseCopyable {
     case playerPause(UnsafeMutablePointer<PlayerState>)
     /// Stop: unschedule everything and reset the player timeline to 0.
     case playerStop(UnsafeMutablePointer<PlayerState>)
+    /// Glide the player's mixing gains to silence over `frames`, then stop it exactly when silent (a
+    /// stolen sound-pool voice). The stop is timed from when the render thread applies this command.
+    case playerFadeOut(UnsafeMutablePointer<PlayerState>, UnsafeMutablePointer<MixingState>, frames: Int32)
     /// Set an effect parameter (kernel table index; glides inside the kernel).
     case effectParameter(EffectRef, index: Int32, value: Double)
     /// Bypass an effect (10 ms crossfade) or bring it back.
