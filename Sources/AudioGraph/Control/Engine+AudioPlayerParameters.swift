@@ -39,6 +39,7 @@ extension Engine {
             try audioSetMaterial(node, audio, buffer)
         case "numberOfLoops":
             node.values[key] = value
+            try audioSetLoops(node, audio, value.intValue ?? 0, time: time)
         case "currentTime":
             try audioSeek(node, audio, seconds: value.doubleValue ?? 0, time: time)
         case "playing":

@@ -218,6 +218,13 @@ public final class RenderEngine: @unchecked Sendable {
             player.pointee.isPlaying = false
             player.pointee.playerTime = 0
             emitTransport(player, core)
+        case .playerFinishCurrent(let player, let pausesAtEnd):
+            dropItems(player, keepingFirst: true, core)
+            if player.pointee.count > 0 {
+                let head = player.pointee.head
+                player.pointee.items[head].material.isLooping = false
+                player.pointee.items[head].pausesAtEnd = pausesAtEnd
+            }
         case .playerFadeOut(let player, let mixing, let frames):
             mixing.pointee.left.ramp(to: 0, frames: Int(frames))
             mixing.pointee.right.ramp(to: 0, frames: Int(frames))
@@ -730,7 +737,8 @@ extension Command {
         case .setOutputVolume(let p, _, _): return UnsafeMutableRawPointer(p)
         case .setFade(let p, _, _): return UnsafeMutableRawPointer(p)
         case .playerEnqueue(let p, _, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
-        case .playerPlay(let p), .playerPause(let p), .playerStop(let p), .playerFadeOut(let p, _, _):
+        case .playerPlay(let p), .playerPause(let p), .playerStop(let p), .playerFadeOut(let p, _, _),
+             .playerFinishCurrent(let p, _):
             return UnsafeMutableRawPointer(p)
         case .effectParameter(let e, _, _), .effectBypass(let e, _), .effectReset(let e):
             switch e {
