@@ -83,8 +83,7 @@ extension Engine {
     /// The player time at engine `sampleTime`, or nil when the player is not playing.
     public func playerTime(_ node: String, forSampleTime sampleTime: Int64) throws(EngineError) -> Int64? {
         try lock.withLock { _ throws(EngineError) in
-            guard let t = try playerRecord(node).transport, t.isPlaying else { return nil }
-            return t.playerTime + (sampleTime - t.sampleTime)
+            renderedPlayerTime(try playerRecord(node), at: sampleTime)
         }
     }
 
@@ -226,6 +225,8 @@ extension Engine {
             }
         case .playerTransport(let nodeID, let time, let playerTime, let isPlaying):
             state.nodesByID[nodeID]?.transport = (time, playerTime, isPlaying)
+        case .programInstalled(let generation, let time):
+            programInstalled(generation, at: time)
         case .playerQueueFull(let nodeID, let itemID):
             guard let node = state.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else { return }
             release(item)
@@ -233,6 +234,30 @@ extension Engine {
         case .timedCommandOverflow:
             events.append(.timedCommandOverflow)
         }
+    }
+
+    /// A program was installed at engine frame `time` (poll, lock held): a playing player it leaves out
+    /// keeps its timeline where it stood at `time`, one it brings back resumes from there, so player
+    /// times and an audioplayer's `currentTime` follow what was really rendered.
+    func programInstalled(_ generation: Int, at time: Int64) {
+        guard let rendered = state.publishedPlayers[generation] else { return }
+        for key in state.publishedPlayers.keys where key <= generation { state.publishedPlayers[key] = nil }
+        for id in state.renderedPlayers.symmetricDifference(rendered) {
+            guard let node = state.nodesByID[id], let t = node.transport, t.isPlaying else { continue }
+            let wasRendered = state.renderedPlayers.contains(id)
+            // Leaving: the timeline stood at `time`. Coming back: it resumes from where it stopped.
+            let playerTime = wasRendered ? t.playerTime + max(0, time - t.sampleTime) : t.playerTime
+            node.transport = (time, playerTime, true)
+        }
+        state.renderedPlayers = rendered
+    }
+
+    /// The player's timeline at engine frame `sampleTime`, as the render thread advances it: only while
+    /// it plays and the installed program renders it. Lock held.
+    func renderedPlayerTime(_ node: NodeRecord, at sampleTime: Int64) -> Int64? {
+        guard let t = node.transport, t.isPlaying else { return nil }
+        guard state.renderedPlayers.contains(node.id) else { return t.playerTime }
+        return t.playerTime + (sampleTime - t.sampleTime)
     }
 
     /// Delivers `dataPlayedBack` completions whose frame has reached the output (poll, lock held).

@@ -90,6 +90,13 @@ public final class Engine: @unchecked Sendable {
             state.graveyard.bury(previous, generation: program.generation, commandCount: 0)
         }
         state.lastPublished = program
+        // Which players this program renders: a player it leaves out does not advance its timeline.
+        state.publishedPlayers[program.generation] = Set(program.activeNodeNames.compactMap { name in
+            nodes[name].flatMap { $0.player != nil ? $0.id : nil }
+        })
+        if state.publishedPlayers.count > 64, let oldest = state.publishedPlayers.keys.min() {
+            state.publishedPlayers[oldest] = nil
+        }
         // Objects the previous program referenced and the new one does not.
         for object in state.buryAfterPublish { bury(object) }
         state.buryAfterPublish = []
@@ -304,6 +311,10 @@ struct ControlState {
     var buffers: [String: SampleBuffer] = [:]
     var generation = 0
     var lastPublished: RenderProgram?
+    /// The players each published (not yet installed) program renders, by generation.
+    var publishedPlayers: [Int: Set<Int32>] = [:]
+    /// The players the installed program renders.
+    var renderedPlayers: Set<Int32> = []
     var graveyard = Graveyard()
     var nextNodeID: Int32 = 1
     var nextTapID = 1
