@@ -70,7 +70,7 @@ public enum PatchLoader {
             outputChannelCount: document.engine.outputChannelCount ?? 2,
             inputChannelCount: document.engine.inputChannelCount ?? (hasInput ? 2 : 0))
         let engine = Engine(configuration: configuration, fileLoader: fileLoader(relativeTo: document),
-                            streamOpener: streamOpener(relativeTo: document))
+                            streamOpener: streamOpener(relativeTo: document), hrtfSets: .sofaFiles)
 
         // Buffers.
         for buffer in document.buffers {

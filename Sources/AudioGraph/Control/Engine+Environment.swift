@@ -1,7 +1,6 @@
 // Control side. The 3D environment: creating its state, one voice per source connection, and turning
 // the listener's and the sources' properties into voice targets (lock held throughout).
 import AudioDSP
-import SpatialAssets
 
 extension Engine {
     /// Glide of a voice update: one 60 Hz interval, so updates at frame rate join without steps.
@@ -17,7 +16,7 @@ extension Engine {
         if !node.string("hrtf").isEmpty {
             // Loaded now (or taken from the engine's sets), so a file that is not a usable SOFA set is
             // refused at creation.
-            do throws(SOFALoadError) {
+            do throws(HRTFLoadError) {
                 control.datasets[.standard] = try hrtfSet(HRTFSetKey(path: node.string("hrtf"), quality: .standard),
                                                           for: node, now: true)
             } catch {
@@ -224,15 +223,15 @@ extension Engine {
     /// HRIRs for `direction`. Returns false when no set can be loaded (the voice falls back to the
     /// spherical head, and the reason is reported as an event).
     ///
-    /// Each quality has its own set (`SOFADataset.Options(quality:sampleRate:)`: 64 or 128 minimum-phase
-    /// taps at 48 kHz). With the standard quality (nearest measurement) a direction that maps to the
+    /// Each quality has its own set (SoundstageKit's source prepares 64 or 128 minimum-phase taps at
+    /// 48 kHz). With the standard quality (nearest measurement) a direction that maps to the
     /// measurement already published publishes nothing, so the render side starts no crossfade.
     private func prepareHRTF(_ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
                              direction: SourceDirection, isNew: Bool) throws(EngineError) -> Bool {
         guard let control = environment.environment else { return false }
         if control.datasets[quality] == nil {
-            let path = environment.string("hrtf").isEmpty ? SOFADataset.debianKEMARPath : environment.string("hrtf")
-            do throws(SOFALoadError) {
+            let path = environment.string("hrtf").isEmpty ? defaultHRTFPath : environment.string("hrtf")
+            do throws(HRTFLoadError) {
                 // nil: loading in the background; the voice renders with the spherical head meanwhile.
                 guard let set = try hrtfSet(HRTFSetKey(path: path, quality: quality), for: environment, now: false) else {
                     return false
@@ -308,15 +307,15 @@ extension Engine {
         case "hrtf":
             // Loaded now, so a file that is not a usable SOFA set is refused and the previous set stays.
             let path = value.stringValue ?? ""
-            let dataset: SOFADataset?
-            let file = path.isEmpty ? SOFADataset.debianKEMARPath : path
+            let dataset: (any HRIRSet)?
+            let file = path.isEmpty ? defaultHRTFPath : path
             // A set named again is read again (the file may have changed, or been fixed after a failure);
             // environments already using the old one keep it.
             for quality in [HRTFQuality.standard, .high] {
                 state.hrtfSets[HRTFSetKey(path: file, quality: quality)] = nil
                 state.hrtfFailures[HRTFSetKey(path: file, quality: quality)] = nil
             }
-            do throws(SOFALoadError) {
+            do throws(HRTFLoadError) {
                 dataset = try hrtfSet(HRTFSetKey(path: file, quality: .standard), for: node, now: true)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")

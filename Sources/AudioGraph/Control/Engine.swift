@@ -5,7 +5,6 @@
 // Handlers (taps, onEvent) run on the thread that calls `poll()`, never under the lock.
 import AudioDSP
 import Locking
-import SpatialAssets
 
 /// A graph of nodes rendered by a `RenderEngine` (AVAudioEngine's model, driven by names).
 ///
@@ -26,8 +25,11 @@ public final class Engine: @unchecked Sendable {
     public let streamingThresholdSeconds: Double
     /// The disk thread that fills streamed files' rings.
     let diskStreamer = DiskStreamer()
+    /// Where HRTF sets come from (set by the embedding layer; nil: environments have no HRTF sets and
+    /// render HRTF sources with the spherical head).
+    public let hrtfSetSource: HRTFSetSource?
     /// Loads HRTF sets on a worker for live engines (`setLoadsHRTFSetsInBackground`).
-    let hrtfLoader = HRTFSetLoader()
+    let hrtfLoader = HRTFLoadWorker()
     /// Time-pitch kernels built ahead for live engines (`keepTimePitchSpares`).
     let timePitchSpares = TimePitchSpares()
     private let eventHandler = Locked<Callback<EngineEvent>?>(nil)
@@ -37,8 +39,10 @@ public final class Engine: @unchecked Sendable {
     public init(configuration: EngineConfiguration = EngineConfiguration(),
                 fileLoader: (@Sendable (String, Double) throws -> SampleBuffer)? = nil,
                 streamOpener: (@Sendable (String, Double) throws -> StreamSource)? = nil,
-                streamingThresholdSeconds: Double = 20) {
+                streamingThresholdSeconds: Double = 20,
+                hrtfSets: HRTFSetSource? = nil) {
         self.streamOpener = streamOpener
+        hrtfSetSource = hrtfSets
         self.streamingThresholdSeconds = streamingThresholdSeconds
         var config = configuration
         config.blockFrames = min(max(1, config.blockFrames), 4096)
@@ -278,12 +282,12 @@ struct ControlState {
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
     /// HRTF sets by file and quality, shared by every environment (loaded once per engine).
-    var hrtfSets: [HRTFSetKey: SOFADataset] = [:]
+    var hrtfSets: [HRTFSetKey: any HRIRSet] = [:]
     /// Background loads under way, the environments waiting for each, and loads that failed.
     var loadsHRTFSetsInBackground = false
     var hrtfLoading: Set<HRTFSetKey> = []
     var hrtfWaiting: [HRTFSetKey: Set<Int32>] = [:]
-    var hrtfFailures: [HRTFSetKey: SOFALoadError] = [:]
+    var hrtfFailures: [HRTFSetKey: HRTFLoadError] = [:]
     /// One voice per connection into an environment.
     var spatialVoices: [VoiceKey: SpatialVoiceRecord] = [:]
     /// `moveSources`'s list of the records it moves (kept, so a move at frame rate allocates nothing).
