@@ -19,12 +19,14 @@ public final class Engine: @unchecked Sendable {
     /// Loads an audio file into a buffer at the engine rate (for the player's `file` parameter).
     /// Set by the embedding layer; nil means file playback is unavailable.
     public let fileLoader: (@Sendable (_ path: String, _ sampleRate: Double) throws -> SampleBuffer)?
-    /// Opens an audio file for streaming at the engine rate (nil: files are always preloaded).
-    public let streamOpener: (@Sendable (_ path: String, _ sampleRate: Double) throws -> StreamSource)?
+    /// Opens audio files for streaming at the engine rate (nil: files are always preloaded).
+    public let streamOpener: StreamOpener?
     /// Whole files longer than this (seconds) are streamed instead of preloaded.
     public let streamingThresholdSeconds: Double
-    /// The disk thread that fills streamed files' rings.
-    let diskStreamer = DiskStreamer()
+    /// The disk thread that fills streamed files' rings (made by `streamOpener`).
+    let diskThread: (any DiskThread)?
+    /// The streams handed to the disk thread and not yet released, for polls and reports (any thread).
+    let liveStreams = Locked<[ObjectIdentifier: StreamHandle]>([:])
     /// Where HRTF sets come from (set by the embedding layer; nil: environments have no HRTF sets and
     /// render HRTF sources with the spherical head).
     public let hrtfSetSource: HRTFSetSource?
@@ -38,10 +40,11 @@ public final class Engine: @unchecked Sendable {
     /// Creates an engine with the implicit `main` mixer connected to the `output` node.
     public init(configuration: EngineConfiguration = EngineConfiguration(),
                 fileLoader: (@Sendable (String, Double) throws -> SampleBuffer)? = nil,
-                streamOpener: (@Sendable (String, Double) throws -> StreamSource)? = nil,
+                streamOpener: StreamOpener? = nil,
                 streamingThresholdSeconds: Double = 20,
                 hrtfSets: HRTFSetSource? = nil) {
         self.streamOpener = streamOpener
+        diskThread = streamOpener?.makeDiskThread()
         hrtfSetSource = hrtfSets
         self.streamingThresholdSeconds = streamingThresholdSeconds
         var config = configuration
@@ -229,7 +232,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
-        diskStreamer.stop()
+        diskThread?.stop()
         timePitchSpares.close()
     }
 
