@@ -14,11 +14,13 @@ extension Engine {
         let control = EnvironmentControl(layout: layout, sampleRate: state.configuration.sampleRate,
                                          maxBlockFrames: state.configuration.blockFrames)
         if !node.string("hrtf").isEmpty {
-            // Loaded now (or taken from the engine's sets), so a file that is not a usable SOFA set is
-            // refused at creation.
+            // Offline: loaded now (or taken from the engine's sets), so a file that is not a usable SOFA set
+            // is refused at creation. Live: loaded on the worker (a set known to fail is refused at once);
+            // the sources render with the spherical head until it is ready, and a failure is reported
+            // (`environmentProblem`).
             do throws(HRTFLoadError) {
                 control.datasets[.standard] = try hrtfSet(HRTFSetKey(path: node.string("hrtf"), quality: .standard),
-                                                          for: node, now: true)
+                                                          for: node, now: !state.loadsHRTFSetsInBackground)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
@@ -305,32 +307,35 @@ extension Engine {
             let index = ReverbPreset.allNames.firstIndex(of: value.stringValue ?? "") ?? 0
             try send([TimedCommand(time: time, .environmentReverbPreset(control.state, Int32(index)))])
         case "hrtf":
-            // Loaded now, so a file that is not a usable SOFA set is refused and the previous set stays.
             let path = value.stringValue ?? ""
-            let dataset: (any HRIRSet)?
             let file = path.isEmpty ? defaultHRTFPath : path
+            let key = HRTFSetKey(path: file, quality: .standard)
             // A set named again is read again (the file may have changed, or been fixed after a failure);
             // environments already using the old one keep it.
             for quality in [HRTFQuality.standard, .high] {
                 state.hrtfSets[HRTFSetKey(path: file, quality: quality)] = nil
                 state.hrtfFailures[HRTFSetKey(path: file, quality: quality)] = nil
             }
+            if state.loadsHRTFSetsInBackground, let source = hrtfSetSource {
+                // Live: read on the worker, so no request waits for the file. The environment keeps its
+                // set and its `hrtf` value until `poll()` adopts the new set; a file that fails changes
+                // nothing and is reported (`environmentProblem`). The newest request wins.
+                state.hrtfChanges[node.id] = PendingHRTFChange(key: key, value: value)
+                if state.hrtfLoading.insert(key).inserted {
+                    hrtfLoader.load(key, sampleRate: state.configuration.sampleRate, from: source)
+                }
+                return true
+            }
+            // Offline: loaded now, so a file that is not a usable SOFA set is refused and the previous
+            // set stays.
+            let dataset: (any HRIRSet)?
             do throws(HRTFLoadError) {
-                dataset = try hrtfSet(HRTFSetKey(path: file, quality: .standard), for: node, now: true)
+                dataset = try hrtfSet(key, for: node, now: true)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
-            node.values[key] = value
-            control.datasets = HRTFSets()
-            control.datasets[.standard] = dataset
-            for (key, record) in state.spatialVoices where key.environment == node.id {
-                if let old = record.convolver {
-                    try send([TimedCommand(.spatialConvolver(record.voice, nil))])
-                    bury(old)
-                    record.convolver = nil
-                }
-            }
-            try updateVoices(environment: node, time: time)
+            state.hrtfChanges[node.id] = nil
+            try useHRTFSet(dataset, value: value, on: node, time: time)
         case "volume", "pan":
             return false
         default:
@@ -338,6 +343,27 @@ extension Engine {
             try updateVoices(environment: node, time: time)
         }
         return true
+    }
+
+    /// Lock held. Makes `set` the standard-quality HRTF set of the environment `node`, whose `hrtf`
+    /// becomes `value`: every voice drops its convolver and is placed again with the new set (a
+    /// high-quality set is loaded from the new file when a voice needs one).
+    func useHRTFSet(_ set: (any HRIRSet)?, value: ParameterValue, on node: NodeRecord, time: Int64)
+        throws(EngineError)
+    {
+        guard let control = node.environment else { return }
+        node.values["hrtf"] = value
+        control.model = nil
+        control.datasets = HRTFSets()
+        control.datasets[.standard] = set
+        for (key, record) in state.spatialVoices where key.environment == node.id {
+            if let old = record.convolver {
+                try send([TimedCommand(.spatialConvolver(record.voice, nil))])
+                bury(old)
+                record.convolver = nil
+            }
+        }
+        try updateVoices(environment: node, time: time)
     }
 
     /// Sets three parameters `<name>X/Y/Z` (a source's `position`, `velocity` or `direction`; an

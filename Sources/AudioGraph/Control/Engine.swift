@@ -291,6 +291,8 @@ struct ControlState {
     var hrtfLoading: Set<HRTFSetKey> = []
     var hrtfWaiting: [HRTFSetKey: Set<Int32>] = [:]
     var hrtfFailures: [HRTFSetKey: HRTFLoadError] = [:]
+    /// `hrtf` set on live environments, by node id, waiting for their sets to load.
+    var hrtfChanges: [Int32: PendingHRTFChange] = [:]
     /// One voice per connection into an environment.
     var spatialVoices: [VoiceKey: SpatialVoiceRecord] = [:]
     /// `moveSources`'s list of the records it moves (kept, so a move at frame rate allocates nothing).

@@ -46,6 +46,12 @@ struct HRTFSetKey: Hashable {
     let quality: HRTFQuality
 }
 
+/// An environment's `hrtf` set in a live engine: the value applies when the set for `key` is loaded.
+struct PendingHRTFChange {
+    let key: HRTFSetKey
+    let value: ParameterValue
+}
+
 /// A set being handed from the loading worker to the control side. A set is not `Sendable` (it keeps
 /// scratch buffers); the worker drops its reference when it hands the set over, and from then on it is
 /// used only under the engine lock.
@@ -134,11 +140,13 @@ extension Engine {
 
     /// Poll, lock held. Files the sets loaded in the background and re-places the voices of the
     /// environments that waited for them (they switch from the spherical head to HRTF with the usual
-    /// crossfade); a set that failed is reported to each of them.
+    /// crossfade); a set that failed is reported to each of them. Environments whose `hrtf` was set to
+    /// the file switch to the new set now, or on failure keep theirs and report it.
     func adoptLoadedHRTFSets() {
         for loaded in hrtfLoader.takeFinished() {
             state.hrtfLoading.remove(loaded.key)
             let waiting = state.hrtfWaiting.removeValue(forKey: loaded.key) ?? []
+            defer { adoptHRTFChanges(loaded) }
             switch loaded.result {
             case .success(let set):
                 state.hrtfSets[loaded.key] = set
@@ -153,6 +161,26 @@ extension Engine {
                     guard let environment = state.nodesByID[id] else { continue }
                     state.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
                 }
+            }
+        }
+    }
+
+    /// Poll, lock held. Applies the pending `hrtf` changes that waited for `loaded`.
+    private func adoptHRTFChanges(_ loaded: LoadedHRTFSet) {
+        for (id, change) in state.hrtfChanges where change.key == loaded.key {
+            state.hrtfChanges[id] = nil
+            guard let environment = state.nodesByID[id], environment.environment != nil else { continue }
+            switch loaded.result {
+            case .success(let set):
+                do throws(EngineError) {
+                    try useHRTFSet(set, value: change.value, on: environment, time: -1)
+                } catch {
+                    state.pendingEvents.append(.environmentProblem(node: environment.name,
+                                                                   message: "\(environment.name).hrtf: \(error.message)"))
+                }
+            case .failure(let error):
+                state.pendingEvents.append(.environmentProblem(node: environment.name,
+                                                               message: "\(environment.name).hrtf: \(error)"))
             }
         }
     }
