@@ -306,6 +306,8 @@ extension OSCServiceCore {
             notifyPlayerFinished(node, successfully: successfully, sampleTime: engine.sampleTime)
         case .audioPlayerDecodeError(let node, let message):
             notify(OSCMessage("/player/decode_error", [.string(node), .string(OSCText.sanitized(message))]))
+        case .environmentProblem(let node, let message):
+            notify(OSCMessage("/environment/problem", [.string(node), .string(OSCText.sanitized(message))]))
         default:
             break
         }

@@ -28,7 +28,7 @@ struct PatchBuild {
             outputChannelCount: document.engine.outputChannelCount ?? 2,
             inputChannelCount: document.engine.inputChannelCount ?? (hasInput ? 2 : 0))
         engine = Engine(configuration: configuration, fileLoader: PatchLoader.fileLoader(relativeTo: document),
-                        streamOpener: PatchLoader.streamOpener(relativeTo: document))
+                        streamOpener: PatchLoader.streamOpener(relativeTo: document), hrtfSets: .sofaFiles)
     }
 
     mutating func report(_ location: SourceLocation?, _ message: String) {

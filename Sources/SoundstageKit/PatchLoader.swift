@@ -86,18 +86,18 @@ public enum PatchLoader {
         }
     }
 
-    /// Opens files for streaming (`scheduleFile` of long files): relative paths resolve against the
-    /// patch's folder.
-    public static func streamOpener(relativeTo document: PatchDocument?) -> @Sendable (String, Double) throws -> StreamSource {
+    /// Opens files for streaming (`scheduleFile` of long files) with `AudioFileStreamReader`, read by a
+    /// `DiskStreamer` thread: relative paths resolve against the patch's folder.
+    public static func streamOpener(relativeTo document: PatchDocument?) -> StreamOpener {
         let base = document?.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        return { path, rate in
+        return StreamOpener(open: { path, rate in
             let resolved = path.hasPrefix("/") || base == nil ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
             do {
                 return try AudioFileStreamReader(path: resolved, targetSampleRate: rate)
             } catch {
                 throw EngineError(.fileError, "\(error)")
             }
-        }
+        }, makeDiskThread: { DiskStreamer() })
     }
 
     /// Loads files for the player's `file` parameter: relative paths resolve against the patch's folder.

@@ -1,5 +1,6 @@
 // /node/*: create, list, free, set and get with coercion, parameter listings, and engine error codes.
 import AudioGraph
+import Foundation
 @testable import OSCControl
 import Testing
 
@@ -188,5 +189,21 @@ import Testing
         let notAnEnvironment = f.client.request("/node/src/listener/orientation", [.float(1), .float(0), .float(0)],
                                                 reply: "/error")
         #expect(notAnEnvironment?.errorCode != nil)
+    }
+
+    /// A live engine reads an `hrtf` file off the request: a bad one reaches subscribers as
+    /// `/environment/problem`, and the environment keeps its set.
+    @Test func aLiveEnvironmentsBadHRTFFileIsReportedToSubscribers() throws {
+        let f = try OSCFixture()
+        f.engine.setLoadsHRTFSetsInBackground(true)
+        #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
+        #expect(f.client.command("/node/new", [.string("environment"), .string("env")])?.address == "/done")
+        try Data("not a SOFA file".utf8).write(to: URL(fileURLWithPath: f.directory + "/bad.sofa"))
+        f.client.send("/node/env/hrtf", [.string("bad.sofa")])
+        _ = f.client.receive(timeout: 5) { $0.address == "/environment/problem" }
+        let problem = f.client.take("/environment/problem").first
+        #expect(problem?.arguments.first == .string("env"))
+        #expect(f.client.take("/error").isEmpty)
+        #expect(try f.engine.get("env", "hrtf") == .string(""))
     }
 }

@@ -15,7 +15,7 @@ extension Engine {
         let rate = configuration.sampleRate
         let source: StreamSource
         do {
-            source = try opener(path, rate)
+            source = try opener.open(path, rate)
         } catch let error as EngineError {
             throw error
         } catch {
@@ -73,7 +73,8 @@ extension Engine {
         try send(commands)
         node.nextItemID = node.nextItemID == Int32.max ? 1 : node.nextItemID + 1
         node.items[id] = ScheduledItem(buffer: nil, stream: handle, completion: completion, isMaterial: false)
-        diskStreamer.add(handle)
+        liveStreams.withLock { $0[ObjectIdentifier(handle)] = handle }
+        diskThread?.add(handle)
         if reshape { republish() }
         return id
     }
@@ -82,7 +83,8 @@ extension Engine {
     func release(_ item: ScheduledItem) {
         if let buffer = item.buffer { bury(buffer) }
         if let stream = item.stream {
-            diskStreamer.remove(stream)
+            diskThread?.remove(stream)
+            _ = liveStreams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
             state.reportedUnderruns[ObjectIdentifier(stream)] = nil
             state.reportedStreamFailures.remove(ObjectIdentifier(stream))
             bury(stream)
@@ -91,7 +93,7 @@ extension Engine {
 
     /// Reports new underruns and decode failures of live streams (poll, lock held).
     func reportStreams(into events: inout [EngineEvent]) {
-        for handle in diskStreamer.handles {
+        for handle in streamHandles {
             let key = ObjectIdentifier(handle)
             let total = handle.ring.underrunFrames
             let before = state.reportedUnderruns[key] ?? 0
@@ -107,13 +109,13 @@ extension Engine {
 
     /// Streams currently being read, and the memory each holds (bytes).
     public var streamMemory: [(path: String, bytes: Int)] {
-        diskStreamer.handles.map { ($0.path, $0.memoryBytes) }
+        streamHandles.map { ($0.path, $0.memoryBytes) }
     }
 
     /// Live streams as the render thread sees them: frames buffered ahead of it, the ring's size, and
     /// frames it missed so far. Any thread; a snapshot (the disk thread keeps filling).
     public var streamStatus: [StreamStatus] {
-        diskStreamer.handles.map {
+        streamHandles.map {
             StreamStatus(path: $0.path, memoryBytes: $0.memoryBytes, bufferedFrames: $0.ring.readableFrames,
                          capacityFrames: $0.ring.capacityFrames, underrunFrames: $0.ring.underrunFrames,
                          isFinished: $0.ring.totalFrames != nil)
@@ -122,8 +124,11 @@ extension Engine {
 
     /// Test hook: stops (true) or resumes (false) the disk thread, to provoke underruns.
     public func setDiskThreadPaused(_ paused: Bool) {
-        diskStreamer.isPaused.store(paused, ordering: .relaxed)
+        diskThread?.setPaused(paused)
     }
+
+    /// The live streams (any thread; a snapshot).
+    private var streamHandles: [StreamHandle] { liveStreams.withLock { Array($0.values) } }
 }
 
 /// One live stream's state (`Engine.streamStatus`).
