@@ -172,6 +172,8 @@ extension OSCServiceCore {
         // parameter the engine refuses it below, before any file is touched.)
         if case .string(let path) = value, !path.isEmpty, try kind(of: node).isFilePathParameter(parameter) {
             let resolved = try resolve(path)
+            // A live engine may finish the file in the background and report a failure as an event.
+            jobs.awaitingFiles[node] = (r.client.detached, r.address)
             let engine = self.engine
             let client = r.client.detached
             let address = r.address

@@ -192,7 +192,7 @@ import Testing
     }
 
     /// A live engine reads an `hrtf` file off the request: a bad one reaches subscribers as
-    /// `/environment/problem`, and the environment keeps its set.
+    /// `/environment/problem` and the requester as `/error` (code 42), and the environment keeps its set.
     @Test func aLiveEnvironmentsBadHRTFFileIsReportedToSubscribers() throws {
         let f = try OSCFixture()
         f.engine.setLoadsHRTFSetsInBackground(true)
@@ -203,7 +203,9 @@ import Testing
         _ = f.client.receive(timeout: 5) { $0.address == "/environment/problem" }
         let problem = f.client.take("/environment/problem").first
         #expect(problem?.arguments.first == .string("env"))
-        #expect(f.client.take("/error").isEmpty)
+        _ = f.client.receive(timeout: 2) { $0.address == "/error" }
+        let error = f.client.take("/error").first
+        #expect(error?.arguments.prefix(2) == [.string("/node/env/hrtf"), .int32(OSCErrorCode.fileError.rawValue)])
         #expect(try f.engine.get("env", "hrtf") == .string(""))
     }
 }
