@@ -106,9 +106,8 @@ public enum PatchLoader {
         return { path, rate in
             let resolved = path.hasPrefix("/") || base == nil ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
             do {
-                let data = try AudioFileReader.load(path: resolved, targetSampleRate: rate)
                 let name = "file." + (URL(fileURLWithPath: resolved).lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" })
-                return SampleBuffer(name: name.isEmpty ? "file" : String(name.prefix(64)), channels: data.channels, sampleRate: rate)
+                return try SampleBuffer.decoding(name: name.isEmpty ? "file" : String(name.prefix(64)), path: resolved, rate: rate)
             } catch {
                 throw EngineError(.fileError, "\(error)")
             }

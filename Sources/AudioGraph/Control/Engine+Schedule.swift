@@ -55,8 +55,9 @@ extension Engine {
         }
     }
 
-    /// Schedules a segment of an audio file on a player. `startFrame` and `frameCount` count frames at
-    /// the engine rate. A file or segment longer than `streamingThresholdSeconds` is streamed from disk
+    /// Schedules a segment of an audio file on a player. `startFrame` and `frameCount` count the file's
+    /// own frames (AVAudioPlayerNode.scheduleSegment): 44,100 is one second into a 44.1 kHz file at
+    /// any engine rate. A file or segment longer than `streamingThresholdSeconds` is streamed from disk
     /// by the disk thread (the render thread never reads files), in any format the engine reads; a
     /// looping stream loops its segment. Shorter ones are decoded once and converted to the engine rate.
     @discardableResult
@@ -73,9 +74,12 @@ extension Engine {
             }
         }
         let buffer = try loadFile(path)
+        let (start, count) = Self.engineFrames(fileStart: startFrame, fileCount: frameCount,
+                                               fileRate: buffer.sourceSampleRate ?? buffer.sampleRate,
+                                               engineRate: buffer.sampleRate)
         return try lock.withLock { _ throws(EngineError) in
             let record = try schedulingRecord(node)
-            return try enqueue(record, buffer, startFrame: startFrame, frameCount: frameCount, playerTime: time,
+            return try enqueue(record, buffer, startFrame: start, frameCount: count, playerTime: time,
                                options: options, completion: completion, isMaterial: false, commandTime: commandTime ?? -1)
         }
     }

@@ -5,10 +5,11 @@ extension Engine {
     /// Frames a stream's ring holds (about 1.4 s at 48 kHz): the disk thread may stall that long.
     static let streamRingFrames = 65_536
 
-    /// Opens `path` for streaming when the region `startFrame ..< startFrame + frameCount`
-    /// (engine-rate frames; nil: to the end) is long enough to be worth it; nil means "preload
-    /// instead". Not under the lock (it reads the file's header, seeks and primes the ring from disk).
-    func openStream(_ path: String, startFrame: Int, frameCount: Int?, looping: Bool)
+    /// Opens `path` for streaming when the region `startFrame ..< startFrame + frameCount` (the file's
+    /// own frames, as AVAudioPlayerNode's segments; nil: to the end) is long enough to be worth it; nil
+    /// means "preload instead". Not under the lock (it reads the file's header, seeks and primes the
+    /// ring from disk).
+    func openStream(_ path: String, startFrame fileStart: Int, frameCount fileCount: Int?, looping: Bool)
         throws(EngineError) -> StreamHandle?
     {
         guard let opener = streamOpener else { return nil }
@@ -23,13 +24,14 @@ extension Engine {
         }
         let fileFrames = source.frameCount
         guard fileFrames > 0 else { throw EngineError(.fileError, "'\(path)' holds no audio frames") }
-        guard startFrame >= 0, startFrame < fileFrames else {
-            throw EngineError(.outOfRange, "start frame \(startFrame) is outside '\(path)' (\(fileFrames) frames)")
+        let (startFrame, count) = Self.engineFrames(fileStart: fileStart, fileCount: fileCount,
+                                                    fileRate: source.sourceSampleRate, engineRate: rate)
+        guard fileStart >= 0, startFrame < fileFrames else {
+            throw EngineError(.outOfRange, "start frame \(fileStart) is outside '\(path)'")
         }
-        let length = frameCount ?? (fileFrames - startFrame)
+        let length = count ?? (fileFrames - startFrame)
         guard length > 0, length <= fileFrames - startFrame else {
-            throw EngineError(.outOfRange,
-                "region \(startFrame)..<\(startFrame + length) exceeds '\(path)' (\(fileFrames) frames)")
+            throw EngineError(.outOfRange, "region \(fileStart)..<\(fileStart + (fileCount ?? 0)) (file frames) exceeds '\(path)'")
         }
         guard Double(length) > streamingThresholdSeconds * rate else { return nil }
         if startFrame != 0 || length != fileFrames {
@@ -44,6 +46,15 @@ extension Engine {
         handle.prime()
         if let failure = handle.failure { throw EngineError(.fileError, failure) }
         return handle
+    }
+
+    /// A segment in a file's own frames, in engine frames (rounded to the nearest frame).
+    static func engineFrames(fileStart: Int, fileCount: Int?, fileRate: Double, engineRate: Double)
+        -> (start: Int, count: Int?)
+    {
+        guard fileRate > 0, fileRate != engineRate else { return (fileStart, fileCount) }
+        let ratio = engineRate / fileRate
+        return (Int((Double(fileStart) * ratio).rounded()), fileCount.map { Int((Double($0) * ratio).rounded()) })
     }
 
     /// Queues a streamed item and hands its ring to the disk thread. Lock held.

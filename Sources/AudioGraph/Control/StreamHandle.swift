@@ -11,6 +11,8 @@ public protocol StreamSource: AnyObject {
     /// Frames of the whole file at the engine rate (an estimate is fine; the real end is reported
     /// by `read` returning 0).
     var frameCount: Int { get }
+    /// The file's own sample rate (segments given in file frames are converted with it).
+    var sourceSampleRate: Double { get }
     /// Bytes of decode buffers the source holds, for reports (the codec libraries' own state is
     /// not counted).
     var bufferBytes: Int { get }
