@@ -193,12 +193,20 @@ extension Engine {
                 dopplerRatio: 1, algorithm: .soundField, passesThrough: false, rendersBed: true,
                 bedRotation: SpatialRotation(bedFacing: p.facing, orientation: model.orientation), rampFrames: ramp)
         }
-        if algorithm == .hrtf || algorithm == .hrtfHQ {
-            if !passes, !(try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
-                                          direction: direction, isNew: isNew)) {
+        if (algorithm == .hrtf || algorithm == .hrtfHQ) && !passes {
+            switch try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
+                                   direction: direction, isNew: isNew) {
+            case .ready:
+                break
+            case .loading:
+                // The set loads on a worker: the voice keeps the algorithm it had (the spherical head when
+                // it had none, or when that was the other HRTF mode and its set is gone) until it is ready.
+                algorithm = try keptAlgorithm(record, environment: environment, direction: direction, isNew: isNew)
+            case .unavailable:
                 algorithm = .sphericalHead
             }
         }
+        record.algorithm = algorithm
         let gain = Float(model.distance.gain(distance: direction.distance)
             * p.cone.gain(source: p.position, direction: p.facing, listener: model.listener))
         return SpatialVoiceTarget(
@@ -229,22 +237,22 @@ extension Engine {
     /// 48 kHz). With the standard quality (nearest measurement) a direction that maps to the
     /// measurement already published publishes nothing, so the render side starts no crossfade.
     private func prepareHRTF(_ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
-                             direction: SourceDirection, isNew: Bool) throws(EngineError) -> Bool {
-        guard let control = environment.environment else { return false }
+                             direction: SourceDirection, isNew: Bool) throws(EngineError) -> HRTFReadiness {
+        guard let control = environment.environment else { return .unavailable }
         if control.datasets[quality] == nil {
             let path = environment.string("hrtf").isEmpty ? defaultHRTFPath : environment.string("hrtf")
             do throws(HRTFLoadError) {
                 // nil: loading in the background; the voice renders with the spherical head meanwhile.
                 guard let set = try hrtfSet(HRTFSetKey(path: path, quality: quality), for: environment, now: false) else {
-                    return false
+                    return .loading
                 }
                 control.datasets[quality] = set
             } catch {
                 state.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
-                return false
+                return .unavailable
             }
         }
-        guard let dataset = control.datasets[quality] else { return false }
+        guard let dataset = control.datasets[quality] else { return .unavailable }
         let convolver: OwnedConvolver
         var isFresh = false
         if let existing = record.convolver, existing.quality == quality {
@@ -259,7 +267,7 @@ extension Engine {
             dataset.fill(slot, direction: direction, interpolated: true)
         } else {
             let key = dataset.nearestKey(for: direction, hint: convolver.publishedKey ?? -1)
-            if key == convolver.publishedKey { return true }
+            if key == convolver.publishedKey { return .ready }
             dataset.fill(slot, nearestKey: key)
             convolver.publishedKey = key
         }
@@ -273,7 +281,18 @@ extension Engine {
             }
             record.convolver = convolver
         }
-        return true
+        return .ready
+    }
+
+    /// The algorithm a voice keeps while the set its new HRTF mode needs is loading: the one it had,
+    /// kept up to date with the source's direction, or the spherical head.
+    private func keptAlgorithm(_ record: SpatialVoiceRecord, environment: NodeRecord, direction: SourceDirection,
+                               isNew: Bool) throws(EngineError) -> SpatialRenderingAlgorithm {
+        guard let previous = record.algorithm, !isNew else { return .sphericalHead }
+        guard previous == .hrtf || previous == .hrtfHQ else { return previous }
+        let ready = try prepareHRTF(record, environment: environment, quality: previous == .hrtfHQ ? .high : .standard,
+                                    direction: direction, isNew: isNew)
+        return ready == .ready ? previous : .sphericalHead
     }
 
     /// A live set on an environment node. Returns false for the keys the common path handles.

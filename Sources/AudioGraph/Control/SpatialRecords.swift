@@ -90,6 +90,8 @@ final class SpatialVoiceRecord {
     let voice: UnsafeMutablePointer<SpatialVoice>
     var convolver: OwnedConvolver?
     var bed: OwnedBed?
+    /// The algorithm last sent to the voice (kept while a new HRTF mode's set loads).
+    var algorithm: SpatialRenderingAlgorithm?
 
     init(sampleRate: Double, maxBlockFrames: Int, layout: SpeakerLayout) {
         voice = .allocate(capacity: 1)
@@ -101,6 +103,15 @@ final class SpatialVoiceRecord {
         voice.deinitialize(count: 1)
         voice.deallocate()
     }
+}
+
+/// Whether a voice's HRTF set can be used now.
+enum HRTFReadiness {
+    case ready
+    /// Loading on a worker (a live engine): usable once `poll()` adopts it.
+    case loading
+    /// No set: the environment has none that loads (the failure was reported).
+    case unavailable
 }
 
 /// An ambience bed; freed with its owner.
