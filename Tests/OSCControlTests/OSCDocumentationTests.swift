@@ -18,7 +18,23 @@ import Testing
 
     @Test(arguments: OSCErrorCode.allCases)
     func everyErrorCodeIsDocumented(code: OSCErrorCode) {
-        #expect(Self.document.contains("| \(code.rawValue) | `\(code)` |"))
+        #expect(Self.document.contains("| \(code.rawValue) | `\(code)` | \(code.meaning) |"))
+    }
+
+    /// The engine's codes are OSC codes with the same numbers, below the OSC layer's; no two codes share a
+    /// number, and the table has no row for a code that does not exist.
+    @Test func errorCodesAreTheEngineCodesThenTheLayerCodes() {
+        for code in EngineError.Code.allCases {
+            #expect(OSCErrorCode(code).rawValue == Int32(code.rawValue))
+            #expect((10..<60).contains(code.rawValue), "\(code)")
+        }
+        for code in OSCErrorCode.Layer.allCases { #expect(code.rawValue >= 60, "\(code)") }
+        let numbers = OSCErrorCode.allCases.map(\.rawValue)
+        #expect(Set(numbers).count == numbers.count)
+        let rows = Self.document.components(separatedBy: "\n").filter {
+            $0.range(of: #"^\| [0-9]+ \| `"#, options: .regularExpression) != nil
+        }
+        #expect(rows.count == OSCErrorCode.allCases.count)
     }
 
     @Test func everyAddressHasARow() {
