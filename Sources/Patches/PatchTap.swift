@@ -2,7 +2,7 @@
 
 /// A request to tap (observe) one bus of a node. Reserved: the engine does not act on it yet.
 public struct PatchTap: Sendable, Equatable {
-    /// The node name (valid per ``PatchNode/isValidName(_:)``).
+    /// The node name (valid per the reader's ``PatchNameRule``).
     public var node: String
     /// The bus index, ≥ 0 (key `bus`, default 0).
     public var bus: Int

@@ -224,7 +224,7 @@ import Testing
               - { name: c, node: main, path: c.wav, format: cassette }
             """
         do {
-            _ = try PatchLoader.build(try PatchParser.parse(text: text))
+            _ = try PatchLoader.build(try PatchParser.parse(text: text, names: .engine))
             Issue.record("the patch should be refused")
         } catch let error as PatchLoadError {
             let lines = error.diagnostics.map { "\($0.location?.line ?? 0): \($0.message)" }
