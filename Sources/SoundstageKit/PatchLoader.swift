@@ -193,10 +193,12 @@ public enum PatchLoader {
             }
         }
 
-        if !document.taps.isEmpty {
-            for tap in document.taps where !known.contains(tap.node) {
-                report(tap.nodeLocation ?? tap.location, "tap refers to '\(tap.node)', which is not a node in this patch")
-            }
+        // `taps:` is reserved: a tap would only observe its node, and nothing in a patch can consume what it
+        // observes, so an entry is refused rather than accepted and ignored. An empty list is fine.
+        for tap in document.taps {
+            report(tap.location ?? tap.nodeLocation,
+                   "taps are reserved and not supported yet (tap on '\(tap.node):\(tap.bus)'); "
+                       + "to capture a node's output use a 'recorders' entry, to watch its level use OSC /meters")
         }
 
         for recorder in document.recorders {

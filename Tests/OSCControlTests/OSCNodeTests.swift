@@ -153,6 +153,14 @@ import Testing
                 "a time effect may feed another")
         #expect(f.client.command("/graph/connect", [.string("vs"), .string("main")])?.address == "/done")
         #expect(f.client.command("/node/tp/reset")?.address == "/done")
+        // overlap: only AVAudioUnitTimePitch's default is accepted (Rubber Band has no overlap setting).
+        f.client.send("/node/tp/overlap", [.float(8)])
+        #expect(f.client.request("/node/tp/overlap")?.arguments == [.float(8)])
+        let overlap = f.client.request("/node/tp/overlap", [.float(16)], reply: "/error")
+        #expect(overlap?.arguments == [.string("/node/tp/overlap"), .int32(22), .string(
+            "tp.overlap = 16.0 is refused: only the default 8 is accepted; Rubber Band R3, which does the stretching, "
+                + "has no overlap setting, so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored")])
+        #expect(try f.engine.get("tp", "overlap") == .float(8))
         // Its exact insert latency is a read-only parameter, listed by /params with the kernel's figure.
         f.client.send("/node/tp/params")
         f.client.receive(timeout: 3) { $0.address == "/reply" }

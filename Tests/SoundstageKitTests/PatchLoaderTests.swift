@@ -271,3 +271,44 @@ import Testing
         #expect(SignalStats.peak(out[0][...]) > 0.1, "the player with a file that loaded plays")
     }
 }
+
+extension PatchLoaderTests {
+    /// `taps:` is reserved: an empty list loads, every entry is refused where it is written.
+    @Test func tapEntriesAreRefusedWhereTheyAreWritten() throws {
+        let d = try diagnostics("""
+            version: 1
+            nodes:
+              - { name: a, kind: mixer }
+            taps:
+              - { node: a }
+              - node: main
+                bus: 1
+            """)
+        let advice = "to capture a node's output use a 'recorders' entry, to watch its level use OSC /meters"
+        #expect(d.map(\.location) == [Patches.SourceLocation(line: 5, column: 5), Patches.SourceLocation(line: 6, column: 5)])
+        #expect(d.map(\.message) == [
+            "taps are reserved and not supported yet (tap on 'a:0'); " + advice,
+            "taps are reserved and not supported yet (tap on 'main:1'); " + advice,
+        ])
+        #expect(try diagnostics("version: 1\ntaps: []\n").isEmpty)
+    }
+
+    /// A time-pitch `overlap` other than the default is refused where it is written, not ignored.
+    @Test func aTimePitchOverlapOtherThanTheDefaultIsRefused() throws {
+        let d = try diagnostics("""
+            version: 1
+            nodes:
+              - name: tp
+                kind: timepitch
+                params: { pitch: 700, overlap: 4 }
+              - name: ok
+                kind: timepitch
+                params: { overlap: 8 }
+            """)
+        #expect(d.map(\.location) == [Patches.SourceLocation(line: 5, column: 36)])
+        #expect(d.map(\.message) == [
+            "tp.overlap = 4.0 is refused: only the default 8 is accepted; Rubber Band R3, which does the stretching, "
+                + "has no overlap setting, so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored",
+        ])
+    }
+}
