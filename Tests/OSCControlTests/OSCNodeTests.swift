@@ -195,6 +195,7 @@ import Testing
         #expect(tooFar?.errorCode == 22)
         let notAnEnvironment = f.client.request("/node/src/listener/orientation", [.float(1), .float(0), .float(0)],
                                                 reply: "/error")
-        #expect(notAnEnvironment?.errorCode != nil)
+        #expect(notAnEnvironment?.arguments == [.string("/node/src/listener/orientation"), .int32(14),
+                                                .string("'src' is a player, not an environment")])
     }
 }
