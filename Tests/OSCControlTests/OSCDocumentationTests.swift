@@ -37,6 +37,15 @@ import Testing
         #expect(rows.count == OSCErrorCode.allCases.count)
     }
 
+    /// `/node/new`'s list of kinds is every kind but `output` (the engine has exactly one), in `NodeKind` order.
+    @Test func nodeNewListsEveryCreatableKind() throws {
+        let row = try #require(Self.document.components(separatedBy: "\n").first { $0.hasPrefix("| `/node/new` |") })
+        let list = try #require(row.range(of: #"\(kinds: [^;)]*"#, options: .regularExpression).map { String(row[$0]) })
+        let documented = list.dropFirst("(kinds: ".count).components(separatedBy: ", ")
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
+        #expect(documented == NodeKind.allCases.filter { $0 != .output }.map(\.rawValue))
+    }
+
     @Test func everyAddressHasARow() {
         let addresses = [
             "/ping", "/status", "/version", "/quit", "/sync", "/node/new", "/node/free", "/node/list",
