@@ -27,7 +27,7 @@ public enum PatchLoader {
     public static func load(path: String, overrides: Overrides = Overrides()) throws(PatchLoadError) -> LoadedPatch {
         let document: PatchDocument
         do {
-            document = try PatchParser.parse(contentsOf: path)
+            document = try PatchParser.parse(contentsOf: path, names: .engine)
         } catch {
             throw PatchLoadError(diagnostics: error.diagnostics)
         }

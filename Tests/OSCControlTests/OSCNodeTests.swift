@@ -154,6 +154,14 @@ import Testing
                 "a time effect may feed another")
         #expect(f.client.command("/graph/connect", [.string("vs"), .string("main")])?.address == "/done")
         #expect(f.client.command("/node/tp/reset")?.address == "/done")
+        // overlap: only AVAudioUnitTimePitch's default is accepted (Rubber Band has no overlap setting).
+        f.client.send("/node/tp/overlap", [.float(8)])
+        #expect(f.client.request("/node/tp/overlap")?.arguments == [.float(8)])
+        let overlap = f.client.request("/node/tp/overlap", [.float(16)], reply: "/error")
+        #expect(overlap?.arguments == [.string("/node/tp/overlap"), .int32(22), .string(
+            "tp.overlap = 16.0 is refused: only the default 8 is accepted; Rubber Band R3, which does the stretching, "
+                + "has no overlap setting, so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored")])
+        #expect(try f.engine.get("tp", "overlap") == .float(8))
         // Its exact insert latency is a read-only parameter, listed by /params with the kernel's figure.
         f.client.send("/node/tp/params")
         f.client.receive(timeout: 3) { $0.address == "/reply" }
@@ -188,7 +196,8 @@ import Testing
         #expect(tooFar?.errorCode == 22)
         let notAnEnvironment = f.client.request("/node/src/listener/orientation", [.float(1), .float(0), .float(0)],
                                                 reply: "/error")
-        #expect(notAnEnvironment?.errorCode != nil)
+        #expect(notAnEnvironment?.arguments == [.string("/node/src/listener/orientation"), .int32(14),
+                                                .string("'src' is a player, not an environment")])
     }
 
     /// A live engine reads an `hrtf` file off the request: a bad one reaches subscribers as
@@ -205,7 +214,7 @@ import Testing
         #expect(problem?.arguments.first == .string("env"))
         _ = f.client.receive(timeout: 2) { $0.address == "/error" }
         let error = f.client.take("/error").first
-        #expect(error?.arguments.prefix(2) == [.string("/node/env/hrtf"), .int32(OSCErrorCode.fileError.rawValue)])
+        #expect(error?.arguments.prefix(2) == [.string("/node/env/hrtf"), .int32(OSCErrorCode(.fileError).rawValue)])
         #expect(try f.engine.get("env", "hrtf") == .string(""))
     }
 }

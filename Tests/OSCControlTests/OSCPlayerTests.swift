@@ -62,9 +62,9 @@ import Testing
             return
         }
         #expect(a.arguments[0] == .int64(frame) && pb - pa == 4_800 && pa >= 0)
-        #expect(f.client.command("/node/main/playerTime")?.errorCode == OSCErrorCode.notAllowed.rawValue)
-        #expect(f.client.command("/node/p/playerTime", [.string("soon")])?.errorCode == OSCErrorCode.badArguments.rawValue)
-        #expect(f.client.command("/node/nobody/lastRenderTime")?.errorCode == OSCErrorCode.unknownNode.rawValue)
+        #expect(f.client.command("/node/main/playerTime")?.errorCode == OSCErrorCode(.notAllowed).rawValue)
+        #expect(f.client.command("/node/p/playerTime", [.string("soon")])?.errorCode == OSCErrorCode.Layer.badArguments.rawValue)
+        #expect(f.client.command("/node/nobody/lastRenderTime")?.errorCode == OSCErrorCode(.unknownNode).rawValue)
     }
 
     @Test func finishedPlayersAreNotified() throws {

@@ -226,11 +226,12 @@ public struct TimePitchKernel {
         cents.glide(to: target, frames: hasStarted ? glideFrames : 0)
     }
 
-    /// Stores the overlap (clamped to 3 … 32). It changes nothing: see `parameters`.
+    /// The overlap: always 8, AVAudioUnitTimePitch's default. Rubber Band R3 has no overlap setting, so the
+    /// control side refuses every other value (`parameters`); one that reaches the kernel changes nothing.
     @inlinable
     public mutating func setOverlap(_ value: Double) {
         guard !value.isNaN else { return }
-        overlapValue = EffectMath.clamp(value, 3, 32)
+        overlapValue = EffectMath.clamp(value, 8, 8)
     }
 
     /// Sets parameter `index` in `TimePitchKernel.parameters` order (rate, pitch, overlap). Unknown indices
@@ -315,8 +316,8 @@ extension TimePitchKernel {
             "pitch shift, duration unchanged (1200 = one octave up); glides over 20 ms in steps of at most "
                 + "0.85 cent"),
         EffectParameter(
-            "overlap", unit: "generic", minimum: 3, maximum: 32, default: 8, isSmoothed: false,
-            "accepted for AVAudioUnitTimePitch compatibility but changes nothing: Rubber Band R3 fixes its "
-                + "windows and hops at creation and adapts the hop to the rate itself"),
+            "overlap", unit: "generic", minimum: 8, maximum: 8, default: 8, isSmoothed: false,
+            "only the default 8 is accepted; Rubber Band R3, which does the stretching, has no overlap setting, "
+                + "so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored"),
     ]
 }
