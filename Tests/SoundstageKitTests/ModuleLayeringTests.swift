@@ -28,6 +28,9 @@ enum ModuleLayering {
     /// Modules that only test code may depend on.
     static let testOnly: Set<String> = ["DSPTestSupport", "CAllocationCounter"]
 
+    /// The toolchain's test frameworks: test-only targets may import them without a declaration.
+    static let testFrameworks: Set<String> = ["Testing", "XCTest"]
+
     /// Modules of the platform that need no declaration.
     static let systemModules: Set<String> = ["Glibc", "Darwin", "Dispatch", "Synchronization", "Foundation"]
 
@@ -66,6 +69,12 @@ enum ModuleLayering {
                 if systemModules.contains(line.module) {
                     if line.module == "Foundation" && foundationFree.contains(target) {
                         found.append("\(line.file) imports Foundation, which \(target) must not")
+                    }
+                    continue
+                }
+                if testFrameworks.contains(line.module) {
+                    if !testOnly.contains(target) {
+                        found.append("\(line.file) imports \(line.module), a test framework, outside the test helpers")
                     }
                     continue
                 }
