@@ -33,10 +33,14 @@ import Testing
         return a > 0 ? dot / (a * b).squareRoot() : 0
     }
 
-    func engine(threshold: Double) -> Engine {
-        Engine(configuration: EngineConfiguration(sampleRate: 48_000, outputChannelCount: 1),
-               fileLoader: { path, rate in try SampleBuffer.decoding(name: "file", path: path, rate: rate) },
-               streamOpener: PatchLoader.streamOpener(relativeTo: nil), streamingThresholdSeconds: threshold)
+    /// A mono 48 kHz engine whose player `p` feeds the output; files longer than `threshold` seconds stream.
+    func engine(threshold: Double) throws -> Engine {
+        let engine = Engine(configuration: EngineConfiguration(sampleRate: 48_000, outputChannelCount: 1),
+                            fileLoader: { path, rate in try SampleBuffer.decoding(name: "file", path: path, rate: rate) },
+                            streamOpener: PatchLoader.streamOpener(relativeTo: nil), streamingThresholdSeconds: threshold)
+        try engine.attach(.player, name: "p")
+        try engine.connect("p", to: "output")
+        return engine
     }
 
     /// Preloaded: the segment starts on the file's frame 44,100 and lasts 4,410 file frames = 4,800
@@ -45,9 +49,7 @@ import Testing
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try Self.writeFile(seconds: 2, in: dir)
-        let engine = engine(threshold: 20)
-        try engine.attach(.player, name: "p")
-        try engine.connect("p", to: "output")
+        let engine = try engine(threshold: 20)
         try engine.scheduleFile("p", path: path, startFrame: 44_100, frameCount: 4_410)
         try engine.play("p")
         let out = OfflineRenderer(engine: engine).render(frameCount: 9_600, hostBlockFrames: 256)[0]
@@ -61,9 +63,7 @@ import Testing
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try Self.writeFile(seconds: 3, in: dir)
-        let engine = engine(threshold: 0.5)
-        try engine.attach(.player, name: "p")
-        try engine.connect("p", to: "output")
+        let engine = try engine(threshold: 0.5)
         try engine.scheduleFile("p", path: path, startFrame: 44_100, frameCount: 44_100)
         #expect(!engine.streamStatus.isEmpty, "streamed")
         try engine.play("p")
@@ -78,9 +78,7 @@ import Testing
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try Self.writeFile(seconds: 2, in: dir)
-        let engine = engine(threshold: 20)
-        try engine.attach(.player, name: "p")
-        try engine.connect("p", to: "output")
+        let engine = try engine(threshold: 20)
         let files = EngineFiles(engine: engine, policy: FileAccessPolicy(roots: [dir.path]))
         let (frames, channels) = try files.scheduleFile(on: "p", path: path, startFrame: 44_100, frameCount: 4_410)
         #expect(frames == 4_800 && channels == 1)
