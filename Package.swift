@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "soundstage",
             dependencies: [
-                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl", "Locking",
+                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl", "Locking", "CProcessMemory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
