@@ -75,14 +75,11 @@ public struct DelayKernel {
     @usableFromInline var writeIndex = 0
     @usableFromInline let filters: UnsafeMutablePointer<OnePoleLowPass>
     @usableFromInline let dry: UnsafeMutablePointer<Float>
-    /// Delay in frames: value, per-frame increment, frames left, target.
-    @usableFromInline var delayFrames: Double
-    @usableFromInline var delayIncrement: Double = 0
-    @usableFromInline var delayRemaining = 0
-    @usableFromInline var delayTarget: Double
+    /// Delay in frames, gliding per frame.
+    @usableFromInline var delay: LinearRamp<Double>
     @usableFromInline var feedback = ParameterRamp(0.5)
     @usableFromInline var wetDryMix = ParameterRamp(1)
-    @usableFromInline var logCutoff: ControlGlide
+    @usableFromInline var logCutoff: LinearRamp<Double>
     @usableFromInline var cutoffTarget: Double
     @usableFromInline var bypass: BypassCrossfade
     @usableFromInline var tickCountdown = 0
@@ -108,10 +105,9 @@ public struct DelayKernel {
         filters.initialize(repeating: OnePoleLowPass(), count: channelCount)
         dry = .allocate(capacity: channelCount * maxBlockFrames)
         dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
-        delayFrames = sampleRate
-        delayTarget = sampleRate
+        delay = LinearRamp(sampleRate)
         cutoffTarget = min(15000, sampleRate / 2)
-        logCutoff = ControlGlide(EffectMath.log2(cutoffTarget))
+        logCutoff = LinearRamp<Double>(EffectMath.log2(cutoffTarget))
         bypass = BypassCrossfade(sampleRate: sampleRate)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         glideTicks = EffectTiming.ticks(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
@@ -128,7 +124,7 @@ public struct DelayKernel {
     // MARK: Parameters (render side; before the first `process` they apply without gliding)
 
     /// Target delay time in seconds.
-    @inlinable public var delayTime: Double { delayTarget / sampleRate }
+    @inlinable public var delayTime: Double { delay.target / sampleRate }
     @inlinable public var isBypassed: Bool { bypass.isBypassed }
 
     /// Sets the delay time in seconds (clamped to 0 … 2). Glides as described on the type.
@@ -136,18 +132,14 @@ public struct DelayKernel {
     public mutating func setDelayTime(_ seconds: Double) {
         guard !seconds.isNaN else { return }
         let target = EffectMath.clamp(seconds, 0, Self.maximumDelaySeconds) * sampleRate
-        delayTarget = target
-        let distance = (target - delayFrames).magnitude
+        let distance = (target - delay.value).magnitude
         if !hasStarted || distance == 0 {
-            delayFrames = target
-            delayRemaining = 0
-            delayIncrement = 0
+            delay.jump(to: target)
             return
         }
         let minimum = Self.minimumGlideSeconds * sampleRate
         let frames = max(minimum, distance / Self.maximumGlideSlope)
-        delayRemaining = max(1, Int(frames))
-        delayIncrement = (target - delayFrames) / Double(delayRemaining)
+        delay.ramp(to: target, frames: max(1, Int(frames)))
     }
 
     /// Sets the feedback in percent (clamped to −100 … 100). Glides over 20 ms.
@@ -162,7 +154,7 @@ public struct DelayKernel {
     public mutating func setLowPassCutoff(_ hertz: Double) {
         guard !hertz.isNaN else { return }
         cutoffTarget = EffectMath.clamp(hertz, 10, sampleRate / 2)
-        logCutoff.glide(to: EffectMath.log2(cutoffTarget), ticks: hasStarted ? glideTicks : 0)
+        logCutoff.ramp(to: EffectMath.log2(cutoffTarget), frames: hasStarted ? glideTicks : 0)
         updateCutoff()
     }
 
@@ -198,7 +190,7 @@ public struct DelayKernel {
 
     @inlinable
     mutating func updateCutoff() {
-        let f = logCutoff.isGliding ? EffectMath.exp2(logCutoff.value) : cutoffTarget
+        let f = logCutoff.isRamping ? EffectMath.exp2(logCutoff.value) : cutoffTarget
         for c in 0..<channelCount { filters[c].setCutoff(f, sampleRate: sampleRate) }
     }
 
@@ -209,15 +201,6 @@ public struct DelayKernel {
     public mutating func reset() {
         lines.update(repeating: 0, count: channelCount &* lineLength)
         for c in 0..<channelCount { filters[c].reset() }
-    }
-
-    /// 4-point Hermite interpolation between x0 and x1 at `t` in [0, 1).
-    @inlinable
-    static func hermite(_ t: Float, _ xm1: Float, _ x0: Float, _ x1: Float, _ x2: Float) -> Float {
-        let c1 = 0.5 * (x1 - xm1)
-        let c2 = xm1 - 2.5 * x0 + 2 * x1 - 0.5 * x2
-        let c3 = 0.5 * (x2 - xm1) + 1.5 * (x0 - x1)
-        return ((c3 * t + c2) * t + c1) * t + x0
     }
 
     /// Processes `frames` (≤ `maxBlockFrames`) frames of the first `channelCount` channels; `input` and
@@ -239,11 +222,7 @@ public struct DelayKernel {
                 tickCountdown = EffectTiming.tickFrames
             }
             tickCountdown &-= 1
-            let d = delayFrames
-            if delayRemaining > 0 {
-                delayRemaining &-= 1
-                delayFrames = delayRemaining == 0 ? delayTarget : delayFrames + delayIncrement
-            }
+            let d = delay.next()
             let fb = feedback.next()
             let m = wetDryMix.next()
             let position = Double(writeIndex) - d + Double(lineLength)
@@ -256,7 +235,7 @@ public struct DelayKernel {
                 // Provisional s(n) and s(n+1) for delays below two frames (see the type comment).
                 line[writeIndex] = x
                 line[(writeIndex &+ 1) & mask] = x
-                let y = Self.hermite(
+                let y = hermiteInterpolate(
                     t, line[(base &- 1) & mask], line[base & mask], line[(base &+ 1) & mask],
                     line[(base &+ 2) & mask])
                 let back = Float(filters[c].process(Double(y)))

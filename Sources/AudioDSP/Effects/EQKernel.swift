@@ -9,10 +9,10 @@ public struct EQBandState: BitwiseCopyable {
     @usableFromInline var hasPendingType = false
     public var isBypassed = true
     /// log₂ of the frequency in Hz while gliding; `frequency` is the exact target.
-    @usableFromInline var logFrequency = ControlGlide(EffectMath.log2(1000))
+    @usableFromInline var logFrequency = LinearRamp<Double>(EffectMath.log2(1000))
     public var frequency: Double = 1000
-    @usableFromInline var bandwidthGlide = ControlGlide(0.5)
-    @usableFromInline var gainGlide = ControlGlide(0)
+    @usableFromInline var bandwidthGlide = LinearRamp<Double>(0.5)
+    @usableFromInline var gainGlide = LinearRamp<Double>(0)
     /// 0: band out (input passes), 1: band in.
     @usableFromInline var mix = ParameterRamp(0)
 
@@ -32,7 +32,7 @@ public struct EQBandState: BitwiseCopyable {
     /// The coefficients for the current (possibly gliding) settings.
     @inlinable
     func coefficients(sampleRate: Double) -> BiquadCoefficients {
-        let f = logFrequency.isGliding ? EffectMath.exp2(logFrequency.value) : frequency
+        let f = logFrequency.isRamping ? EffectMath.exp2(logFrequency.value) : frequency
         return BiquadCoefficients.eqBand(
             type: type, frequency: f, bandwidth: bandwidthGlide.value, gainDecibels: gainGlide.value,
             sampleRate: sampleRate)
@@ -140,7 +140,7 @@ public struct EQKernel {
         guard index >= 0 && index < bandCount, !hertz.isNaN else { return }
         let f = EffectMath.clamp(hertz, 20, sampleRate / 2)
         bands[index].frequency = f
-        bands[index].logFrequency.glide(to: EffectMath.log2(f), ticks: glideTicksFor(band: index))
+        bands[index].logFrequency.ramp(to: EffectMath.log2(f), frames: glideTicksFor(band: index))
         updateCoefficients(band: index)
     }
 
@@ -148,7 +148,7 @@ public struct EQKernel {
     @inlinable
     public mutating func setBandBandwidth(_ index: Int, _ octaves: Double) {
         guard index >= 0 && index < bandCount, !octaves.isNaN else { return }
-        bands[index].bandwidthGlide.glide(to: EffectMath.clamp(octaves, 0.05, 5), ticks: glideTicksFor(band: index))
+        bands[index].bandwidthGlide.ramp(to: EffectMath.clamp(octaves, 0.05, 5), frames: glideTicksFor(band: index))
         updateCoefficients(band: index)
     }
 
@@ -156,7 +156,7 @@ public struct EQKernel {
     @inlinable
     public mutating func setBandGain(_ index: Int, decibels: Double) {
         guard index >= 0 && index < bandCount, !decibels.isNaN else { return }
-        bands[index].gainGlide.glide(to: EffectMath.clamp(decibels, -96, 24), ticks: glideTicksFor(band: index))
+        bands[index].gainGlide.ramp(to: EffectMath.clamp(decibels, -96, 24), frames: glideTicksFor(band: index))
         updateCoefficients(band: index)
     }
 

@@ -1,5 +1,5 @@
-// Render side. Pieces shared by the effect kernels: the bypass crossfade, a Double-precision glide for
-// control-rate parameters, the control tick, and the denormal flush.
+// Render side. Pieces shared by the effect kernels: the bypass crossfade, the control tick and the
+// denormal flush (control-rate glides are `LinearRamp<Double>`s advanced with `tick()`).
 
 /// Frames between coefficient updates while a filter parameter glides. Filters recompute their
 /// coefficients on this fixed grid of the kernel's own frame count, never at block boundaries, so the
@@ -40,50 +40,6 @@ public enum Denormal {
     /// `x`, or 0 when |x| < 1e-20 (Float state: 200 dB below full scale).
     @inlinable
     public static func flush(_ x: Float) -> Float { x.magnitude < 1e-20 ? 0 : x }
-}
-
-/// A parameter glide in Double precision, advanced once per control tick (`EffectTiming.tickFrames`).
-///
-/// The last step lands exactly on `target`, so a settled filter has exactly the coefficients designed
-/// from the requested value (the analytic-response tests rely on this).
-public struct ControlGlide: BitwiseCopyable {
-    public var value: Double
-    public var target: Double
-    @usableFromInline var increment: Double
-    @usableFromInline var remainingTicks: Int
-
-    @inlinable
-    public init(_ value: Double) {
-        self.value = value
-        target = value
-        increment = 0
-        remainingTicks = 0
-    }
-
-    @inlinable public var isGliding: Bool { remainingTicks > 0 }
-
-    /// Glides to `newTarget` over `ticks` control ticks (0 jumps).
-    @inlinable
-    public mutating func glide(to newTarget: Double, ticks: Int) {
-        target = newTarget
-        if ticks <= 0 || newTarget == value {
-            value = newTarget
-            remainingTicks = 0
-            increment = 0
-        } else {
-            increment = (newTarget - value) / Double(ticks)
-            remainingTicks = ticks
-        }
-    }
-
-    /// Advances one tick; returns true if the value changed.
-    @inlinable
-    public mutating func tick() -> Bool {
-        if remainingTicks == 0 { return false }
-        remainingTicks &-= 1
-        value = remainingTicks == 0 ? target : value + increment
-        return true
-    }
 }
 
 /// A click-free switch between a kernel's processed output and its dry input (`bypass`).

@@ -54,8 +54,8 @@ extension TimePitchKernel {
     public mutating func pull(_ output: BusRef, frames: Int) {
         hasStarted = true
         let n = min(max(frames, 0), maxBlockFrames)
-        logRate.advance(frames: n)
-        cents.advance(frames: n)
+        logRate.advanceClosedForm(frames: n)
+        cents.advanceClosedForm(frames: n)
         if bypass.isFullyBypassed {
             readDry(into: output, frames: n)
             flushSubnormals(output, frames: n)

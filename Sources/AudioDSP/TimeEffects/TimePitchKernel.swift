@@ -87,8 +87,8 @@ public struct TimePitchKernel {
     @usableFromInline var contentPosition = 0.0
     /// Next input frame of the dry path.
     @usableFromInline var dryIndex = 0
-    @usableFromInline var logRate = LinearGlide(0)
-    @usableFromInline var cents = LinearGlide(0)
+    @usableFromInline var logRate = LinearRamp<Double>(0)
+    @usableFromInline var cents = LinearRamp<Double>(0)
     @usableFromInline var overlapValue = 8.0
     @usableFromInline var appliedTimeRatio = 1.0
     @usableFromInline var appliedPitchStep = 8192
@@ -215,7 +215,7 @@ public struct TimePitchKernel {
     public mutating func setRate(_ value: Double) {
         guard !value.isNaN else { return }
         let r = EffectMath.clamp(value, Self.minimumRate, Self.maximumRate)
-        logRate.glide(to: EffectMath.log2(r), frames: hasStarted ? glideFrames : 0)
+        logRate.ramp(to: EffectMath.log2(r), frames: hasStarted ? glideFrames : 0)
     }
 
     /// Sets the pitch shift in cents (clamped to ±2400; NaN ignored). Glides over 20 ms.
@@ -223,7 +223,7 @@ public struct TimePitchKernel {
     public mutating func setPitch(cents value: Double) {
         guard !value.isNaN else { return }
         let target = EffectMath.clamp(value, -Self.maximumCents, Self.maximumCents)
-        cents.glide(to: target, frames: hasStarted ? glideFrames : 0)
+        cents.ramp(to: target, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Stores the overlap (clamped to 3 … 32). It changes nothing: see `parameters`.
@@ -286,8 +286,8 @@ public struct TimePitchKernel {
         // With insert timing the output starts `latencyFrames` of silence before the input's first frame.
         dryIndex = insertTiming ? -latencyFrames : 0
         scheduleRestart(at: dryIndex)
-        logRate.glide(to: logRate.target, frames: 0)
-        cents.glide(to: cents.target, frames: 0)
+        logRate.ramp(to: logRate.target, frames: 0)
+        cents.ramp(to: cents.target, frames: 0)
     }
 
     @inlinable

@@ -50,7 +50,7 @@ public struct VarispeedKernel {
     @usableFromInline var readFraction = 0.0
     /// Next input frame of the dry (bypass) path.
     @usableFromInline var dryIndex = 0
-    @usableFromInline var rate = LinearGlide(1)
+    @usableFromInline var rate = LinearRamp<Double>(1)
     @usableFromInline var bypass: BypassCrossfade
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
@@ -109,7 +109,7 @@ public struct VarispeedKernel {
     public mutating func setRate(_ value: Double) {
         guard !value.isNaN else { return }
         let target = EffectMath.clamp(value, Self.minimumRate, Self.maximumRate)
-        rate.glide(to: target, frames: hasStarted ? glideFrames : 0)
+        rate.ramp(to: target, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Sets parameter `index` in `VarispeedKernel.parameters` order (rate). Unknown indices are ignored.
@@ -146,7 +146,7 @@ public struct VarispeedKernel {
         readIndex = 0
         readFraction = 0
         dryIndex = 0
-        rate.glide(to: rate.target, frames: 0)
+        rate.ramp(to: rate.target, frames: 0)
     }
 
     // MARK: Pull interface (render side)
