@@ -74,14 +74,13 @@ public struct DelayKernel {
     @usableFromInline let lineMask: Int
     @usableFromInline var writeIndex = 0
     @usableFromInline let filters: UnsafeMutablePointer<OnePoleLowPass>
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
     /// Delay in frames, gliding per frame.
     @usableFromInline var delay: LinearRamp<Double>
     @usableFromInline var feedback = ParameterRamp(0.5)
-    @usableFromInline var wetDryMix = ParameterRamp(1)
     @usableFromInline var logCutoff: LinearRamp<Double>
     @usableFromInline var cutoffTarget: Double
-    @usableFromInline var bypass: BypassCrossfade
+    /// Dry copy, wet/dry mix (default 100 %) and bypass crossfade.
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var tickCountdown = 0
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
@@ -103,12 +102,10 @@ public struct DelayKernel {
         lines.initialize(repeating: 0, count: channelCount * length)
         filters = .allocate(capacity: channelCount)
         filters.initialize(repeating: OnePoleLowPass(), count: channelCount)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
         delay = LinearRamp(sampleRate)
         cutoffTarget = min(15000, sampleRate / 2)
         logCutoff = LinearRamp<Double>(EffectMath.log2(cutoffTarget))
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        wetDry = WetDryBypass(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         glideTicks = EffectTiming.ticks(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         for c in 0..<channelCount { filters[c].setCutoff(cutoffTarget, sampleRate: sampleRate) }
@@ -118,14 +115,14 @@ public struct DelayKernel {
     public func deallocate() {
         lines.deallocate()
         filters.deallocate()
-        dry.deallocate()
+        wetDry.deallocate()
     }
 
     // MARK: Parameters (render side; before the first `process` they apply without gliding)
 
     /// Target delay time in seconds.
     @inlinable public var delayTime: Double { delay.target / sampleRate }
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Sets the delay time in seconds (clamped to 0 … 2). Glides as described on the type.
     @inlinable
@@ -161,18 +158,13 @@ public struct DelayKernel {
     /// Sets the wet/dry mix in percent (0 dry … 100 wet; clamped). Glides over 20 ms.
     @inlinable
     public mutating func setWetDryMix(percent: Double) {
-        guard !percent.isNaN else { return }
-        wetDryMix.ramp(to: Float(EffectMath.clamp(percent, 0, 100) / 100), frames: hasStarted ? glideFrames : 0)
+        wetDry.setWetDryMix(percent: percent, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Bypasses the delay (10 ms crossfade to dry; leaving a settled bypass clears the echoes first).
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if !hasStarted {
-            bypass.jump(bypassed)
-        } else if bypass.set(bypassed) {
-            reset()
-        }
+        if wetDry.setBypass(bypassed, hasStarted: hasStarted) { reset() }
     }
 
     /// Sets parameter `index` in `DelayKernel.parameters` order (delayTime, feedback, lowPassCutoff,
@@ -208,13 +200,8 @@ public struct DelayKernel {
     @inlinable
     public mutating func process(input: BusRef, output: BusRef, frames: Int) {
         hasStarted = true
-        if bypass.isFullyBypassed {
-            copyBus(input, to: output, channelCount: channelCount, frames: frames)
-            return
-        }
-        for c in 0..<channelCount {
-            MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames)
-        }
+        guard wetDry.begin(input: input, output: output, frames: frames) else { return }
+        let dry = wetDry.dry
         let mask = lineMask
         for i in 0..<frames {
             if tickCountdown == 0 {
@@ -224,7 +211,7 @@ public struct DelayKernel {
             tickCountdown &-= 1
             let d = delay.next()
             let fb = feedback.next()
-            let m = wetDryMix.next()
+            let m = wetDry.wetDryMix.next()
             let position = Double(writeIndex) - d + Double(lineLength)
             let whole = EffectMath.floor(position)
             let t = Float(position - whole)
@@ -241,16 +228,11 @@ public struct DelayKernel {
                 let back = Float(filters[c].process(Double(y)))
                 let s = x + fb * back
                 line[writeIndex] = Denormal.flush(min(max(s, -16), 16))
-                output.channel(c)[i] = x * (1 - m) + y * m
+                output.channel(c)[i] = WetDryBypass.mix(dry: x, wet: y, amount: m)
             }
             writeIndex = (writeIndex &+ 1) & mask
         }
-        if !bypass.isFullyActive {
-            for c in 0..<channelCount {
-                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: frames)
-            }
-        }
-        bypass.advance(frames: frames)
+        wetDry.finish(output: output, frames: frames)
     }
 }
 

@@ -100,7 +100,6 @@ public struct DistortionKernel {
     @usableFromInline let lines: UnsafeMutablePointer<Float>
     @usableFromInline let lineMask: Int
     @usableFromInline let channelStates: UnsafeMutablePointer<DistortionChannelState>
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
     @usableFromInline var writeIndex = 0
     @usableFromInline var holdPhase: Double = 0
     @usableFromInline var ringPhase1: Double = 0
@@ -113,8 +112,8 @@ public struct DistortionKernel {
     @usableFromInline var inputFade = ParameterRamp(1)
     @usableFromInline var preGain: ParameterRamp
     @usableFromInline var preGainDecibels: Double = -6
-    @usableFromInline var wetDryMix = ParameterRamp(0.5)
-    @usableFromInline var bypass: BypassCrossfade
+    /// Dry copy, wet/dry mix (default 50 %) and bypass crossfade.
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
     @usableFromInline let presetFadeFrames: Int
@@ -139,11 +138,10 @@ public struct DistortionKernel {
         lines.initialize(repeating: 0, count: channelCount * length)
         channelStates = .allocate(capacity: channelCount)
         channelStates.initialize(repeating: DistortionChannelState(), count: channelCount)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
         dcPole = Float(1 - 2 * Double.pi * 10 / sampleRate)
         preGain = ParameterRamp(Float(EffectMath.decibelsToGain(-6)))
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        wetDry = WetDryBypass(
+            sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount, wetDryMix: 0.5)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         presetFadeFrames = EffectTiming.frames(seconds: EffectTiming.presetFadeSeconds, sampleRate: sampleRate)
     }
@@ -153,7 +151,7 @@ public struct DistortionKernel {
         settingsTable.deallocate()
         lines.deallocate()
         channelStates.deallocate()
-        dry.deallocate()
+        wetDry.deallocate()
     }
 
     // MARK: Parameters (render side; before the first `process` they apply at once)
@@ -164,7 +162,7 @@ public struct DistortionKernel {
         DistortionPreset(rawValue: pendingPreset >= 0 ? pendingPreset : presetIndex) ?? .drumsBitBrush
     }
 
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Loads factory preset `preset` (fade out 20 ms, clear, fade the chain's input in over 20 ms).
     @inlinable
@@ -191,18 +189,13 @@ public struct DistortionKernel {
     /// Sets the wet/dry mix in percent (0 dry … 100 distorted; clamped). Glides over 20 ms.
     @inlinable
     public mutating func setWetDryMix(percent: Double) {
-        guard !percent.isNaN else { return }
-        wetDryMix.ramp(to: Float(EffectMath.clamp(percent, 0, 100) / 100), frames: hasStarted ? glideFrames : 0)
+        wetDry.setWetDryMix(percent: percent, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Bypasses the distortion (10 ms crossfade to dry; leaving a settled bypass clears the state first).
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if !hasStarted {
-            bypass.jump(bypassed)
-        } else if bypass.set(bypassed) {
-            reset()
-        }
+        if wetDry.setBypass(bypassed, hasStarted: hasStarted) { reset() }
     }
 
     /// Sets parameter `index` in `DistortionKernel.parameters` order (preGain, wetDryMix, preset). The
@@ -244,13 +237,8 @@ public struct DistortionKernel {
     @inlinable
     public mutating func process(input: BusRef, output: BusRef, frames: Int) {
         hasStarted = true
-        if bypass.isFullyBypassed {
-            copyBus(input, to: output, channelCount: channelCount, frames: frames)
-            return
-        }
-        for c in 0..<channelCount {
-            MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames)
-        }
+        guard wetDry.begin(input: input, output: output, frames: frames) else { return }
+        let dry = wetDry.dry
         let mask = lineMask
         let lineLength = mask &+ 1
         let twoPi = 2 * EffectMath.pi
@@ -269,7 +257,7 @@ public struct DistortionKernel {
             let k = settings
             let gain = preGain.next() * inputFade.next()
             let fade = presetFade.next()
-            let m = wetDryMix.next()
+            let m = wetDry.wetDryMix.next()
             // Shared clocks: sample-and-hold and the two carriers.
             holdPhase += 1
             let sampleNow = holdPhase >= k.holdFrames
@@ -316,16 +304,11 @@ public struct DistortionKernel {
                 state.wetInput = clipped
                 state.wetOutput = centred
                 channelStates[c] = state
-                output.channel(c)[i] = x * (1 - m) + fade * centred * m
+                output.channel(c)[i] = WetDryBypass.mix(dry: x, wet: fade * centred, amount: m)
             }
             writeIndex = (writeIndex &+ 1) & mask
         }
-        if !bypass.isFullyActive {
-            for c in 0..<channelCount {
-                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: frames)
-            }
-        }
-        bypass.advance(frames: frames)
+        wetDry.finish(output: output, frames: frames)
     }
 }
 

@@ -1,5 +1,6 @@
-// Render side. Pieces shared by the effect kernels: the bypass crossfade, the control tick and the
-// denormal flush (control-rate glides are `LinearRamp<Double>`s advanced with `tick()`).
+// Render side. Pieces shared by the effect kernels: the control tick, the denormal flush, the bypass
+// crossfade and the wet/dry stage built on it (control-rate glides are `LinearRamp<Double>`s advanced
+// with `tick()`).
 
 /// Frames between coefficient updates while a filter parameter glides. Filters recompute their
 /// coefficients on this fixed grid of the kernel's own frame count, never at block boundaries, so the
@@ -106,6 +107,121 @@ public struct BypassCrossfade: BitwiseCopyable {
 
     @inlinable
     public mutating func advance(frames: Int) { amount.advance(frames: frames) }
+}
+
+/// The wet/dry glue every effect kernel shares: a dry copy of the input, the wet/dry mix ramp and the
+/// bypass crossfade. A kernel's `process` uses it in this order:
+///
+///     guard wetDry.begin(input: input, output: output, frames: frames) else { return }  // settled bypass
+///     for i in 0..<frames {
+///         let m = wetDry.wetDryMix.next()
+///         // per channel: output[c][i] = WetDryBypass.mix(dry: wetDry.dry[…], wet: y, amount: m)
+///     }
+///     wetDry.finish(output: output, frames: frames)  // bypass crossfade against the dry copy
+///
+/// The time effects, which read their dry path from their own history, use only `dry`, `bypass` and
+/// `finish`. Kernels without a wet/dry parameter never advance `wetDryMix`.
+///
+/// Thread contract: `init`/`deallocate` on the control side; everything else is RT-safe.
+public struct WetDryBypass: BitwiseCopyable {
+    public let channelCount: Int
+    public let maxBlockFrames: Int
+    /// Dry copy of the input, `channelCount × maxBlockFrames`, channel `c` at `c · maxBlockFrames`.
+    public let dry: UnsafeMutablePointer<Float>
+    /// Processed ↔ dry crossfade (`EffectTiming.bypassSeconds`).
+    public var bypass: BypassCrossfade
+    /// 0 = dry only … 1 = processed only, one step per sample.
+    public var wetDryMix: ParameterRamp
+
+    /// Control side. Allocates the dry copy; `wetDryMix` is the starting mix (0 … 1).
+    public init(sampleRate: Double, maxBlockFrames: Int, channelCount: Int, wetDryMix: Float = 1) {
+        self.channelCount = channelCount
+        self.maxBlockFrames = maxBlockFrames
+        dry = .allocate(capacity: channelCount * maxBlockFrames)
+        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
+        bypass = BypassCrossfade(sampleRate: sampleRate)
+        self.wetDryMix = ParameterRamp(wetDryMix)
+    }
+
+    /// Control side. Frees the dry copy; the stage must not be used afterwards.
+    public func deallocate() { dry.deallocate() }
+
+    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+
+    /// The dry copy of channel `c`.
+    @inlinable
+    public func dryChannel(_ c: Int) -> UnsafeMutablePointer<Float> { dry + c &* maxBlockFrames }
+
+    /// The dry copy as a bus.
+    @inlinable
+    public var dryBus: BusRef { BusRef(data: dry, channelCount: channelCount, stride: maxBlockFrames) }
+
+    /// Sets the wet/dry mix in percent (0 dry … 100 wet; clamped; NaN ignored), ramping over `frames`.
+    @inlinable
+    public mutating func setWetDryMix(percent: Double, frames: Int) {
+        guard !percent.isNaN else { return }
+        wetDryMix.ramp(to: Float(EffectMath.clamp(percent, 0, 100) / 100), frames: frames)
+    }
+
+    /// Requests bypass (true) or processing: jumps before the kernel has started, crossfades after.
+    /// Returns true when the kernel leaves a settled bypass and must clear its stale state (`reset()`).
+    @inlinable
+    public mutating func setBypass(_ bypassed: Bool, hasStarted: Bool) -> Bool {
+        if !hasStarted {
+            bypass.jump(bypassed)
+            return false
+        }
+        return bypass.set(bypassed)
+    }
+
+    /// Start of `process` for a kernel that reads its input from `dry` (so `input` and `output` may be
+    /// the same bus). Settled in bypass, copies `input` to `output` and returns false: the kernel does
+    /// nothing more. Otherwise copies `input` into `dry` and returns true.
+    @inlinable
+    public func begin(input: BusRef, output: BusRef, frames: Int) -> Bool {
+        if bypass.isFullyBypassed {
+            copyBus(input, to: output, channelCount: channelCount, frames: frames)
+            return false
+        }
+        for c in 0..<channelCount {
+            MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames)
+        }
+        return true
+    }
+
+    /// Start of `process` for a kernel that works in place in `output`: as `begin`, but copies `input`
+    /// to `output`, and into `dry` only while the bypass crossfade needs it.
+    @inlinable
+    public func beginInPlace(input: BusRef, output: BusRef, frames: Int) -> Bool {
+        if bypass.isFullyBypassed {
+            copyBus(input, to: output, channelCount: channelCount, frames: frames)
+            return false
+        }
+        let needsDry = !bypass.isFullyActive
+        for c in 0..<channelCount {
+            if needsDry { MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames) }
+            if input.channel(c) != output.channel(c) {
+                MixKernel.copy(input.channel(c), to: output.channel(c), count: frames)
+            }
+        }
+        return true
+    }
+
+    /// End of `process`: while the bypass crossfade is not settled on processed, mixes `frames` samples
+    /// of every channel of `output` (in place) with `dry`; then advances the crossfade by `frames`.
+    @inlinable
+    public mutating func finish(output: BusRef, frames: Int) {
+        if !bypass.isFullyActive {
+            for c in 0..<channelCount {
+                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: frames)
+            }
+        }
+        bypass.advance(frames: frames)
+    }
+
+    /// One sample of the wet/dry mix, `dry·(1 − m) + wet·m`, always in this order of operations.
+    @inlinable @inline(__always)
+    public static func mix(dry x: Float, wet: Float, amount m: Float) -> Float { x * (1 - m) + wet * m }
 }
 
 /// Copies the channels of `input` into `output` when they are different buffers (bypass path).

@@ -65,8 +65,6 @@ public struct TimePitchKernel {
     /// Planar scratch, `channelCount × scratchFrames`: sanitized input and retrieved output.
     @usableFromInline let scratch: UnsafeMutablePointer<Float>
     @usableFromInline let scratchFrames: Int
-    /// Dry signal for the bypass crossfade, `channelCount × maxBlockFrames`.
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
     /// Every pushed input frame (the dry path, and the priming history after a restart).
     @usableFromInline var history: MirroredRing
     /// Stretcher output not yet pulled, from `processedRead` to `processed.writePosition`.
@@ -92,7 +90,8 @@ public struct TimePitchKernel {
     @usableFromInline var overlapValue = 8.0
     @usableFromInline var appliedTimeRatio = 1.0
     @usableFromInline var appliedPitchStep = 8192
-    @usableFromInline var bypass: BypassCrossfade
+    /// Dry signal for the bypass crossfade, and the crossfade (its wet/dry mix is unused).
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var hasStarted = false
     @usableFromInline var insertTiming = false
     @usableFromInline let glideFrames: Int
@@ -129,9 +128,7 @@ public struct TimePitchKernel {
         scratchFrames = max(maxBlockFrames, 1024)
         scratch = .allocate(capacity: channelCount * scratchFrames)
         scratch.initialize(repeating: 0, count: channelCount * scratchFrames)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        wetDry = WetDryBypass(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         bypassFadeFrames = EffectTiming.frames(seconds: EffectTiming.bypassSeconds, sampleRate: sampleRate)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         // History: the bypass look-ahead (`latencyFrames`, at most twice the samples required: checked
@@ -156,7 +153,7 @@ public struct TimePitchKernel {
         inputPointers.deallocate()
         outputPointers.deallocate()
         scratch.deallocate()
-        dry.deallocate()
+        wetDry.deallocate()
         history.deallocate()
         processed.deallocate()
     }
@@ -208,7 +205,7 @@ public struct TimePitchKernel {
     /// Target pitch shift in cents.
     @inlinable public var pitch: Double { cents.target }
     @inlinable public var overlap: Double { overlapValue }
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Sets the rate (clamped to 1/32 … 32; NaN ignored). Glides over 20 ms on a log scale.
     @inlinable
@@ -263,7 +260,7 @@ public struct TimePitchKernel {
     /// dry position (primed with the history before it), so the crossfade back is time-aligned.
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if bypassed && bypass.isFullyActive {
+        if bypassed && wetDry.bypass.isFullyActive {
             // Start the dry path where the processed output is, within the history the crossfade needs.
             // (Mid-crossfade the dry path is audible and keeps its position.)
             let slack = history.capacity - startPad - 32 * bypassFadeFrames - 2 * maxBlockFrames
@@ -271,9 +268,9 @@ public struct TimePitchKernel {
             dryIndex = min(max(Int(EffectMath.floor(contentPosition + 0.5)), lowest), history.writePosition)
         }
         if !hasStarted {
-            bypass.jump(bypassed)
+            wetDry.bypass.jump(bypassed)
             if !bypassed { scheduleRestart(at: dryIndex) }
-        } else if bypass.set(bypassed) {
+        } else if wetDry.bypass.set(bypassed) {
             scheduleRestart(at: dryIndex)
         }
     }
