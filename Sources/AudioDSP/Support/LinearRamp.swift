@@ -80,13 +80,7 @@ public struct LinearRamp<Value: BinaryFloatingPoint & BitwiseCopyable & Sendable
     /// Advances by `frames` steps, producing exactly the state `frames` calls of `next()` would.
     @inlinable
     public mutating func advance(frames: Int) {
-        if remainingFrames == 0 { return }
-        if frames >= remainingFrames {
-            value = target
-            remainingFrames = 0
-            increment = 0
-            return
-        }
+        if settles(within: frames) { return }
         for _ in 0..<frames { _ = next() }
     }
 
@@ -95,15 +89,20 @@ public struct LinearRamp<Value: BinaryFloatingPoint & BitwiseCopyable & Sendable
     /// block (the time effects' rate and pitch), never per sample.
     @inlinable
     public mutating func advanceClosedForm(frames: Int) {
-        if remainingFrames == 0 { return }
-        if frames >= remainingFrames {
-            value = target
-            remainingFrames = 0
-            increment = 0
-        } else {
-            remainingFrames &-= frames
-            value = target - increment * Value(remainingFrames)
-        }
+        if settles(within: frames) { return }
+        remainingFrames &-= frames
+        value = target - increment * Value(remainingFrames)
+    }
+
+    /// Settles on the target if the ramp ends within `frames` steps (or has ended); returns true then.
+    @inlinable
+    mutating func settles(within frames: Int) -> Bool {
+        if remainingFrames == 0 { return true }
+        if frames < remainingFrames { return false }
+        value = target
+        remainingFrames = 0
+        increment = 0
+        return true
     }
 
     /// The largest value the ramp takes over the next `frames` steps (it is monotonic), by the closed form.
