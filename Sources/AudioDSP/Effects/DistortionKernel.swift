@@ -105,18 +105,14 @@ public struct DistortionKernel {
     @usableFromInline var ringPhase1: Double = 0
     @usableFromInline var ringPhase2: Double = 0
     @usableFromInline let dcPole: Float
-    @usableFromInline var presetIndex = 0
-    @usableFromInline var pendingPreset = -1
-    /// Fades the wet output out before a preset switch, and the chain's input back in after it.
-    @usableFromInline var presetFade = ParameterRamp(1)
-    @usableFromInline var inputFade = ParameterRamp(1)
+    /// The preset, and the fades around a switch (the wet output out, then the chain's input in).
+    @usableFromInline var presets: PresetSwitch
     @usableFromInline var preGain: ParameterRamp
     @usableFromInline var preGainDecibels: Double = -6
     /// Dry copy, wet/dry mix (default 50 %) and bypass crossfade.
     @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
-    @usableFromInline let presetFadeFrames: Int
 
     /// Control side. Allocates 0.5 s of echo line per channel and every preset's settings. Defaults
     /// (AVAudioUnitDistortion): preset `drumsBitBrush`, preGain −6 dB, wet/dry 50 %.
@@ -143,7 +139,7 @@ public struct DistortionKernel {
         wetDry = WetDryBypass(
             sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount, wetDryMix: 0.5)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
-        presetFadeFrames = EffectTiming.frames(seconds: EffectTiming.presetFadeSeconds, sampleRate: sampleRate)
+        presets = PresetSwitch(current: 0, sampleRate: sampleRate)
     }
 
     /// Control side. Frees the buffers; the kernel must not be used afterwards.
@@ -159,7 +155,7 @@ public struct DistortionKernel {
     /// The current (or pending) preset.
     @inlinable
     public var preset: DistortionPreset {
-        DistortionPreset(rawValue: pendingPreset >= 0 ? pendingPreset : presetIndex) ?? .drumsBitBrush
+        DistortionPreset(rawValue: presets.requested) ?? .drumsBitBrush
     }
 
     @inlinable public var isBypassed: Bool { wetDry.isBypassed }
@@ -167,15 +163,7 @@ public struct DistortionKernel {
     /// Loads factory preset `preset` (fade out 20 ms, clear, fade the chain's input in over 20 ms).
     @inlinable
     public mutating func setPreset(_ preset: DistortionPreset) {
-        if !hasStarted {
-            presetIndex = preset.rawValue
-            settings = settingsTable[presetIndex]
-            pendingPreset = -1
-            return
-        }
-        if preset.rawValue == presetIndex && pendingPreset < 0 { return }
-        pendingPreset = preset.rawValue
-        presetFade.ramp(to: 0, frames: presetFadeFrames)
+        if presets.request(preset.rawValue, hasStarted: hasStarted) { settings = settingsTable[presets.current] }
     }
 
     /// Sets the gain into the distortion chain in dB (clamped to −80 … 20). Glides over 20 ms.
@@ -243,20 +231,15 @@ public struct DistortionKernel {
         let lineLength = mask &+ 1
         let twoPi = 2 * EffectMath.pi
         for i in 0..<frames {
-            if pendingPreset >= 0 && !presetFade.isRamping {
-                // The wet signal is silent: clear the chain and fade its input in, so no stage (the
-                // echo comb above all) restarts with a step.
-                presetIndex = pendingPreset
-                pendingPreset = -1
-                settings = settingsTable[presetIndex]
+            if presets.switchesNow() {
+                // The wet signal is silent: clear the chain (its input fades in), so no stage (the echo
+                // comb above all) restarts with a step.
+                settings = settingsTable[presets.current]
                 reset()
-                presetFade.jump(to: 1)
-                inputFade.jump(to: 0)
-                inputFade.ramp(to: 1, frames: presetFadeFrames)
             }
             let k = settings
-            let gain = preGain.next() * inputFade.next()
-            let fade = presetFade.next()
+            let gain = preGain.next() * presets.inputFade.next()
+            let fade = presets.outputFade.next()
             let m = wetDry.wetDryMix.next()
             // Shared clocks: sample-and-hold and the two carriers.
             holdPhase += 1

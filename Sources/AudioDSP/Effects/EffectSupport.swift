@@ -224,6 +224,62 @@ public struct WetDryBypass: BitwiseCopyable {
     public static func mix(dry x: Float, wet: Float, amount m: Float) -> Float { x * (1 - m) + wet * m }
 }
 
+/// A click-free switch between factory presets, for kernels whose state cannot change preset in flight.
+///
+/// A request fades the wet output out (`outputFade`, `EffectTiming.presetFadeSeconds`). Once it is
+/// silent, `switchesNow()` makes the pending preset current and returns true, so the kernel loads the
+/// preset's settings and clears the state it feeds; then the output fade is back at 1 and the kernel's
+/// input fades in (`inputFade`), so no stage restarts with a step. Before the kernel has started, a
+/// request applies at once. The kernel reads both fades once per frame, after `switchesNow()`.
+public struct PresetSwitch: BitwiseCopyable {
+    /// The preset the kernel is running.
+    public var current: Int
+    /// The preset waiting for the fade-out, or −1.
+    @usableFromInline var pending = -1
+    /// Gain on the wet output: 1, gliding to 0 before a switch.
+    public var outputFade = ParameterRamp(1)
+    /// Gain on the kernel's input: 1, gliding from 0 after a switch.
+    public var inputFade = ParameterRamp(1)
+    @usableFromInline let fadeFrames: Int
+
+    /// Control side. Starts on preset `current`.
+    public init(current: Int, sampleRate: Double) {
+        self.current = current
+        fadeFrames = EffectTiming.frames(seconds: EffectTiming.presetFadeSeconds, sampleRate: sampleRate)
+    }
+
+    /// The pending preset, or the current one when none is pending.
+    @inlinable public var requested: Int { pending >= 0 ? pending : current }
+
+    /// Requests `preset`. Returns true when it became current at once (the kernel has not started): the
+    /// kernel then loads its settings. Otherwise the switch waits for the output to fade out.
+    @inlinable
+    public mutating func request(_ preset: Int, hasStarted: Bool) -> Bool {
+        if !hasStarted {
+            current = preset
+            pending = -1
+            return true
+        }
+        if preset == current && pending < 0 { return false }
+        pending = preset
+        outputFade.ramp(to: 0, frames: fadeFrames)
+        return false
+    }
+
+    /// Once per frame: true when a pending preset has just become current (the output has faded out), and
+    /// the kernel must load its settings and clear its state before reading the fades.
+    @inlinable
+    public mutating func switchesNow() -> Bool {
+        if pending < 0 || outputFade.isRamping { return false }
+        current = pending
+        pending = -1
+        outputFade.jump(to: 1)
+        inputFade.jump(to: 0)
+        inputFade.ramp(to: 1, frames: fadeFrames)
+        return true
+    }
+}
+
 /// Copies the channels of `input` into `output` when they are different buffers (bypass path).
 @inlinable
 func copyBus(_ input: BusRef, to output: BusRef, channelCount: Int, frames: Int) {

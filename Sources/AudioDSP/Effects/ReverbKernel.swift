@@ -72,16 +72,12 @@ public struct ReverbKernel {
     @usableFromInline let diffuserDelays: UnsafeMutablePointer<Int>
     @usableFromInline let diffuserGains: UnsafeMutablePointer<Float>
     @usableFromInline var time = 0
-    @usableFromInline var presetIndex = ReverbPreset.mediumHall.rawValue
-    @usableFromInline var pendingPreset = -1
-    /// Fades the wet output out before a preset switch, and the network's input back in after it.
-    @usableFromInline var presetFade = ParameterRamp(1)
-    @usableFromInline var inputFade = ParameterRamp(1)
+    /// The preset, and the fades around a switch (the wet output out, then the network's input in).
+    @usableFromInline var presets: PresetSwitch
     /// Dry copy, wet/dry mix (default 100 %) and bypass crossfade.
     @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
-    @usableFromInline let presetFadeFrames: Int
 
     /// Control side. Allocates the network for every preset at `sampleRate`. Defaults: `mediumHall`,
     /// wet/dry 100 % (the AUReverb2 default). `channelCount` 1…64 (see the channel mapping above).
@@ -176,7 +172,7 @@ public struct ReverbKernel {
         diffuserStorage.initialize(repeating: 0, count: diffuserTotal)
         wetDry = WetDryBypass(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
-        presetFadeFrames = EffectTiming.frames(seconds: EffectTiming.presetFadeSeconds, sampleRate: sampleRate)
+        presets = PresetSwitch(current: ReverbPreset.mediumHall.rawValue, sampleRate: sampleRate)
     }
 
     /// Control side. Frees every buffer; the kernel must not be used afterwards.
@@ -242,7 +238,7 @@ public struct ReverbKernel {
     /// The current (or pending) preset.
     @inlinable
     public var preset: ReverbPreset {
-        ReverbPreset(rawValue: pendingPreset >= 0 ? pendingPreset : presetIndex) ?? .mediumHall
+        ReverbPreset(rawValue: presets.requested) ?? .mediumHall
     }
 
     @inlinable public var isBypassed: Bool { wetDry.isBypassed }
@@ -250,14 +246,7 @@ public struct ReverbKernel {
     /// Loads factory preset `preset` (fade out 20 ms, clear the network, fade its input in over 20 ms).
     @inlinable
     public mutating func setPreset(_ preset: ReverbPreset) {
-        if !hasStarted {
-            presetIndex = preset.rawValue
-            pendingPreset = -1
-            return
-        }
-        if preset.rawValue == presetIndex && pendingPreset < 0 { return }
-        pendingPreset = preset.rawValue
-        presetFade.ramp(to: 0, frames: presetFadeFrames)
+        _ = presets.request(preset.rawValue, hasStarted: hasStarted)
     }
 
     /// Sets the wet/dry mix in percent (0 dry … 100 wet; clamped). Glides over 20 ms.
@@ -378,16 +367,11 @@ public struct ReverbKernel {
         let channels = channelCount
         let inputCapacity = inputMask &+ 1
         for i in 0..<frames {
-            if pendingPreset >= 0 && !presetFade.isRamping {
+            if presets.switchesNow() {
                 // The wet signal is silent: clear the network and let the new one fill from an input
                 // that fades in, so nothing inside it starts with a step (a jump of the read positions
                 // in the old contents would recirculate as a broadband transient).
-                presetIndex = pendingPreset
-                pendingPreset = -1
                 clearNetwork()
-                presetFade.jump(to: 1)
-                inputFade.jump(to: 0)
-                inputFade.ramp(to: 1, frames: presetFadeFrames)
             }
             // Side inputs: even channels → left, odd → right; mono feeds both.
             var inLeft: Float = 0
@@ -397,7 +381,7 @@ public struct ReverbKernel {
                 if c & 1 == 0 { inLeft += x } else { inRight += x }
             }
             if channels == 1 { inRight = inLeft }
-            let p = presetIndex
+            let p = presets.current
             let slot = time & inputMask
             inputLines[slot] = inLeft
             inputLines[inputCapacity &+ slot] = inRight
@@ -412,11 +396,11 @@ public struct ReverbKernel {
                 let kr = tapBase &+ Self.tapCount &+ k
                 earlyRight += tapGains[kr] * inputLines[inputCapacity &+ ((time &- tapFrames[kr]) & inputMask)]
             }
-            let fadeIn = inputFade.next()
+            let fadeIn = presets.inputFade.next()
             let (netLeft, netRight) = stepNetwork(
                 diffuse(fadeIn * lateLeft, side: 0, preset: p), diffuse(fadeIn * lateRight, side: 1, preset: p),
                 base: p &* Self.lineCount)
-            let fade = presetFade.next()
+            let fade = presets.outputFade.next()
             let early = earlyLevels[p] * fadeIn
             let late = lateGains[p]
             let wetLeft = fade * sideGains[2 &* p] * (early * earlyLeft + late * netLeft)
