@@ -267,16 +267,24 @@ public struct PresetSwitch: BitwiseCopyable {
     }
 
     /// Once per frame: true when a pending preset has just become current (the output has faded out), and
-    /// the kernel must load its settings and clear its state before reading the fades.
-    @inlinable
+    /// the kernel must load its settings and clear its state before reading the fades. Always inlined:
+    /// the per-frame test is two loads, and a call here would keep the kernel's loop from holding its
+    /// own fields in registers.
+    @inlinable @inline(__always)
     public mutating func switchesNow() -> Bool {
         if pending < 0 || outputFade.isRamping { return false }
+        makePendingCurrent()
+        return true
+    }
+
+    /// The switch itself (rare: once per preset change).
+    @inlinable
+    mutating func makePendingCurrent() {
         current = pending
         pending = -1
         outputFade.jump(to: 1)
         inputFade.jump(to: 0)
         inputFade.ramp(to: 1, frames: fadeFrames)
-        return true
     }
 }
 
