@@ -13,6 +13,19 @@ import Testing
         try engine.connect("p", to: "output")
     }
 
+    /// A player created playing has a timeline from the frame a program first renders it, like one
+    /// started with `play`: player time and engine time advance together from there.
+    @Test func aPlayerCreatedPlayingHasAPlayerTime() throws {
+        let engine = TestEngine.make(outputs: 1)
+        try directPlayer(engine, TestEngine.constant("c", value: 0.1), ["loop": .bool(true), "playing": .bool(true)])
+        #expect(try engine.playerTime("p", forSampleTime: 0) == 0, "not rendered yet: it stands at 0")
+        _ = TestEngine.render(engine, frames: 4_800)
+        #expect(try engine.playerTime("p", forSampleTime: 4_800) == 4_800)
+        #expect(try engine.playerTime("p", forSampleTime: 9_600) == 9_600)
+        try engine.attach(.player, name: "idle", parameters: ["buffer": .string("c")])
+        #expect(try engine.playerTime("idle", forSampleTime: 4_800) == nil, "not playing: no player time")
+    }
+
     @Test func oncePlaysTheRegionThenSilenceAndReportsFinished() throws {
         let engine = TestEngine.make(outputs: 1)
         let ramp = TestSignal.ramp(frames: 1000, offset: 0.01)

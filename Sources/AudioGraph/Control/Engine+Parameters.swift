@@ -162,6 +162,8 @@ extension Engine {
                 _ = player.pointee.enqueue(PlayerScheduleItem(material: material, startTime: -1, id: id, pausesAtEnd: true))
             }
             player.pointee.isPlaying = node.bool("playing")
+            // Its timeline starts at 0 when a program first renders it (`programInstalled`).
+            if node.bool("playing") { node.transport = (0, 0, true) }
         }
         let t = node.mixingTargets
         node.mixing.initialize(to: MixingState(left: t.left, right: t.right, mono: t.mono))
