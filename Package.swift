@@ -34,6 +34,7 @@ let package = Package(
         // Tiny C helpers.
         .target(name: "CRealtime"),
         .target(name: "CAllocationCounter"),
+        .target(name: "CProcessMemory"),
         // AVX2/FMA inner loops of the 3D mixer, chosen at run time.
         .target(name: "CSpatialKernels"),
         // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel).
@@ -51,7 +52,7 @@ let package = Package(
         // JACK host adapter.
         .target(name: "JackHost", dependencies: ["AudioGraph", "CJack", "CRealtime", "Locking"]),
         // OSC control: liblo servers, address space, subscriptions, timetag scheduling.
-        .target(name: "OSCControl", dependencies: ["AudioGraph", "SoundstageKit", "AudioFiles", "CLibLo", "Locking"]),
+        .target(name: "OSCControl", dependencies: ["AudioGraph", "SoundstageKit", "AudioFiles", "CLibLo", "CProcessMemory", "Locking"]),
         .executableTarget(
             name: "soundstage",
             dependencies: [
@@ -68,7 +69,10 @@ let package = Package(
         .testTarget(name: "PatchesTests", dependencies: ["Patches"]),
         .testTarget(
             name: "SoundstageKitTests",
-            dependencies: ["SoundstageKit", "AudioGraph", "AudioFiles", "Patches", "DSPTestSupport", "CAllocationCounter"]
+            dependencies: [
+                "SoundstageKit", "AudioGraph", "AudioDSP", "AudioFiles", "Patches", "DSPTestSupport", "CAllocationCounter",
+            ],
+            exclude: ["Baseline"]
         ),
         .testTarget(
             name: "OSCControlTests",

@@ -3,9 +3,6 @@
 import AudioGraph
 
 extension OSCServiceCore {
-    /// Node-address tails that are commands or queries, not parameters.
-    private static let nodeVerbs: Set<String> = ["params", "play", "pause", "stop", "prepare", "fade", "power", "reset",
-                                                "enqueue"]
     /// Vector addresses and the parameters their three values set.
     private static let vectorKeys: [String: [String]] = [
         "position": ["positionX", "positionY", "positionZ"], "velocity": ["velocityX", "velocityY", "velocityZ"],
@@ -50,7 +47,7 @@ extension OSCServiceCore {
             guard let slash = rest.firstIndex(of: "/") else { return }
             let node = String(rest[..<slash])
             let tail = String(rest[rest.index(after: slash)...])
-            _ = try engineCall { () throws(EngineError) in try plan.kind(of: node) }
+            let kind = try engineCall { () throws(EngineError) in try plan.kind(of: node) }
             guard !r.arguments.isEmpty else { return }
             if let keys = Self.vectorKeys[tail] {
                 var a = OSCArguments(r)
@@ -61,10 +58,12 @@ extension OSCServiceCore {
                 }
                 return
             }
-            guard !Self.nodeVerbs.contains(tail), !tail.contains("/"), r.arguments.count == 1,
+            guard Self.nodeRoutes[tail] == nil, !tail.contains("/"), r.arguments.count == 1,
                   let value = r.arguments[0].parameterValue
             else { return }
-            if tail == "file" || tail == "hrtf", case .string(let path) = value, !path.isEmpty { _ = try resolve(path) }
+            if case .string(let path) = value, !path.isEmpty, kind.isFilePathParameter(tail) {
+                _ = try resolve(path)
+            }
             try engineCall { () throws(EngineError) in try plan.set(node, tail, to: value) }
         }
     }

@@ -48,9 +48,9 @@ extension OSCServiceCore {
             return
         }
         if ahead > options.schedulingLookahead {
-            guard held.count < options.maxScheduledBundles else {
+            guard scheduler.held.count < options.maxScheduledBundles else {
                 sendError(requests[0].client, address: requests[0].address, OSCFailure(.scheduleFull,
-                    "\(held.count) future bundles are already waiting; this one was dropped"))
+                    "\(scheduler.held.count) future bundles are already waiting; this one was dropped"))
                 return
             }
             let release = Double(now.monotonicNanoseconds) / 1e9 + ahead - options.schedulingLookahead
@@ -60,8 +60,8 @@ extension OSCServiceCore {
                 return copy
             }
             let bundle = HeldBundle(release: release, requests: detached)
-            let index = held.firstIndex { $0.release > release } ?? held.endIndex
-            held.insert(bundle, at: index)
+            let index = scheduler.held.firstIndex { $0.release > release } ?? scheduler.held.endIndex
+            scheduler.held.insert(bundle, at: index)
             return
         }
         runTimed(requests, now: now)
@@ -69,8 +69,8 @@ extension OSCServiceCore {
 
     /// Hands held bundles whose release time has come to the engine.
     func releaseDueBundles(now: Double) {
-        while let first = held.first, first.release <= now {
-            held.removeFirst()
+        while let first = scheduler.held.first, first.release <= now {
+            scheduler.held.removeFirst()
             runTimed(first.requests, now: SystemClock.pairedNow())
         }
     }
@@ -180,21 +180,21 @@ extension OSCServiceCore {
     // MARK: /sync
 
     func checkSyncs(now: Double) {
-        guard !pendingSyncs.isEmpty else { return }
+        guard !jobs.pendingSyncs.isEmpty else { return }
         let consumed = engine.renderEngine.commands.consumedCount
         let rendered = engine.sampleTime
         var remaining: [PendingSync] = []
-        for var sync in pendingSyncs {
+        for var sync in jobs.pendingSyncs {
             if let mark = sync.renderedMark {
                 if rendered > mark {
                     reply(sync.client, OSCMessage("/synced", [sync.argument]))
                     continue
                 }
-            } else if jobsCompleted >= sync.jobs && consumed >= sync.commands {
+            } else if jobs.completed >= sync.jobs && consumed >= sync.commands {
                 sync.renderedMark = rendered
             }
             // The timeout counts from when the jobs before it finished (a long load is not a stall).
-            let since = jobsCompleted >= sync.jobs ? max(sync.received, jobsCompletedAt) : now
+            let since = jobs.completed >= sync.jobs ? max(sync.received, jobs.completedAt) : now
             if now - since > options.syncTimeout {
                 sendError(sync.client, address: "/sync", OSCFailure(.notRendering,
                     "the engine rendered nothing for \(options.syncTimeout) s; earlier commands have not taken effect"))
@@ -202,6 +202,6 @@ extension OSCServiceCore {
             }
             remaining.append(sync)
         }
-        pendingSyncs = remaining
+        jobs.pendingSyncs = remaining
     }
 }

@@ -26,22 +26,21 @@ extension OSCServiceCore {
         let resolved = try resolve(path)
         let rate = engine.configuration.sampleRate
         let client = r.client.detached
+        let files = self.files
         runJob {
-            let data: AudioData
+            // Its origin goes into saved patches, so a buffer loaded over OSC is loaded again with the patch.
+            let buffer: SampleBuffer
             do throws(AudioFileError) {
-                data = try AudioFileReader.load(path: resolved, targetSampleRate: rate, startFrame: Int(start ?? 0),
+                buffer = try files.decodeBuffer(named: name, path: resolved, startFrame: Int(start ?? 0),
                                                 frameCount: count.map { Int($0) })
             } catch {
                 let failure = OSCFailure(.fileError, "\(error)")
                 return { core in core.sendError(client, address: "/buffer/load", failure) }
             }
-            guard data.channelCount > 0, data.frameCount > 0 else {
+            guard buffer.channelCount > 0, buffer.frameCount > 0 else {
                 let failure = OSCFailure(.bufferMismatch, "'\(path)' holds no audio")
                 return { core in core.sendError(client, address: "/buffer/load", failure) }
             }
-            // Its origin goes into saved patches, so a buffer loaded over OSC is loaded again with the patch.
-            let buffer = SampleBuffer(name: name, channels: data.channels, sampleRate: rate,
-                                      origin: .file(path: resolved, startFrame: Int(start ?? 0), frameCount: count.map { Int($0) }))
             return { core in
                 do throws(EngineError) {
                     try core.engine.addBuffer(buffer)
@@ -84,13 +83,13 @@ extension OSCServiceCore {
         let path = try a.string("path")
         try a.end()
         let resolved = try resolve(path)
-        let engine = self.engine
+        let files = self.files
         let client = r.client.detached
         runJob {
             do throws(PatchLoadError) {
-                let warnings = try PatchLoader.apply(path: resolved, to: engine)
+                let warnings = try files.applyPatch(path: resolved)
                 return { core in
-                    core.graphDirty = true
+                    core.mirror.dirty = true
                     // A file that could not be read: an /error each, and the rest of the patch is loaded.
                     for warning in warnings {
                         core.sendError(client, address: "/patch/load",
@@ -101,7 +100,7 @@ extension OSCServiceCore {
             } catch {
                 let failure = OSCFailure(.patchError, Self.limit(error.description, bytes: 1200))
                 return { core in
-                    core.graphDirty = true
+                    core.mirror.dirty = true
                     core.sendError(client, address: "/patch/load", failure)
                 }
             }
@@ -114,12 +113,11 @@ extension OSCServiceCore {
         let path = try a.string("path")
         try a.end()
         let resolved = try resolve(path)
-        let engine = self.engine
+        let files = self.files
         let client = r.client.detached
         runJob {
-            let yaml = PatchSnapshot.yaml(of: engine)
             do throws(AudioFileError) {
-                try OutputDestination.write(Data(yaml.utf8), to: resolved)
+                try files.savePatch(to: resolved)
                 return { core in core.done(client, "/patch/save", [.string(path)]) }
             } catch {
                 let failure = OSCFailure(.patchError, error.description.replacingOccurrences(of: resolved, with: path))

@@ -42,7 +42,7 @@ extension OSCServiceCore {
                     try engine.disconnect(source, from: destination)
                 }
             }
-            graphDirty = true
+            mirror.dirty = true
         }
         done(r.client, r.address, [.string(source), .string(destination)])
     }

@@ -27,8 +27,8 @@ extension OSCServiceCore {
             parameters[key] = value
         }
         // Files (a player's audio, an environment's SOFA set) are confined to the file roots.
-        for key in ["file", "hrtf"] {
-            if case .string(let path)? = parameters[key], !path.isEmpty { parameters[key] = .string(try resolve(path)) }
+        for (key, value) in parameters where kind.isFilePathParameter(key) {
+            if case .string(let path) = value, !path.isEmpty { parameters[key] = .string(try resolve(path)) }
         }
         return (kind, name, parameters)
     }
@@ -36,7 +36,7 @@ extension OSCServiceCore {
     /// `/node/new s:kind s:name [s:key value]…`
     func nodeNew(_ r: OSCRequest) throws(OSCFailure) {
         let (kind, name, parameters) = try nodeNewArguments(r)
-        if parameters["file"]?.stringValue?.isEmpty == false || parameters["hrtf"]?.stringValue?.isEmpty == false {
+        if parameters.contains(where: { kind.isFilePathParameter($0.key) && $0.value.stringValue?.isEmpty == false }) {
             // Decoding the file would stall the OSC thread: attach on the worker.
             let engine = self.engine
             let client = r.client.detached
@@ -45,7 +45,7 @@ extension OSCServiceCore {
                 do throws(EngineError) {
                     try engine.attach(kind, name: name, parameters: initial)
                     return { core in
-                        core.graphDirty = true
+                        core.mirror.dirty = true
                         core.done(client, "/node/new", [.string(name)])
                     }
                 } catch {
@@ -56,7 +56,7 @@ extension OSCServiceCore {
             return
         }
         try engineCall { () throws(EngineError) in try engine.attach(kind, name: name, parameters: parameters) }
-        graphDirty = true
+        mirror.dirty = true
         done(r.client, "/node/new", [.string(name)])
     }
 
@@ -78,7 +78,7 @@ extension OSCServiceCore {
         } catch {
             throw OSCFailure(error)
         }
-        graphDirty = true
+        mirror.dirty = true
         for name in names { done(r.client, "/node/free", [.string(name)]) }
         for name in playing { notifyPlayerFinished(name, completed: false, sampleTime: engine.sampleTime) }
     }
@@ -106,31 +106,52 @@ extension OSCServiceCore {
         guard !name.isEmpty, !tail.isEmpty else {
             throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
         }
-        switch tail {
-        case "params": try nodeParams(r, node: name)
-        case "play", "pause", "stop": try transport(r, node: name, verb: tail, frame: frame)
-        case "schedule/buffer": try scheduleBuffer(r, node: name, frame: frame)
-        case "schedule/file": try scheduleFile(r, node: name)
-        case "enqueue": try enqueue(r, node: name, frame: frame)
-        case "prepare":
-            try OSCArguments(r).end()
-            let ready = try engineCall { () throws(EngineError) in try engine.prepareToPlay(name) }
-            done(r.client, r.address, [.int32(ready ? 1 : 0)])
-        case "fade": try fade(r, node: name, frame: frame)
-        case "position", "velocity", "direction", "listener/position": try vector(r, node: name, tail: tail, frame: frame)
-        case "listener/orientation": try listenerOrientation(r, node: name, frame: frame)
-        case "power": try power(r, node: name)
-        case "reset":
-            try OSCArguments(r).end()
-            try engineCall { () throws(EngineError) in try engine.resetNode(name) }
-            done(r.client, r.address)
-        default:
-            guard !tail.contains("/") else {
-                throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
-            }
+        if let route = Self.nodeRoutes[tail] {
+            try route(self, r, name, frame)
+        } else if tail.contains("/") {
+            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
+        } else {
             try parameter(r, node: name, parameter: tail, frame: frame)
         }
     }
+
+    /// A handler of `/node/<name>/<tail>`: the core, the request, the node's name and the frame.
+    typealias NodeRoute = @Sendable (OSCServiceCore, OSCRequest, _ node: String, _ frame: Int64?) throws(OSCFailure) -> Void
+
+    /// The node commands and queries by tail; any other tail without a slash is a parameter. The table
+    /// docs/OSC.md's `/node/<name>/…` rows are checked against.
+    static let nodeRoutes: [String: NodeRoute] = [
+        "params": { core, r, name, _ throws(OSCFailure) in try core.nodeParams(r, node: name) },
+        "play": { core, r, name, frame throws(OSCFailure) in try core.transport(r, node: name, verb: "play", frame: frame) },
+        "pause": { core, r, name, frame throws(OSCFailure) in try core.transport(r, node: name, verb: "pause", frame: frame) },
+        "stop": { core, r, name, frame throws(OSCFailure) in try core.transport(r, node: name, verb: "stop", frame: frame) },
+        "schedule/buffer": { core, r, name, frame throws(OSCFailure) in try core.scheduleBuffer(r, node: name, frame: frame) },
+        "schedule/file": { core, r, name, _ throws(OSCFailure) in try core.scheduleFile(r, node: name) },
+        "enqueue": { core, r, name, frame throws(OSCFailure) in try core.enqueue(r, node: name, frame: frame) },
+        "prepare": { core, r, name, _ throws(OSCFailure) in
+            try OSCArguments(r).end()
+            let ready = try core.engineCall { () throws(EngineError) in try core.engine.prepareToPlay(name) }
+            core.done(r.client, r.address, [.int32(ready ? 1 : 0)])
+        },
+        "fade": { core, r, name, frame throws(OSCFailure) in try core.fade(r, node: name, frame: frame) },
+        "position": { core, r, name, frame throws(OSCFailure) in try core.vector(r, node: name, tail: "position", frame: frame) },
+        "velocity": { core, r, name, frame throws(OSCFailure) in try core.vector(r, node: name, tail: "velocity", frame: frame) },
+        "direction": { core, r, name, frame throws(OSCFailure) in
+            try core.vector(r, node: name, tail: "direction", frame: frame)
+        },
+        "listener/position": { core, r, name, frame throws(OSCFailure) in
+            try core.vector(r, node: name, tail: "listener/position", frame: frame)
+        },
+        "listener/orientation": { core, r, name, frame throws(OSCFailure) in
+            try core.listenerOrientation(r, node: name, frame: frame)
+        },
+        "power": { core, r, name, _ throws(OSCFailure) in try core.power(r, node: name) },
+        "reset": { core, r, name, _ throws(OSCFailure) in
+            try OSCArguments(r).end()
+            try core.engineCall { () throws(EngineError) in try core.engine.resetNode(name) }
+            core.done(r.client, r.address)
+        },
+    ]
 
     /// `/node/<name>/<param> value` sets (no reply); without a value it replies on the same address.
     private func parameter(_ r: OSCRequest, node: String, parameter: String, frame: Int64?) throws(OSCFailure) {
@@ -145,15 +166,10 @@ extension OSCServiceCore {
             throw OSCFailure(.wrongType, "\(node).\(OSCText.sanitized(parameter)) cannot take a value of OSC type "
                 + "\(r.arguments[0].typeTag)")
         }
-        if parameter == "file" || parameter == "hrtf", case .string(let path) = value, !path.isEmpty {
+        // A file the node reads: confined to the roots now, read on the worker. (On a kind without that
+        // parameter the engine refuses it below, before any file is touched.)
+        if case .string(let path) = value, !path.isEmpty, try kind(of: node).isFilePathParameter(parameter) {
             let resolved = try resolve(path)
-            // Validate the node now; decode on the worker.
-            let kind = try kind(of: node)
-            guard parameter == "file" ? kind.isPlayer : kind == .environment else {
-                throw OSCFailure(.unknownParameter, parameter == "file"
-                    ? "only players and audioplayers have a 'file' parameter"
-                    : "only environments have an 'hrtf' parameter")
-            }
             let engine = self.engine
             let client = r.client.detached
             let address = r.address
@@ -343,27 +359,13 @@ extension OSCServiceCore {
             throw OSCFailure(.notAllowed, "'\(node)' is not a player")
         }
         let resolved = try resolve(path)
-        let engine = self.engine
+        let files = self.files
         let client = r.client.detached
         let address = r.address
-        let rate = engine.configuration.sampleRate
         runJob {
             do throws(EngineError) {
-                try engine.set(node, "start", to: .int(0))
-                try engine.set(node, "frames", to: .int(0))
-                try engine.set(node, "loop", to: .bool(false))
-                try engine.set(node, "file", to: .string(resolved))
-                if start != nil || count != nil {
-                    try engine.batch { () throws(EngineError) in
-                        try engine.set(node, "start", to: .int(Int(start ?? 0)))
-                        try engine.set(node, "frames", to: .int(Int(count ?? 0)))
-                    }
-                }
-                let channels = (try? engine.get(node, "channels"))?.intValue ?? 0
-                let total = (try? AudioFileReader.info(path: resolved)).map {
-                    Int((Double($0.frameCount) * rate / $0.sampleRate).rounded())
-                } ?? 0
-                let frames = count.map { Int($0) } ?? max(0, total - Int(start ?? 0))
+                let (frames, channels) = try files.scheduleFile(on: node, path: resolved, startFrame: start.map { Int($0) },
+                                                                frameCount: count.map { Int($0) })
                 return { core in
                     core.done(client, address, [.string(path), .int32(Int32(clamping: frames)), .int32(Int32(channels))])
                 }
@@ -391,7 +393,7 @@ extension OSCServiceCore {
     /// The clock anchor to convert time tags with: the engine's latest, held steady while it agrees.
     func currentClockAnchor() -> OSCClockMapping.Anchor? {
         guard let latest = engine.clockAnchor().map(OSCClockMapping.Anchor.init) else { return nil }
-        return clockReference.update(with: latest)
+        return scheduler.clockReference.update(with: latest)
     }
 
     /// The engine frame of a time tag given as an argument; a past tag is reported with /late.

@@ -85,9 +85,22 @@ extension OSCServiceCore {
         guard let recorder = recorders[name] else {
             throw OSCFailure(.unknownNode, "no recorder named '\(OSCText.sanitized(name))'")
         }
+        guard let route = Self.recorderRoutes[verb] else {
+            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))' "
+                + "(recorders take \(Self.recorderRoutes.keys.sorted().joined(separator: ", ")))")
+        }
         var a = OSCArguments(r)
-        switch verb {
-        case "record":
+        try route(self, r, &a, name, recorder)
+    }
+
+    /// A handler of `/recorder/<name>/<verb>`: the core, the request, its arguments, the name and the
+    /// recorder.
+    typealias RecorderRoute = @Sendable (OSCServiceCore, OSCRequest, inout OSCArguments, _ name: String, Recorder)
+        throws(OSCFailure) -> Void
+
+    /// The recorder verbs: the table docs/OSC.md's `/recorder/<name>/…` rows are checked against.
+    static let recorderRoutes: [String: RecorderRoute] = [
+        "record": { core, r, a, _, recorder throws(OSCFailure) in
             let seconds = a.isAtEnd ? nil : try a.double("duration (s)")
             try a.end()
             do {
@@ -104,60 +117,73 @@ extension OSCServiceCore {
             } catch {
                 throw OSCFailure(.fileError, "\(error)")
             }
-            done(r.client, r.address)
-        case "pause":
+            core.done(r.client, r.address)
+        },
+        "pause": { core, r, a, _, recorder throws(OSCFailure) in
             try a.end()
             recorder.pause()
-            done(r.client, r.address)
-        case "stop", "free":
+            core.done(r.client, r.address)
+        },
+        "stop": { core, r, a, _, recorder throws(OSCFailure) in
             try a.end()
-            if verb == "free" { recorders[name] = nil }
-            let client = r.client.detached
-            let address = r.address
-            let frames = Int32(clamping: recorder.recordedFrameCount)
-            runJob {
-                recorder.stop()
-                let total = Int32(clamping: recorder.recordedFrameCount)
-                return { core in core.done(client, address, [.int32(max(frames, total))]) }
-            }
-        case "delete":
+            core.finishTake(r, recorder)
+        },
+        "free": { core, r, a, name, recorder throws(OSCFailure) in
             try a.end()
-            do {
+            core.recorders[name] = nil
+            core.finishTake(r, recorder)
+        },
+        "delete": { core, r, a, _, recorder throws(OSCFailure) in
+            try a.end()
+            do throws(RecorderError) {
                 try recorder.deleteRecording()
             } catch {
                 throw OSCFailure(.notAllowed, error.description)
             }
-            done(r.client, r.address)
-        case "status":
+            core.done(r.client, r.address)
+        },
+        "status": { core, r, a, _, recorder throws(OSCFailure) in
             try a.end()
-            reply(r.client, OSCMessage(r.address, [
+            core.reply(r.client, OSCMessage(r.address, [
                 .int32(recorder.isRecording ? 1 : 0), .float(Float(recorder.currentTime)),
                 .int64(Int64(recorder.recordedFrameCount)), .int32(Int32(recorder.channelCount)),
             ]))
-        case "metering":
+        },
+        "metering": { core, r, a, _, recorder throws(OSCFailure) in
             recorder.isMeteringEnabled = try a.flag("metering on/off")
             try a.end()
-            done(r.client, r.address)
-        case "power":
+            core.done(r.client, r.address)
+        },
+        "power": { core, r, a, name, recorder throws(OSCFailure) in
             try a.end()
             guard recorder.isMeteringEnabled else {
                 throw OSCFailure(.notAllowed, "\(name): metering is off (/recorder/\(name)/metering 1)")
             }
             recorder.updateMeters()
             let channels = recorder.channelCount
-            reply(r.client, OSCMessage(r.address, [.int32(Int32(channels))]
+            core.reply(r.client, OSCMessage(r.address, [.int32(Int32(channels))]
                 + (0..<channels).map { .float(recorder.averagePower(forChannel: $0)) }
                 + (0..<channels).map { .float(recorder.peakPower(forChannel: $0)) }))
-        default:
-            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))' "
-                + "(recorders take record, pause, stop, delete, free, status, metering, power)")
+        },
+    ]
+
+    /// `stop` and `free`: the take ends on the worker (its file is closed there); `/done` carries the
+    /// frames recorded.
+    private func finishTake(_ r: OSCRequest, _ recorder: Recorder) {
+        let client = r.client.detached
+        let address = r.address
+        let frames = Int32(clamping: recorder.recordedFrameCount)
+        runJob {
+            recorder.stop()
+            let total = Int32(clamping: recorder.recordedFrameCount)
+            return { core in core.done(client, address, [.int32(max(frames, total))]) }
         }
     }
 
     /// A recorder's event, to subscribers: `/recorder/finished s:name i:success` or
     /// `/recorder/error s:name s:message`.
     func handleRecorderEvent(_ name: String, _ event: RecorderEvent) {
-        guard !subscriptions.isEmpty else { return }
+        guard !subscriptions.byID.isEmpty else { return }
         switch event {
         case .finished(let successfully):
             notify(OSCMessage("/recorder/finished", [.string(name), .int32(successfully ? 1 : 0)]))

@@ -3,39 +3,47 @@
 import AudioGraph
 
 extension OSCServiceCore {
+    /// A handler of an address served by exact match.
+    typealias Route = @Sendable (OSCServiceCore, OSCRequest, _ frame: Int64?) throws(OSCFailure) -> Void
+
+    /// The addresses served by exact match: the table docs/OSC.md's address rows are checked against.
+    /// `/node/<name>/…` is `nodeRoutes` (and parameters), `/recorder/<name>/…` is `recorderRoutes`.
+    static let routes: [String: Route] = [
+        "/ping": { core, r, _ in core.reply(r.client, OSCMessage("/pong", r.arguments)) },
+        "/status": { core, r, _ throws(OSCFailure) in try core.status(r) },
+        "/status/memory": { core, r, _ throws(OSCFailure) in try core.statusMemory(r) },
+        "/version": { core, r, _ throws(OSCFailure) in try core.version(r) },
+        "/quit": { core, r, _ throws(OSCFailure) in try core.quit(r) },
+        "/sync": { core, r, _ throws(OSCFailure) in try core.sync(r) },
+        "/node/new": { core, r, _ throws(OSCFailure) in try core.nodeNew(r) },
+        "/node/free": { core, r, _ throws(OSCFailure) in try core.nodeFree(r) },
+        "/node/list": { core, r, _ throws(OSCFailure) in try core.nodeList(r) },
+        "/graph/connect": { core, r, _ throws(OSCFailure) in try core.graphEdit(r, connect: true) },
+        "/graph/disconnect": { core, r, _ throws(OSCFailure) in try core.graphEdit(r, connect: false) },
+        "/graph/list": { core, r, _ throws(OSCFailure) in try core.graphList(r) },
+        "/buffer/load": { core, r, _ throws(OSCFailure) in try core.bufferLoad(r) },
+        "/buffer/free": { core, r, _ throws(OSCFailure) in try core.bufferFree(r) },
+        "/buffer/list": { core, r, _ throws(OSCFailure) in try core.bufferList(r) },
+        "/patch/load": { core, r, _ throws(OSCFailure) in try core.patchLoad(r) },
+        "/patch/save": { core, r, _ throws(OSCFailure) in try core.patchSave(r) },
+        "/notify": { core, r, _ throws(OSCFailure) in try core.notifyRequest(r) },
+        "/renew": { core, r, _ throws(OSCFailure) in try core.renew(r) },
+        "/meters": { core, r, _ throws(OSCFailure) in try core.meters(r) },
+        "/sound/play": { core, r, _ throws(OSCFailure) in try core.soundPlay(r) },
+        "/recorder/new": { core, r, _ throws(OSCFailure) in try core.recorderNew(r) },
+        "/recorder/list": { core, r, _ throws(OSCFailure) in try core.recorderList(r) },
+    ]
+
     /// Serves one request. `frame` is the engine sample time from the bundle's time tag (nil: next cycle).
     func route(_ r: OSCRequest, frame: Int64?) throws(OSCFailure) {
-        switch r.address {
-        case "/ping": reply(r.client, OSCMessage("/pong", r.arguments))
-        case "/status": try status(r)
-        case "/version": try version(r)
-        case "/quit": try quit(r)
-        case "/sync": try sync(r)
-        case "/node/new": try nodeNew(r)
-        case "/node/free": try nodeFree(r)
-        case "/node/list": try nodeList(r)
-        case "/graph/connect": try graphEdit(r, connect: true)
-        case "/graph/disconnect": try graphEdit(r, connect: false)
-        case "/graph/list": try graphList(r)
-        case "/buffer/load": try bufferLoad(r)
-        case "/buffer/free": try bufferFree(r)
-        case "/buffer/list": try bufferList(r)
-        case "/patch/load": try patchLoad(r)
-        case "/patch/save": try patchSave(r)
-        case "/notify": try notifyRequest(r)
-        case "/renew": try renew(r)
-        case "/meters": try meters(r)
-        case "/sound/play": try soundPlay(r)
-        case "/recorder/new": try recorderNew(r)
-        case "/recorder/list": try recorderList(r)
-        default:
-            if r.address.hasPrefix("/node/") {
-                try nodeAddress(r, frame: frame)
-            } else if r.address.hasPrefix("/recorder/") {
-                try recorderAddress(r)
-            } else {
-                throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
-            }
+        if let route = Self.routes[r.address] {
+            try route(self, r, frame)
+        } else if r.address.hasPrefix("/node/") {
+            try nodeAddress(r, frame: frame)
+        } else if r.address.hasPrefix("/recorder/") {
+            try recorderAddress(r)
+        } else {
+            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))'")
         }
     }
 
@@ -71,6 +79,15 @@ extension OSCServiceCore {
         ]))
     }
 
+    private func statusMemory(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        let m = ProcessMemory.current()
+        reply(r.client, OSCMessage("/status/memory.reply", [
+            .int64(m.residentBytes), .int64(m.heapInUseBytes), .int64(m.heapFreeBytes), .int64(m.heapMappedBytes),
+            .int32(Int32(clamping: engine.nodes().count)),
+        ]))
+    }
+
     private func version(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         let parts = options.version.split(separator: ".").map { Int32($0.prefix { $0.isNumber }) ?? 0 }
@@ -91,8 +108,8 @@ extension OSCServiceCore {
         var a = OSCArguments(r)
         let id = a.isAtEnd ? .int32(0) : try a.any("id")
         try a.end()
-        pendingSyncs.append(PendingSync(
-            client: r.client.detached, argument: id, jobs: jobsIssued, commands: engine.renderEngine.commands.producedCount,
+        jobs.pendingSyncs.append(PendingSync(
+            client: r.client.detached, argument: id, jobs: jobs.issued, commands: engine.renderEngine.commands.producedCount,
             received: SystemClock.monotonicSeconds()))
     }
 }

@@ -57,18 +57,18 @@ struct MeterFeed {
 }
 
 extension OSCServiceCore {
-    var meterSubscriptions: [Int32] { subscriptions.compactMap { $0.value.meters == nil ? nil : $0.key } }
+    var meterSubscriptions: [Int32] { subscriptions.byID.compactMap { $0.value.meters == nil ? nil : $0.key } }
 
     /// The subscription a request speaks for: the one for `url`, the one its sender registered a reply
     /// URL with, or the one at the sender's own address.
     func subscriptionID(for client: ClientRef, url: String?) -> Int32? {
         if let url {
             let normalized = LoAddress.url(url)?.url ?? url
-            return subscriptions.first { $0.value.address.url == normalized }?.key
+            return subscriptions.byID.first { $0.value.address.url == normalized }?.key
         }
-        if let id = routes[client.key], subscriptions[id] != nil { return id }
+        if let id = subscriptions.replyRoutes[client.key], subscriptions.byID[id] != nil { return id }
         if case .owned(let own) = client.target {
-            return subscriptions.first { $0.value.address.url == own.url }?.key
+            return subscriptions.byID.first { $0.value.address.url == own.url }?.key
         }
         return nil
     }
@@ -98,15 +98,15 @@ extension OSCServiceCore {
             throw a.failure("a TCP client must give a reply URL (s:osc.udp://host:port/ or osc.tcp://host:port/)")
         }
         let id: Int32
-        if let existing = subscriptions.first(where: { $0.value.address.url == address.url })?.key {
+        if let existing = subscriptions.byID.first(where: { $0.value.address.url == address.url })?.key {
             id = existing
-            subscriptions[id]?.expires = now + options.leaseDuration
+            subscriptions.byID[id]?.expires = now + options.leaseDuration
         } else {
-            id = nextSubscriptionID
-            nextSubscriptionID += 1
-            subscriptions[id] = Subscription(id: id, address: address, expires: now + options.leaseDuration)
+            id = subscriptions.nextID
+            subscriptions.nextID += 1
+            subscriptions.byID[id] = Subscription(id: id, address: address, expires: now + options.leaseDuration)
         }
-        if url != nil { routes[r.client.key] = id }
+        if url != nil { subscriptions.replyRoutes[r.client.key] = id }
         done(r.client, "/notify", [.int32(id), .float(Float(options.leaseDuration))])
     }
 
@@ -118,7 +118,7 @@ extension OSCServiceCore {
         guard let id = subscriptionID(for: r.client, url: url) else {
             throw OSCFailure(.notSubscribed, "no active subscription for this client; send /notify 1 first")
         }
-        subscriptions[id]?.expires = SystemClock.monotonicSeconds() + options.leaseDuration
+        subscriptions.byID[id]?.expires = SystemClock.monotonicSeconds() + options.leaseDuration
         done(r.client, "/renew", [.float(Float(options.leaseDuration))])
     }
 
@@ -138,7 +138,7 @@ extension OSCServiceCore {
             throw OSCFailure(.notSubscribed, "meters belong to a subscription; send /notify 1 first")
         }
         if interval == 0 {
-            subscriptions[id]?.meters = nil
+            subscriptions.byID[id]?.meters = nil
             updateMetering()
             done(r.client, "/meters", [.int32(0)])
             return
@@ -152,25 +152,25 @@ extension OSCServiceCore {
         }
         let now = SystemClock.monotonicSeconds()
         let seconds = Double(interval) / 1000
-        subscriptions[id]?.meters = MeterFeed(interval: seconds, nodes: nodes.isEmpty ? nil : nodes, nextDue: now + seconds)
+        subscriptions.byID[id]?.meters = MeterFeed(interval: seconds, nodes: nodes.isEmpty ? nil : nodes, nextDue: now + seconds)
         updateMetering()
-        nextMeterTick = min(nextMeterTick, now)
+        subscriptions.nextMeterTick = min(subscriptions.nextMeterTick, now)
         done(r.client, "/meters", [.int32(Int32(interval))] + nodes.map { .string($0) })
     }
 
     func removeSubscription(_ id: Int32) {
-        guard let removed = subscriptions.removeValue(forKey: id) else { return }
-        routes = routes.filter { $0.value != id }
+        guard let removed = subscriptions.byID.removeValue(forKey: id) else { return }
+        subscriptions.replyRoutes = subscriptions.replyRoutes.filter { $0.value != id }
         if removed.meters != nil { updateMetering() }
     }
 
     func expireLeases(now: Double) {
-        for (id, subscription) in subscriptions where subscription.expires < now { removeSubscription(id) }
+        for (id, subscription) in subscriptions.byID where subscription.expires < now { removeSubscription(id) }
     }
 
     /// Sends `message` to every subscriber.
     func notify(_ message: OSCMessage) {
-        for subscription in subscriptions.values { endpoint.send(message, to: subscription.address.raw) }
+        for subscription in subscriptions.byID.values { endpoint.send(message, to: subscription.address.raw) }
     }
 
     // MARK: Meters
@@ -178,16 +178,16 @@ extension OSCServiceCore {
     /// Turns engine metering on for exactly the nodes some subscriber wants.
     func updateMetering() {
         var wanted = Set<String>()
-        for subscription in subscriptions.values {
+        for subscription in subscriptions.byID.values {
             guard let feed = subscription.meters else { continue }
-            wanted.formUnion(feed.nodes ?? Array(knownNodes.keys))
+            wanted.formUnion(feed.nodes ?? Array(mirror.nodes.keys))
         }
-        for node in wanted.subtracting(meteredNodes) {
-            if (try? engine.setMetering(node, enabled: true)) != nil { meteredNodes.insert(node) }
+        for node in wanted.subtracting(subscriptions.meteredNodes) {
+            if (try? engine.setMetering(node, enabled: true)) != nil { subscriptions.meteredNodes.insert(node) }
         }
-        for node in meteredNodes.subtracting(wanted) {
+        for node in subscriptions.meteredNodes.subtracting(wanted) {
             _ = try? engine.setMetering(node, enabled: false)
-            meteredNodes.remove(node)
+            subscriptions.meteredNodes.remove(node)
         }
     }
 
@@ -197,7 +197,7 @@ extension OSCServiceCore {
         let readings = engine.readMeters()
         var shortest = 1.0
         for id in meterSubscriptions {
-            guard var subscription = subscriptions[id], var feed = subscription.meters else { continue }
+            guard var subscription = subscriptions.byID[id], var feed = subscription.meters else { continue }
             for node in feed.nodes ?? Array(readings.keys) {
                 if let levels = readings[node] { feed.accumulate(node, levels) }
             }
@@ -211,9 +211,9 @@ extension OSCServiceCore {
             }
             shortest = min(shortest, feed.interval)
             subscription.meters = feed
-            subscriptions[id] = subscription
+            subscriptions.byID[id] = subscription
         }
-        nextMeterTick = now + shortest
+        subscriptions.nextMeterTick = now + shortest
     }
 
     // MARK: Graph mirror
@@ -222,38 +222,38 @@ extension OSCServiceCore {
     /// liblo (so patterns fan out over them) and notifies subscribers of what changed.
     func scanGraph() {
         let nodes = engine.nodes()
-        let initial = !graphScanned
+        let initial = !mirror.scanned
         var current: [String: NodeKind] = [:]
         for node in nodes { current[node.name] = node.kind }
         var nodesChanged = false
-        for (name, kind) in knownNodes.sorted(by: { $0.key < $1.key }) where current[name] != kind {
+        for (name, kind) in mirror.nodes.sorted(by: { $0.key < $1.key }) where current[name] != kind {
             unregisterNodeMethods(name)
-            meteredNodes.remove(name)
+            subscriptions.meteredNodes.remove(name)
             nodesChanged = true
             if !initial { notify(OSCMessage("/node/removed", [.string(name)])) }
         }
-        for node in nodes where knownNodes[node.name] != node.kind {
+        for node in nodes where mirror.nodes[node.name] != node.kind {
             registerNodeMethods(node.name, kind: node.kind)
             nodesChanged = true
             if !initial { notify(OSCMessage("/node/added", [.string(node.name), .string(node.kind.rawValue)])) }
         }
-        knownNodes = current
+        mirror.nodes = current
         let connections = Set(engine.connections())
-        if !initial && !subscriptions.isEmpty {
+        if !initial && !subscriptions.byID.isEmpty {
             func endpoints(_ c: Connection) -> [OSCArgument] {
                 [.string("\(c.source):\(c.sourceBus)"), .string("\(c.destination):\(c.destinationBus)")]
             }
-            for c in knownConnections.subtracting(connections).sorted(by: { $0.description < $1.description }) {
+            for c in mirror.connections.subtracting(connections).sorted(by: { $0.description < $1.description }) {
                 notify(OSCMessage("/graph/disconnected", endpoints(c)))
             }
-            for c in connections.subtracting(knownConnections).sorted(by: { $0.description < $1.description }) {
+            for c in connections.subtracting(mirror.connections).sorted(by: { $0.description < $1.description }) {
                 notify(OSCMessage("/graph/connected", endpoints(c)))
             }
         }
-        knownConnections = connections
-        graphScanned = true
-        graphDirty = false
-        nextGraphScan = SystemClock.monotonicSeconds() + options.graphScanInterval
+        mirror.connections = connections
+        mirror.scanned = true
+        mirror.dirty = false
+        mirror.nextScan = SystemClock.monotonicSeconds() + options.graphScanInterval
         if nodesChanged && !meterSubscriptions.isEmpty { updateMetering() }
     }
 
@@ -273,24 +273,24 @@ extension OSCServiceCore {
         unregisterNodeMethods(name)
         let paths = Self.nodeMethodPaths(name, kind: kind)
         for path in paths { endpoint.addMethod(path, handler: nodeMethodHandler, userData: userData) }
-        nodePaths[name] = paths
+        mirror.paths[name] = paths
     }
 
     private func unregisterNodeMethods(_ name: String) {
-        for path in nodePaths.removeValue(forKey: name) ?? [] { endpoint.removeMethod(path) }
+        for path in mirror.paths.removeValue(forKey: name) ?? [] { endpoint.removeMethod(path) }
     }
 
     // MARK: Events
 
     func notifyPlayerFinished(_ node: String, completed: Bool, sampleTime: Int64) {
-        guard !subscriptions.isEmpty else { return }
+        guard !subscriptions.byID.isEmpty else { return }
         notify(OSCMessage("/player/finished", [.string(node), .int32(completed ? 1 : 0), .int64(sampleTime)]))
     }
 
     func handleEngineEvent(_ event: EngineEvent) {
         // Recorders learn of tap overflows (lost frames) whether or not anyone subscribed.
         for recorder in recorders.values { recorder.handle(event) }
-        guard !subscriptions.isEmpty else { return }
+        guard !subscriptions.byID.isEmpty else { return }
         handleScheduleEvent(event)
         switch event {
         case .audioPlayerFinished(let node, let successfully):
@@ -311,7 +311,7 @@ extension OSCServiceCore {
     func handleHostEvent(_ event: OSCHostEvent) {
         switch event {
         case .xrun(let count, let delay):
-            pendingXrun = (count, delay)
+            subscriptions.pendingXrun = (count, delay)
             flushXrun(now: SystemClock.monotonicSeconds())
         case .serverLost(let reason):
             notify(OSCMessage("/engine/services_lost", [.string(reason)]))
@@ -322,9 +322,9 @@ extension OSCServiceCore {
 
     /// `/engine/xrun i:total f:delayMicroseconds`, at most 10 per second (later ones are folded in).
     func flushXrun(now: Double) {
-        guard let xrun = pendingXrun, now - lastXrunSent >= 0.1 else { return }
-        pendingXrun = nil
-        lastXrunSent = now
+        guard let xrun = subscriptions.pendingXrun, now - subscriptions.lastXrunSent >= 0.1 else { return }
+        subscriptions.pendingXrun = nil
+        subscriptions.lastXrunSent = now
         notify(OSCMessage("/engine/xrun", [.int32(Int32(clamping: xrun.count)), .float(Float(xrun.delay))]))
     }
 }

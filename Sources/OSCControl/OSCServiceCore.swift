@@ -1,5 +1,5 @@
 // OSC thread. The service's state and main loop: receiving (UDP screened by us, TCP by liblo), liblo
-// dispatch into collected requests, timers (held bundles, meters, leases, /sync, graph scans).
+// dispatch into dispatch.collected requests, timers (held bundles, meters, leases, /sync, graph scans).
 // Thread contract: created by `OSCService.start()` on the caller's thread; after that only the OSC
 // thread touches it, except `inbox`, `counters` and `stopRequested`, which are thread-safe.
 import AudioGraph
@@ -95,7 +95,8 @@ final class OSCServiceCore: @unchecked Sendable {
     let engine: Engine
     let host: OSCHost?
     let options: OSCServiceOptions
-    let files: FileAccessPolicy
+    /// Files and patches, confined to the roots (blocking calls run on `worker`).
+    let files: EngineFiles
     let endpoint: LoEndpoint
     let inbox = Inbox()
     let counters: OSCCounters
@@ -105,36 +106,16 @@ final class OSCServiceCore: @unchecked Sendable {
     var clients: ClientTable
     /// Recorders made with `/recorder/new`, by name (OSC thread).
     var recorders: [String: Recorder] = [:]
-    // Dispatch (between a receive and `finishDispatch`).
-    var collected: [Collected] = []
-    var bundleDepth = 0
-    /// The clock mapping in use (see `OSCClockMapping.StableReference`).
-    var clockReference = OSCClockMapping.StableReference()
-    var packetIsBundle = false
-    var currentUDPClient: ClientRef?
-    var pattern: PatternContext?
-    var nextPatternID = 0
-    // Scheduling, jobs, /sync.
-    var held: [HeldBundle] = []
-    var jobsIssued = 0
-    var jobsCompleted = 0
-    var jobsCompletedAt = 0.0
-    var pendingSyncs: [PendingSync] = []
-    // Graph mirror (node addresses registered with liblo; change notifications).
-    var knownNodes: [String: NodeKind] = [:]
-    var knownConnections: Set<Connection> = []
-    var nodePaths: [String: [String]] = [:]
-    var graphScanned = false
-    var graphDirty = true
-    var nextGraphScan = 0.0
-    // Subscriptions.
-    var subscriptions: [Int32: Subscription] = [:]
-    var nextSubscriptionID: Int32 = 1
-    var routes: [String: Int32] = [:]
-    var meteredNodes: Set<String> = []
-    var nextMeterTick = 0.0
-    var pendingXrun: (count: Int, delay: Double)?
-    var lastXrunSent = -1.0
+    /// What liblo's callbacks collect between a receive and `finishDispatch`.
+    var dispatch = DispatchCollector()
+    /// Future bundles held until their release time, and the clock they are converted with.
+    var scheduler = BundleScheduler()
+    /// Worker jobs in flight and the `/sync`s waiting for them.
+    var jobs = JobLedger()
+    /// The graph as OSC clients were last told it (node addresses registered with liblo).
+    var mirror = GraphMirror()
+    /// Notification subscribers, their meter feeds and reply routes.
+    var subscriptions = SubscriptionTable()
     var nextPoll = 0.0
     var nextLeaseCheck = 0.0
     /// The kernel's running count of dropped UDP datagrams, as last reported.
@@ -148,7 +129,7 @@ final class OSCServiceCore: @unchecked Sendable {
         self.host = host
         self.options = options
         self.counters = counters
-        files = FileAccessPolicy(roots: options.fileRoots)
+        files = EngineFiles(engine: engine, policy: FileAccessPolicy(roots: options.fileRoots))
         endpoint = try LoEndpoint(host: options.host, port: options.port, enablesTCP: options.enablesTCP,
                                   maxPacketSize: max(64, options.maxPacketSize))
         clients = ClientTable(burst: max(1, options.errorBurst), rate: max(0.01, options.errorsPerSecond))
@@ -187,8 +168,8 @@ final class OSCServiceCore: @unchecked Sendable {
     private func loopTimeout() -> Int32 {
         let now = SystemClock.monotonicSeconds()
         var next = now + 0.005
-        if let first = held.first { next = min(next, first.release) }
-        if !meterSubscriptions.isEmpty { next = min(next, nextMeterTick) }
+        if let first = scheduler.held.first { next = min(next, first.release) }
+        if !meterSubscriptions.isEmpty { next = min(next, subscriptions.nextMeterTick) }
         if options.pollsEngine { next = min(next, nextPoll) }
         return Int32(max(0, min(5, ((next - now) * 1000).rounded(.up))))
     }
@@ -201,12 +182,12 @@ final class OSCServiceCore: @unchecked Sendable {
             drainInbox()
         }
         releaseDueBundles(now: now)
-        if !meterSubscriptions.isEmpty && now >= nextMeterTick { meterTick(now: now) }
+        if !meterSubscriptions.isEmpty && now >= subscriptions.nextMeterTick { meterTick(now: now) }
         if now >= nextLeaseCheck {
             expireLeases(now: now)
             nextLeaseCheck = now + 0.05
         }
-        if graphDirty || now >= nextGraphScan { scanGraph() }
+        if mirror.dirty || now >= mirror.nextScan { scanGraph() }
         checkSyncs(now: now)
         flushXrun(now: now)
     }
@@ -220,11 +201,11 @@ final class OSCServiceCore: @unchecked Sendable {
             case .adoptRecorder(let name, let recorder): recorders[name] = recorder
             case .jobFinished(let sequence, let complete):
                 complete(self)
-                jobsCompleted = max(jobsCompleted, sequence)
-                jobsCompletedAt = SystemClock.monotonicSeconds()
+                jobs.completed = max(jobs.completed, sequence)
+                jobs.completedAt = SystemClock.monotonicSeconds()
             }
         }
-        if graphDirty { scanGraph() }
+        if mirror.dirty { scanGraph() }
     }
 
     // MARK: Receiving
@@ -269,9 +250,9 @@ final class OSCServiceCore: @unchecked Sendable {
                 sendError(client, address: "", OSCFailure(.malformedPacket, "malformed packet: \(error.message)"))
                 continue
             }
-            currentUDPClient = client
+            dispatch.udpClient = client
             _ = lo_server_dispatch_data(endpoint.udp, receiveBuffer, n)
-            currentUDPClient = nil
+            dispatch.udpClient = nil
             finishDispatch(client: client)
         }
     }
@@ -287,16 +268,16 @@ final class OSCServiceCore: @unchecked Sendable {
         }
     }
 
-    /// Runs what the last dispatch collected. A bundle liblo abandoned half-way (a malformed TCP frame:
+    /// Runs what the last dispatch dispatch.collected. A bundle liblo abandoned half-way (a malformed TCP frame:
     /// liblo then never calls the end handler) is dropped.
     private func finishDispatch(client: ClientRef?) {
         finalizePattern()
-        let items = collected
-        collected = []
-        let wasBundle = packetIsBundle
-        packetIsBundle = false
-        if bundleDepth != 0 {
-            bundleDepth = 0
+        let items = dispatch.collected
+        dispatch.collected = []
+        let wasBundle = dispatch.isBundle
+        dispatch.isBundle = false
+        if dispatch.bundleDepth != 0 {
+            dispatch.bundleDepth = 0
             counters.malformed.add(1)
             if let sender = client ?? firstClient(items) {
                 sendError(sender, address: "", OSCFailure(.malformedPacket, "malformed bundle; nothing applied"))
@@ -306,7 +287,7 @@ final class OSCServiceCore: @unchecked Sendable {
         guard !items.isEmpty else { return }
         execute(items, isBundle: wasBundle)
         // Node addresses must be registered before the next packet is dispatched.
-        if graphDirty { scanGraph() }
+        if mirror.dirty { scanGraph() }
     }
 
     private func firstClient(_ items: [Collected]) -> ClientRef? {
@@ -323,7 +304,7 @@ final class OSCServiceCore: @unchecked Sendable {
 
     /// The sender of a message being dispatched.
     func client(of message: lo_message?) -> ClientRef? {
-        if let currentUDPClient { return currentUDPClient }
+        if let udpClient = dispatch.udpClient { return udpClient }
         guard let message, let source = lo_message_get_source(message) else { return nil }
         let host = lo_address_get_hostname(source).map { String(cString: $0) } ?? "?"
         let port = lo_address_get_port(source).map { String(cString: $0) } ?? "?"
@@ -344,15 +325,15 @@ final class OSCServiceCore: @unchecked Sendable {
         let tag = message.map { lo_message_get_timestamp($0) }.map { OSCTimetag(seconds: $0.sec, fraction: $0.frac) }
             ?? .immediate
         guard let arguments = LoValues.arguments(types: types, argv: argv, argc: argc) else {
-            collected.append(.failure(client, address: address, OSCFailure(.badArguments, "unsupported argument type")))
+            dispatch.collected.append(.failure(client, address: address, OSCFailure(.badArguments, "unsupported argument type")))
             return 0
         }
         if OSCText.isPattern(address) {
-            pattern = PatternContext(id: nextPatternID, address: address, arguments: arguments, timetag: tag,
+            dispatch.pattern = PatternContext(id: dispatch.nextPatternID, address: address, arguments: arguments, timetag: tag,
                                      client: client)
-            nextPatternID += 1
+            dispatch.nextPatternID += 1
         } else {
-            collected.append(.request(OSCRequest(address: address, arguments: arguments, timetag: tag, client: client)))
+            dispatch.collected.append(.request(OSCRequest(address: address, arguments: arguments, timetag: tag, client: client)))
         }
         // 0 stops liblo's search for a literal address; for a pattern liblo calls every match anyway.
         return 0
@@ -360,15 +341,15 @@ final class OSCServiceCore: @unchecked Sendable {
 
     /// A node address matched a pattern: one request per match.
     func receiveNodeMethod(path: UnsafePointer<CChar>?) -> Int32 {
-        guard let path, var context = pattern else { return 0 }
+        guard let path, var context = dispatch.pattern else { return 0 }
         let address = String(cString: path)
         if context.wildcardsItsTarget {
             // Refused whole when it carries values (finalizePattern says so); without, queries only.
             if !context.arguments.isEmpty || PatternContext.isCommand(address) { return 0 }
         }
         context.matches += 1
-        pattern = context
-        collected.append(.request(OSCRequest(
+        dispatch.pattern = context
+        dispatch.collected.append(.request(OSCRequest(
             address: address, arguments: context.arguments, timetag: context.timetag,
             client: context.client, patternID: context.id, patternAddress: context.address)))
         return 0
@@ -376,36 +357,36 @@ final class OSCServiceCore: @unchecked Sendable {
 
     /// Closes the pattern being fanned out; a pattern that matched nothing gets one /error.
     func finalizePattern() {
-        guard let context = pattern else { return }
-        pattern = nil
+        guard let context = dispatch.pattern else { return }
+        dispatch.pattern = nil
         if context.wildcardsItsTarget && !context.arguments.isEmpty {
-            collected.append(.failure(context.client, address: context.address, OSCFailure(.badArguments,
+            dispatch.collected.append(.failure(context.client, address: context.address, OSCFailure(.badArguments,
                 "the pattern '\(OSCText.sanitized(context.address))' sets values but does not name what it sets: "
                     + "wildcards choose nodes, the parameter or command must be spelled out (/node/*/volume); nothing was set")))
             return
         }
         if context.matches == 0 {
-            collected.append(.failure(context.client, address: context.address,
+            dispatch.collected.append(.failure(context.client, address: context.address,
                 OSCFailure(.unknownAddress, "the pattern '\(OSCText.sanitized(context.address))' matches no node address")))
         }
     }
 
     func bundleStarted() {
         finalizePattern()
-        bundleDepth += 1
-        packetIsBundle = true
+        dispatch.bundleDepth += 1
+        dispatch.isBundle = true
     }
 
     func bundleEnded() {
         finalizePattern()
-        bundleDepth -= 1
+        dispatch.bundleDepth -= 1
     }
 
     // MARK: Replies
 
     /// Sends `message` to the client's registered reply URL, or back to the sender.
     func reply(_ client: ClientRef, _ message: OSCMessage) {
-        if let id = routes[client.key], let subscription = subscriptions[id] {
+        if let id = subscriptions.replyRoutes[client.key], let subscription = subscriptions.byID[id] {
             endpoint.send(message, to: subscription.address.raw)
             return
         }
@@ -436,8 +417,8 @@ final class OSCServiceCore: @unchecked Sendable {
     /// Runs `work` on the worker queue (blocking work: decoding, patch files); its result runs on the
     /// OSC thread. Jobs run one at a time, in order (scsynth's sequenced commands).
     func runJob(_ work: @escaping @Sendable () -> (OSCServiceCore) -> Void) {
-        jobsIssued += 1
-        let sequence = jobsIssued
+        jobs.issued += 1
+        let sequence = jobs.issued
         let inbox = self.inbox
         worker.async {
             let complete = work()

@@ -13,15 +13,7 @@ extension LoadedPatch {
         var problems: [String] = []
         for buffer in document.buffers {
             do {
-                let samples: [[Float]]
-                switch buffer.source {
-                case .file:
-                    samples = try PatchLoader.loadFileBuffer(buffer, of: document, rate: rate)
-                case .generate(let generator):
-                    samples = BufferSynthesizer.render(generator, sampleRate: rate)
-                }
-                try engine.addBuffer(SampleBuffer(name: buffer.name, channels: samples, sampleRate: rate,
-                                                  origin: PatchLoader.origin(of: buffer, in: document)))
+                try engine.addBuffer(try PatchLoader.makeBuffer(buffer, of: document, rate: rate))
             } catch {
                 problems.append("buffer '\(buffer.name)': \(error)")
             }

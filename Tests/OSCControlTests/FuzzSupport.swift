@@ -48,7 +48,7 @@ struct PacketFuzzer {
                              "outputVolume", "wetDryMix", "preset", "bypass", "delayTime", "feedback", "bands",
                              "band0.gain", "band99.gain", "nothing", ""]
     static let commands = ["play", "pause", "stop", "reset", "params", "enqueue", "schedule/buffer", "schedule/file"]
-    static let fixedAddresses = ["/ping", "/status", "/version", "/quit", "/sync", "/node/new", "/node/free",
+    static let fixedAddresses = ["/ping", "/status", "/status/memory", "/version", "/quit", "/sync", "/node/new", "/node/free",
                                  "/node/list", "/graph/connect", "/graph/disconnect", "/graph/list", "/buffer/load",
                                  "/buffer/free", "/buffer/list", "/patch/load", "/patch/save", "/notify", "/renew",
                                  "/meters", "/sound/play", "/", "//", "/node", "/node/", "/node//volume",

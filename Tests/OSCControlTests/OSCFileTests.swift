@@ -23,6 +23,30 @@ import Testing
         #expect(f.client.command("/buffer/free", [.string("s")])?.errorCode == 40)
     }
 
+    /// `/status/memory` counts what a loaded buffer holds: ten seconds of stereo at 48 kHz are 3.84 MB of
+    /// samples, so the heap in use is at least that while the buffer is loaded (other suites running in the
+    /// same process only add to it).
+    @Test func memoryStatusCountsALoadedBuffer() throws {
+        let f = try OSCFixture()
+        let frames = 480_000
+        let path = try f.writeWAV("long.wav", channels: [Array(repeating: 0.25, count: frames),
+                                                         Array(repeating: -0.25, count: frames)])
+        #expect(f.client.command("/buffer/load", [.string("long"), .string(path)])?.address == "/done")
+        let reply = try #require(f.client.request("/status/memory", reply: "/status/memory.reply"))
+        #expect(reply.typeTags == "hhhhi")
+        guard case .int64(let resident) = reply.arguments[0], case .int64(let inUse) = reply.arguments[1],
+              case .int64(let free) = reply.arguments[2], case .int64(let mapped) = reply.arguments[3] else {
+            Issue.record("unexpected arguments \(reply.arguments)")
+            return
+        }
+        #expect(inUse >= Int64(frames * 2 * MemoryLayout<Float>.size))
+        #expect(mapped <= inUse)
+        #expect(free >= 0)
+        #expect(resident >= Int64(frames * 2 * MemoryLayout<Float>.size))
+        #expect(reply.arguments[4] == .int32(2))  // main and output
+        #expect(f.client.command("/status/memory", [.int32(1)])?.errorCode == OSCErrorCode.badArguments.rawValue)
+    }
+
     @Test func bufferLoadRegionAndRelativePath() throws {
         let f = try OSCFixture()
         _ = try f.writeWAV("mono.wav", channels: [(0..<1000).map { Float($0) / 1000 }])

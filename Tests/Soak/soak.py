@@ -396,6 +396,7 @@ class Soak:
         self.last_hrtf_load = -1e9
         self.started = time.monotonic()
         self.resync_wanted = False
+        self.latest_memory = None
         self.failure = None
         self.next_sweep = 0.0
 
@@ -403,7 +404,7 @@ class Soak:
     KEEP = {"/node/info", "/graph/edge", "/buffer/info", "/recorder/info", "/reply", "/synced"}
 
     def on_message(self, m, now):
-        if m.address in ("/done", "/error", "/late", "/status.reply"):
+        if m.address in ("/done", "/error", "/late", "/status.reply", "/status/memory.reply"):
             self.events.append((m, now))
             return True
         if m.address in self.KEEP or m.address.endswith("/param"):
@@ -446,6 +447,9 @@ class Soak:
             elif m.address == "/status.reply":
                 p = m.params
                 self.latest_status = {"state": p[0], "dsp": p[3], "xruns": p[4], "nodes": p[5]}
+            elif m.address == "/status/memory.reply":
+                p = m.params
+                self.latest_memory = {"heap_in_use_kb": p[1] // 1024, "heap_free_kb": p[2] // 1024}
         now = self.now()
         if now >= self.next_sweep:
             self.next_sweep = now + 0.5
@@ -1408,11 +1412,15 @@ class Soak:
         if self.engine.crash_lines():
             self.fail("the engine's log reports memory trouble (sanitizer or heap check)")
         status = self.latest_status or {}
+        memory = self.latest_memory or {}
         self.samples.append({"t": round(self.now() - self.started, 2), "rss_kb": reading["rss_kb"],
                              "fds": reading["fds"], "threads": reading["threads"],
                              "nodes": len(self.model.user_nodes()), "xruns": status.get("xruns"),
-                             "dsp": round(status["dsp"], 1) if status.get("dsp") is not None else None})
+                             "dsp": round(status["dsp"], 1) if status.get("dsp") is not None else None,
+                             "heap_in_use_kb": memory.get("heap_in_use_kb"),
+                             "heap_free_kb": memory.get("heap_free_kb")})
         self.c.send("/status")
+        self.c.send("/status/memory")
 
     # MARK: The run
 
@@ -1544,7 +1552,9 @@ def summarize(soak, args, engine, client, crashed):
     slopes = {k + "_per_min": (round(v, 3) if v is not None else None)
               for k, v in (("rss_kb", common.slope_per_minute(ts, [s["rss_kb"] for s in tail])),
                            ("fds", common.slope_per_minute(ts, [s["fds"] for s in tail])),
-                           ("threads", common.slope_per_minute(ts, [s["threads"] for s in tail])))}
+                           ("threads", common.slope_per_minute(ts, [s["threads"] for s in tail])),
+                           ("heap_in_use_kb", common.slope_per_minute(ts, [s.get("heap_in_use_kb") for s in tail])),
+                           ("nodes", common.slope_per_minute(ts, [s["nodes"] for s in tail])))}
     rtt = client.rtt_stats_ms()
     xruns = None
     if soak.latest_status:
@@ -1633,7 +1643,11 @@ def print_summary(r):
             f"({len(r['samples'])} samples)")
     s = r["slopes_last_two_thirds"]
     log(f"  slopes over the last 2/3 (per minute): rss {s['rss_kb_per_min']} kB, fds {s['fds_per_min']}, "
-        f"threads {s['threads_per_min']}")
+        f"threads {s['threads_per_min']}, heap in use {s['heap_in_use_kb_per_min']} kB, nodes {s['nodes_per_min']}")
+    if r["samples"] and r["samples"][-1].get("heap_in_use_kb") is not None:
+        first, last = r["samples"][0], r["samples"][-1]
+        log(f"  heap in use {first.get('heap_in_use_kb')} -> {last['heap_in_use_kb']} kB, "
+            f"heap free {first.get('heap_free_kb')} -> {last['heap_free_kb']} kB")
 
 
 def main():

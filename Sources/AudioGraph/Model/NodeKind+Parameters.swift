@@ -52,7 +52,7 @@ extension NodeKind {
                 ParameterSpec(.buffer, .string, default: .string(""),
                               "Name of a loaded buffer to play (\"\" for none). Setting it (or file, start, frames) plays the new "
                                 + "material from its start; items scheduled with enqueue stay queued after it."),
-                ParameterSpec(.file, .string, default: .string(""),
+                ParameterSpec(.file, .string, default: .string(""), filePath: true,
                               "Path of an audio file to load and play instead of a named buffer."),
                 ParameterSpec(.start, .int, unit: "frames", range: 0...Double(Int32.max), default: .int(0),
                               "First frame of the region to play."),
@@ -81,7 +81,7 @@ extension NodeKind {
 
     /// AVAudioPlayer's properties (inventory §8).
     static let audioPlayerParameters: [ParameterSpec] = [
-        ParameterSpec(.file, .string, default: .string(""),
+        ParameterSpec(.file, .string, default: .string(""), filePath: true,
                       "Path of the audio file to play (decoded and prepared when set; any format `info` reads)."),
         ParameterSpec(.buffer, .string, default: .string(""), "Name of a loaded buffer to play instead of a file."),
         ParameterSpec(.numberOfLoops, .int, unit: "loops", range: Double(Int32.min)...Double(Int32.max), default: .int(0),

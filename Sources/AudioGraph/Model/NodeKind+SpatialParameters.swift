@@ -74,7 +74,7 @@ extension NodeKind {
         ParameterSpec(.dopplerFactor, .float, unit: "", range: 0...10, default: .float(1), "0 turns Doppler off."),
         ParameterSpec(.headphones, .bool, default: .bool(false),
                       "The output is heard on headphones: the auto algorithm picks HRTFHQ."),
-        ParameterSpec(.hrtf, .string, default: .string(""),
+        ParameterSpec(.hrtf, .string, default: .string(""), filePath: true,
                       "SOFA file for HRTF/HRTFHQ (\"\": the MIT KEMAR set libmysofa ships); resampled at load."),
         ParameterSpec(.reverb, .bool, default: .bool(false), "Turns the environment reverb on."),
         ParameterSpec(.reverbPreset, .string, default: .string(ReverbPreset.mediumHall.name), choices: ReverbPreset.allNames,

@@ -25,6 +25,10 @@ public struct ParameterSpec: Sendable, Equatable {
     public var isReadOnly: Bool
     /// True when the value can be given only when the node is created.
     public var isCreationOnly: Bool
+    /// True for a string naming a file the engine reads (a player's audio, an environment's SOFA set):
+    /// relative to the patch in a patch file, confined to the file roots over OSC, read off the control
+    /// thread.
+    public var isFilePath: Bool
     /// For a string parameter with a fixed set of values (presets, filter types): the names, in index
     /// order. Setting accepts a name or its index.
     public var choices: [String]
@@ -33,9 +37,10 @@ public struct ParameterSpec: Sendable, Equatable {
     public init(
         _ name: String, _ type: ValueType, unit: String = "", range: ClosedRange<Double>? = nil,
         default defaultValue: ParameterValue, smoothed: Bool = false, readOnly: Bool = false,
-        creationOnly: Bool = false, choices: [String] = [], _ summary: String
+        creationOnly: Bool = false, filePath: Bool = false, choices: [String] = [], _ summary: String
     ) {
         isCreationOnly = creationOnly
+        isFilePath = filePath
         self.choices = choices
         self.name = name
         key = ParameterKey(name: name)
@@ -53,10 +58,10 @@ public struct ParameterSpec: Sendable, Equatable {
     public init(
         _ key: ParameterKey, _ type: ValueType, unit: String = "", range: ClosedRange<Double>? = nil,
         default defaultValue: ParameterValue, smoothed: Bool = false, readOnly: Bool = false,
-        creationOnly: Bool = false, choices: [String] = [], _ summary: String
+        creationOnly: Bool = false, filePath: Bool = false, choices: [String] = [], _ summary: String
     ) {
         self.init(key.name, type, unit: unit, range: range, default: defaultValue, smoothed: smoothed, readOnly: readOnly,
-                  creationOnly: creationOnly, choices: choices, summary)
+                  creationOnly: creationOnly, filePath: filePath, choices: choices, summary)
     }
 
     /// Converts `value` to this parameter's type, or explains why it cannot.

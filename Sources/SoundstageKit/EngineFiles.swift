@@ -1,0 +1,71 @@
+// Control side. The one way a remote client (OSC) reaches files: paths confined to the file roots,
+// files decoded into buffers or scheduled on players, patches applied and saved. Everything but
+// `resolve` blocks on the disk: call it from a worker, never from a thread that answers requests.
+import AudioFiles
+import AudioGraph
+import Foundation
+import Patches
+
+/// Files for one engine, inside one set of roots.
+public struct EngineFiles: Sendable {
+    public let engine: Engine
+    public let policy: FileAccessPolicy
+
+    public init(engine: Engine, policy: FileAccessPolicy) {
+        self.engine = engine
+        self.policy = policy
+    }
+
+    /// The absolute, resolved form of a client's path, if it lies inside a root (cheap: no decoding).
+    public func resolve(_ path: String) throws(FileAccessError) -> String { try policy.resolve(path) }
+
+    /// A file's region (its own frames) decoded at the engine rate into a buffer named `name` (not yet
+    /// added to the engine).
+    public func decodeBuffer(named name: String, path: String, startFrame: Int = 0, frameCount: Int? = nil)
+        throws(AudioFileError) -> SampleBuffer
+    {
+        try SampleBuffer.decoding(name: name, path: path, startFrame: startFrame, frameCount: frameCount,
+                                  rate: engine.configuration.sampleRate)
+    }
+
+    /// Makes a file the player's material, from its start or a region of it (`startFrame`/`frameCount`
+    /// in frames at the engine rate), not looping. Returns the frames the region holds at the engine
+    /// rate and the file's channels.
+    public func scheduleFile(on node: String, path: String, startFrame: Int? = nil, frameCount: Int? = nil)
+        throws(EngineError) -> (frames: Int, channels: Int)
+    {
+        try engine.set(node, "start", to: .int(0))
+        try engine.set(node, "frames", to: .int(0))
+        try engine.set(node, "loop", to: .bool(false))
+        try engine.set(node, "file", to: .string(path))
+        if startFrame != nil || frameCount != nil {
+            try engine.batch { () throws(EngineError) in
+                try engine.set(node, "start", to: .int(startFrame ?? 0))
+                try engine.set(node, "frames", to: .int(frameCount ?? 0))
+            }
+        }
+        let channels = (try? engine.get(node, "channels"))?.intValue ?? 0
+        let rate = engine.configuration.sampleRate
+        let total = (try? AudioFileReader.info(path: path)).map {
+            Int((Double($0.frameCount) * rate / $0.sampleRate).rounded())
+        } ?? 0
+        return (frameCount ?? max(0, total - (startFrame ?? 0)), channels)
+    }
+
+    /// Replaces the running graph with the patch at `path` (`PatchLoader.apply`); returns the warnings.
+    public func applyPatch(path: String) throws(PatchLoadError) -> [PatchDiagnostic] {
+        try PatchLoader.apply(path: path, to: engine)
+    }
+
+    /// Writes the running graph as a patch to `path` under `OutputDestination`'s rule.
+    public func savePatch(to path: String) throws(AudioFileError) {
+        try OutputDestination.write(Data(PatchSnapshot.yaml(of: engine).utf8), to: path)
+    }
+}
+
+extension NodeKind {
+    /// Whether `parameter` of this kind names a file the engine reads (`ParameterSpec.isFilePath`).
+    public func isFilePathParameter(_ parameter: String) -> Bool {
+        parameters.contains { $0.isFilePath && $0.name == parameter }
+    }
+}
