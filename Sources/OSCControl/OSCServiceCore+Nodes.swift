@@ -80,7 +80,7 @@ extension OSCServiceCore {
         }
         mirror.dirty = true
         for name in names { done(r.client, "/node/free", [.string(name)]) }
-        for name in playing { notifyPlayerFinished(name, completed: false, sampleTime: engine.sampleTime) }
+        for name in playing { notifyPlayerStopped(name, sampleTime: engine.sampleTime) }
     }
 
     /// `/node/list` → `/node/info s:name s:kind i:channels i:active` per node, then `/reply s:/node/list`.
@@ -241,7 +241,7 @@ extension OSCServiceCore {
         default:
             let wasPlaying = isPlaying(node)
             try engineCall { () throws(EngineError) in try engine.stop(node, atSampleTime: time) }
-            if wasPlaying { notifyPlayerFinished(node, completed: false, sampleTime: time ?? engine.sampleTime) }
+            if wasPlaying { notifyPlayerStopped(node, sampleTime: time ?? engine.sampleTime) }
         }
         done(r.client, r.address)
     }

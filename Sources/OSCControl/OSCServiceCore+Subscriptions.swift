@@ -282,9 +282,18 @@ extension OSCServiceCore {
 
     // MARK: Events
 
-    func notifyPlayerFinished(_ node: String, completed: Bool, sampleTime: Int64) {
+    /// `/player/finished`: playback reached its end by itself (AVAudioPlayer's
+    /// audioPlayerDidFinishPlaying). `successfully` is false only for a decoding error that ends playback.
+    func notifyPlayerFinished(_ node: String, successfully: Bool, sampleTime: Int64) {
         guard !subscriptions.byID.isEmpty else { return }
-        notify(OSCMessage("/player/finished", [.string(node), .int32(completed ? 1 : 0), .int64(sampleTime)]))
+        notify(OSCMessage("/player/finished", [.string(node), .int32(successfully ? 1 : 0), .int64(sampleTime)]))
+    }
+
+    /// `/player/stopped`: a playing player was stopped or freed by a request (AVAudioPlayer reports no
+    /// finish for a stop; this is our own notification).
+    func notifyPlayerStopped(_ node: String, sampleTime: Int64) {
+        guard !subscriptions.byID.isEmpty else { return }
+        notify(OSCMessage("/player/stopped", [.string(node), .int64(sampleTime)]))
     }
 
     func handleEngineEvent(_ event: EngineEvent) {
@@ -294,14 +303,14 @@ extension OSCServiceCore {
         handleScheduleEvent(event)
         switch event {
         case .audioPlayerFinished(let node, let successfully):
-            notifyPlayerFinished(node, completed: successfully, sampleTime: engine.sampleTime)
+            notifyPlayerFinished(node, successfully: successfully, sampleTime: engine.sampleTime)
         case .audioPlayerDecodeError(let node, let message):
             notify(OSCMessage("/player/decode_error", [.string(node), .string(OSCText.sanitized(message))]))
         default:
             break
         }
         if case .playerFinished(let node, let time) = event {
-            notifyPlayerFinished(node, completed: true, sampleTime: time)
+            notifyPlayerFinished(node, successfully: true, sampleTime: time)
             let buffer = (try? engine.get(node, "buffer"))?.stringValue ?? ""
             let file = (try? engine.get(node, "file"))?.stringValue ?? ""
             notify(OSCMessage("/buffer/consumed", [.string(node), .string(buffer.isEmpty ? file : buffer), .int64(time)]))

@@ -54,6 +54,30 @@ import Testing
         #expect(try engine.get("ap", "currentTime") == .float(0), "a finished player rewinds")
     }
 
+    /// `numberOfLoops` set while playing: the current pass finishes, then that many more passes follow
+    /// without a seam (0 ends playback with this pass), from a looping player and from a finite one.
+    @Test(arguments: [(-1, 0), (-1, 2), (5, 0), (5, 1), (3, -1)])
+    func changingNumberOfLoopsWhilePlayingFinishesTheCurrentPassThenPlaysTheNewCount(from: Int, to: Int) throws {
+        let events = EventBox()
+        let engine = try engine(["numberOfLoops": .int(from), "playing": .bool(true)], events: events)
+        // Into the second pass (frame 300 of it), then the change.
+        var out = TestEngine.render(engine, frames: Self.frames + 300, block: 100)[0]
+        try engine.set("ap", "numberOfLoops", to: .int(to))
+        out += TestEngine.render(engine, frames: 8 * Self.frames, block: 100)[0]
+        if to < 0 {
+            expectRamp(out, 0..<out.count, from: 0, "looping on")
+            #expect(!events.all.contains(.audioPlayerFinished(node: "ap", successfully: true)))
+            return
+        }
+        // A finite player set to loop forever before its last pass ended keeps going; else the pass
+        // playing at the change (the second) plus `to` more.
+        let total = (2 + to) * Self.frames
+        expectRamp(out, 0..<total, from: 0, "passes up to the end")
+        #expect(out[total...].allSatisfy { $0 == 0 }, "sound after the last pass")
+        #expect(events.all.filter { $0 == .audioPlayerFinished(node: "ap", successfully: true) }.count == 1)
+        #expect(try engine.get("ap", "playing") == .bool(false))
+    }
+
     @Test func negativeLoopsPlayUntilStoppedAndShortMaterialNeverRunsDry() throws {
         let engine = try engine(["numberOfLoops": .int(-1), "playing": .bool(true)])
         // 30 passes of a 21 ms file, rendered in 1024-frame periods with a poll after each.

@@ -47,14 +47,24 @@ import Testing
         #expect(finished.arguments[0] == .string("p"))
         #expect(finished.arguments[1] == .int32(1))
         #expect(f.client.take("/buffer/consumed").first?.arguments[1] == .string("short"))
-        // Stopping a playing player reports an unsuccessful finish.
+        // Stopping a playing player is not a finish (AVAudioPlayer sends none): /player/stopped instead.
         f.client.send("/node/p/schedule/buffer", [.string("short"), .string("loop")])
         f.client.send("/node/p/play")
         f.client.receive(timeout: 0.5)
         _ = f.client.takeAll()
         f.client.send("/node/p/stop")
-        f.client.receive(timeout: 2) { $0.address == "/player/finished" }
-        #expect(f.client.take("/player/finished").first?.arguments[1] == .int32(0))
+        f.client.receive(timeout: 2) { $0.address == "/player/stopped" }
+        let stopped = try #require(f.client.take("/player/stopped").first)
+        #expect(stopped.arguments[0] == .string("p") && stopped.typeTags == "sh")
+        #expect(f.client.take("/player/finished").isEmpty)
+        // Freeing a playing player is a stop too.
+        f.client.send("/node/p/play")
+        f.client.receive(timeout: 0.3)
+        _ = f.client.takeAll()
+        #expect(f.client.command("/node/free", [.string("p")])?.address == "/done")
+        f.client.receive(timeout: 2) { $0.address == "/player/stopped" }
+        #expect(f.client.take("/player/stopped").first?.arguments[0] == .string("p"))
+        #expect(f.client.take("/player/finished").isEmpty)
     }
 }
 

@@ -138,6 +138,32 @@ extension Engine {
         if audio.transport == .playing { audio.transport = .paused }
     }
 
+    /// `numberOfLoops` set while a schedule stands (playing or paused): the pass playing now finishes,
+    /// then `loops` more passes follow (until stopped when negative), so 0 ends playback at the end of
+    /// the current pass. A stopped player takes the new count at its next play or seek.
+    func audioSetLoops(_ node: NodeRecord, _ audio: AudioPlayerControl, _ loops: Int, time: Int64) throws(EngineError) {
+        guard audio.isScheduled, audio.transport != .stopped, let player = node.player, let buffer = audio.buffer,
+              !audio.queued.isEmpty else { return }
+        try batchLocked { () throws(EngineError) in
+            try send([TimedCommand(time: time, .playerFinishCurrent(player, pausesAtEnd: loops == 0))])
+            // The dropped items are reported later as not completed, and are no longer expected.
+            audio.queued = Array(audio.queued.prefix(1))
+            audio.loopsForever = loops < 0
+            audio.passesLeft = 0
+            if audio.loopsForever {
+                try queuePass(node, audio, buffer, from: 0, last: false, looping: true, time: time)
+            } else {
+                var left = loops
+                let ahead = Self.passesAhead(frameCount: buffer.frameCount, sampleRate: state.configuration.sampleRate)
+                while left > 0 && audio.queued.count <= ahead {
+                    left -= 1
+                    try queuePass(node, audio, buffer, from: 0, last: left == 0, looping: false, time: time)
+                }
+                audio.passesLeft = left
+            }
+        }
+    }
+
     /// Appends one pass `from ..< end` (or the whole material, looping until stopped).
     private func queuePass(_ node: NodeRecord, _ audio: AudioPlayerControl, _ buffer: SampleBuffer, from: Int,
                            last: Bool, looping: Bool, time: Int64) throws(EngineError) {

@@ -38,6 +38,7 @@ extension Engine {
             try audioSetMaterial(node, audio, buffer)
         case .numberOfLoops:
             node[key] = value
+            try audioSetLoops(node, audio, value.intValue ?? 0, time: time)
         case .currentTime:
             try audioSeek(node, audio, seconds: value.doubleValue ?? 0, time: time)
         case .playing:

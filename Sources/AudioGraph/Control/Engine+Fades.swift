@@ -10,14 +10,14 @@ extension Engine {
     var isSilentSoFar: Bool { !renderEngine.hasStarted }
 
     /// Adds `edge` to the model with a fade rising from silence (or revives it if it is fading out).
-    func addEdge(_ edge: Connection) throws(EngineError) {
+    func addEdge(_ edge: Connection, risingOver frames: Int? = nil) throws(EngineError) {
         if let index = state.retiringEdges.firstIndex(where: { $0.item.connection == edge }) {
             let fade = state.retiringEdges[index].item.fade
             try send([TimedCommand(.setFade(fade.ramp, target: 1, rampFrames: Int32(fadeFrames)))])
             state.retiringEdges.remove(at: index)
             state.fades[edge] = fade
         } else {
-            state.fades[edge] = EdgeFade(risingOver: isSilentSoFar ? 0 : fadeFrames)
+            state.fades[edge] = EdgeFade(risingOver: isSilentSoFar ? 0 : frames ?? fadeFrames)
         }
         state.connections.append(edge)
     }

@@ -265,6 +265,8 @@ struct ControlState {
     /// The node number of the `sounds` mixer when the sound pool made it.
     var soundPoolMixerID: Int32?
     var soundVoiceStarts: [String: Int] = [:]
+    /// Voices whose stolen sound is fading out (busy, but not counted as sounding).
+    var soundVoicesFading: Set<String> = []
     var soundItems: [SoundItemKey: Int] = [:]
     var nextSoundID = 1
     /// Underrun frames already reported, per stream.

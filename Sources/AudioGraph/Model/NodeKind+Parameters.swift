@@ -85,7 +85,7 @@ extension NodeKind {
                       "Path of the audio file to play (decoded and prepared when set; any format `info` reads)."),
         ParameterSpec(.buffer, .string, default: .string(""), "Name of a loaded buffer to play instead of a file."),
         ParameterSpec(.numberOfLoops, .int, unit: "loops", range: Double(Int32.min)...Double(Int32.max), default: .int(0),
-                      "0 plays once, n plays n + 1 times, any negative number loops until stopped. Applies from the next play or seek."),
+                      "0 plays once, n plays n + 1 times, any negative number loops until stopped. Set while playing (or paused), the current pass finishes and n more follow: 0 ends playback with this pass."),
         ParameterSpec(.currentTime, .float, unit: "s", range: 0...1e9, default: .float(0),
                       "Playback position in the file; setting it seeks (also while playing). Reads the live position."),
         ParameterSpec(.duration, .float, unit: "s", range: 0...1e9, default: .float(0), readOnly: true,

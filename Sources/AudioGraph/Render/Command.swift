@@ -19,6 +19,13 @@ public enum Command: BitwiseCopyable {
     case playerPause(UnsafeMutablePointer<PlayerState>)
     /// Stop: unschedule everything and reset the player timeline to 0.
     case playerStop(UnsafeMutablePointer<PlayerState>)
+    /// The item playing now finishes its pass (it stops looping; `pausesAtEnd` says whether the player
+    /// pauses there) and every item queued after it is dropped (an audioplayer's `numberOfLoops` set
+    /// while it plays).
+    case playerFinishCurrent(UnsafeMutablePointer<PlayerState>, pausesAtEnd: Bool)
+    /// Glide the player's mixing gains to silence over `frames`, then stop it exactly when silent (a
+    /// stolen sound-pool voice). The stop is timed from when the render thread applies this command.
+    case playerFadeOut(UnsafeMutablePointer<PlayerState>, UnsafeMutablePointer<MixingState>, frames: Int32)
     /// Set an effect parameter (kernel table index; glides inside the kernel).
     case effectParameter(EffectRef, index: Int32, value: Double)
     /// Bypass an effect (10 ms crossfade) or bring it back.

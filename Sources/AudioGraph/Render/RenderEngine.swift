@@ -165,9 +165,9 @@ public final class RenderEngine: @unchecked Sendable {
             let sequence = core.pointee.poppedCount
             core.pointee.poppedCount &+= 1
             if timed.time < 0 || timed.time <= core.pointee.sampleTime {
-                apply(timed.command, core)
+                apply(timed.command, core, sequence: sequence)
             } else if !core.pointee.insertPending(timed, sequence: sequence) {
-                apply(timed.command, core)
+                apply(timed.command, core, sequence: sequence)
                 emit(.timedCommandOverflow(sampleTime: core.pointee.sampleTime))
             }
         }
@@ -183,13 +183,15 @@ public final class RenderEngine: @unchecked Sendable {
     @inline(__always)
     func applyDueCommands(_ core: UnsafeMutablePointer<RenderCore>) {
         while core.pointee.pendingCount > 0 && core.pointee.pending[0].timed.time <= core.pointee.sampleTime {
-            let command = core.pointee.removeFirstPending()
-            apply(command, core)
+            let (command, sequence) = core.pointee.removeFirstPending()
+            apply(command, core, sequence: sequence)
         }
     }
 
+    /// `sequence`: the command's queue position (a command that schedules a follow-up keeps it pending
+    /// under the same position, so what it points at stays alive until the follow-up has run).
     @inline(__always)
-    func apply(_ command: Command, _ core: UnsafeMutablePointer<RenderCore>) {
+    func apply(_ command: Command, _ core: UnsafeMutablePointer<RenderCore>, sequence: Int) {
         switch command {
         case .setMixing(let mixing, let left, let right, let mono, let frames):
             mixing.pointee.left.ramp(to: left, frames: Int(frames))
@@ -216,6 +218,21 @@ public final class RenderEngine: @unchecked Sendable {
             player.pointee.isPlaying = false
             player.pointee.playerTime = 0
             emitTransport(player, core)
+        case .playerFinishCurrent(let player, let pausesAtEnd):
+            dropItems(player, keepingFirst: true, core)
+            if player.pointee.count > 0 {
+                let head = player.pointee.head
+                player.pointee.items[head].material.isLooping = false
+                player.pointee.items[head].pausesAtEnd = pausesAtEnd
+            }
+        case .playerFadeOut(let player, let mixing, let frames):
+            mixing.pointee.left.ramp(to: 0, frames: Int(frames))
+            mixing.pointee.right.ramp(to: 0, frames: Int(frames))
+            mixing.pointee.mono.ramp(to: 0, frames: Int(frames))
+            let stop = TimedCommand(renderTime: core.pointee.sampleTime &+ Int64(frames), .playerStop(player))
+            if frames <= 0 || !core.pointee.insertPending(stop, sequence: sequence) {
+                apply(.playerStop(player), core, sequence: sequence)
+            }
         case .effectParameter(let effect, let index, let value):
             switch effect {
             case .reverb(let p): p.pointee.setParameter(Int(index), value: value)
@@ -503,9 +520,10 @@ struct RenderCore {
         return true
     }
 
-    /// Removes and returns the earliest pending command. Requires `pendingCount > 0`.
-    mutating func removeFirstPending() -> Command {
-        let first = pending[0].timed.command
+    /// Removes and returns the earliest pending command and its queue position. Requires
+    /// `pendingCount > 0`.
+    mutating func removeFirstPending() -> (Command, sequence: Int) {
+        let first = (pending[0].timed.command, sequence: pending[0].sequence)
         pendingCount &-= 1
         for i in 0..<pendingCount { pending[i] = pending[i &+ 1] }
         pendingChanged = true
@@ -702,6 +720,15 @@ enum RenderKernels {
     }
 }
 
+extension TimedCommand {
+    /// A follow-up the render thread schedules itself (defined here so the real-time checks see its body).
+    @inline(__always)
+    init(renderTime: Int64, _ command: Command) {
+        time = renderTime
+        self.command = command
+    }
+}
+
 extension Command {
     /// The state this command writes, for purging.
     var target: UnsafeMutableRawPointer? {
@@ -710,7 +737,9 @@ extension Command {
         case .setOutputVolume(let p, _, _): return UnsafeMutableRawPointer(p)
         case .setFade(let p, _, _): return UnsafeMutableRawPointer(p)
         case .playerEnqueue(let p, _, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
-        case .playerPlay(let p), .playerPause(let p), .playerStop(let p): return UnsafeMutableRawPointer(p)
+        case .playerPlay(let p), .playerPause(let p), .playerStop(let p), .playerFadeOut(let p, _, _),
+             .playerFinishCurrent(let p, _):
+            return UnsafeMutableRawPointer(p)
         case .effectParameter(let e, _, _), .effectBypass(let e, _), .effectReset(let e):
             switch e {
             case .reverb(let p): return UnsafeMutableRawPointer(p)
@@ -734,6 +763,7 @@ extension Command {
         switch self {
         case .spatialConvolver(_, let convolver?): return UnsafeMutableRawPointer(convolver) == pointer
         case .spatialBed(_, let bed?): return UnsafeMutableRawPointer(bed) == pointer
+        case .playerFadeOut(_, let mixing, _): return UnsafeMutableRawPointer(mixing) == pointer
         default: return false
         }
     }
