@@ -42,8 +42,15 @@ final class NodeRecord {
     /// A 3D source's properties as voice targets read them, parsed from the values on first use after a
     /// change (nil: to be read again). Newer than the values for the vectors in `pendingVectors`.
     var spatialProperties: SpatialSourceProperties? {
-        willSet { if newValue == nil, pendingVectors != 0 { writeBackVectors() } }
+        get { storedSpatialProperties }
+        set {
+            if newValue == nil, pendingVectors != 0 { writeBackVectors() }
+            storedSpatialProperties = newValue
+        }
     }
+    /// Kept apart from its accessor so a move updates one vector in place (an observer would copy the
+    /// whole value twice per move).
+    private var storedSpatialProperties: SpatialSourceProperties?
     /// The voices this node feeds (one per connection into an environment), so a move reaches them
     /// without a search.
     var spatialVoices: [SourceVoice] = []
@@ -144,9 +151,9 @@ final class NodeRecord {
     /// the values to be brought up to date when next read.
     func move(_ property: SpatialVectorProperty, to v: SpatialVector) {
         switch property {
-        case .position: spatialProperties?.position = v
-        case .velocity: spatialProperties?.velocity = v
-        case .direction: spatialProperties?.facing = v
+        case .position: storedSpatialProperties?.position = v
+        case .velocity: storedSpatialProperties?.velocity = v
+        case .direction: storedSpatialProperties?.facing = v
         }
         pendingVectors |= 1 << property.rawValue
     }
@@ -154,7 +161,7 @@ final class NodeRecord {
     private func writeBackVectors() {
         let pending = pendingVectors
         pendingVectors = 0
-        guard let p = spatialProperties else { return }
+        guard let p = storedSpatialProperties else { return }
         for property in SpatialVectorProperty.allCases where pending & (1 << property.rawValue) != 0 {
             let v: SpatialVector
             switch property {
