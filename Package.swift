@@ -40,15 +40,15 @@ let package = Package(
         // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel).
         .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand", "CSpatialKernels"]),
         // Graph model, compiler and render engine.
-        .target(name: "AudioGraph", dependencies: ["AudioDSP", "SpatialAssets", "CRealtime", "Locking"]),
+        .target(name: "AudioGraph", dependencies: ["AudioDSP", "CRealtime", "Locking"]),
         // HRTF datasets: SOFA files read with libmysofa, resampled to the engine rate with soxr (control side).
         .target(name: "SpatialAssets", dependencies: ["AudioDSP", "CMySofa", "CSoxr"]),
         // Decoding, encoding and sample-rate conversion.
         .target(name: "AudioFiles", dependencies: ["CSndFile", "CSoxr", "CFFmpeg", "Locking"]),
         // Patch files: YAML <-> located document model.
         .target(name: "Patches", dependencies: [.product(name: "Yams", package: "Yams")]),
-        // Glue: applies patches to an engine, loads files into buffers, offline rendering.
-        .target(name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches", "Locking"]),
+        // Glue: applies patches to an engine, loads files into buffers and HRTF sets, offline rendering.
+        .target(name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches", "SpatialAssets", "Locking"]),
         // JACK host adapter.
         .target(name: "JackHost", dependencies: ["AudioGraph", "CJack", "CRealtime", "Locking"]),
         // OSC control: liblo servers, address space, subscriptions, timetag scheduling.
@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "soundstage",
             dependencies: [
-                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl", "Locking",
+                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl", "Locking", "CProcessMemory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "DSPTestSupport", dependencies: ["AudioDSP", "CAllocationCounter"]),
         .testTarget(name: "AudioDSPTests", dependencies: ["AudioDSP", "DSPTestSupport"]),
         .testTarget(name: "SpatialAssetsTests", dependencies: ["SpatialAssets", "AudioDSP", "CMySofa", "DSPTestSupport"]),
-        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "DSPTestSupport", "CAllocationCounter"]),
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "SpatialAssets", "DSPTestSupport", "CAllocationCounter"]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "DSPTestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "PatchesTests", dependencies: ["Patches"]),
         .testTarget(

@@ -63,7 +63,10 @@ let package = Package(
         // Soundstage's environment node against OpenAL Soft (HRTF on and off), N moving sources, one process.
         .executableTarget(
             name: "OpenALCompare",
-            dependencies: ["COpenAL", "RenderFixtures", .product(name: "AudioGraph", package: "Soundstage")],
+            dependencies: [
+                "COpenAL", "RenderFixtures", .product(name: "AudioGraph", package: "Soundstage"),
+                .product(name: "SoundstageKit", package: "Soundstage"),
+            ],
             path: "Tools/OpenALCompare"
         ),
         // Plain measurement of one stereo instance of each effect node, and of the time-effect kernels.
@@ -109,7 +112,9 @@ let package = Package(
         // Engine.setVector on its own: the control-side cost of moving a 3D source.
         .executableTarget(
             name: "SetVectorCost",
-            dependencies: [.product(name: "AudioGraph", package: "Soundstage")],
+            dependencies: [
+                .product(name: "AudioGraph", package: "Soundstage"), .product(name: "SoundstageKit", package: "Soundstage"),
+            ],
             path: "Tools/SetVectorCost"
         ),
     ]

@@ -7,7 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 # python-osc (PyPI) for the tests that drive Soundstage with an independent client, and for the soak.
-scripts/python-osc.sh >/dev/null
+SOUNDSTAGE_PYTHON=$(scripts/python-osc.sh)
+export SOUNDSTAGE_PYTHON
+# Everything the tests use from outside is installed now (setup.sh: jackd, liblo-tools, sox, ffmpeg;
+# python-osc above), so a test that needs a missing tool fails instead of skipping
+# (Sources/DSPTestSupport/ToolRequirement.swift).
+export SOUNDSTAGE_REQUIRE_TOOLS=1
 
 echo "== build"
 swift build --build-tests 2>&1 | tee .build-log.txt

@@ -7,3 +7,5 @@ ss_heap_stats ss_heap_stats_now(void) {
     ss_heap_stats stats = {(int64_t)info.uordblks, (int64_t)info.fordblks, (int64_t)info.hblkhd};
     return stats;
 }
+
+int ss_heap_trim(void) { return malloc_trim(0); }

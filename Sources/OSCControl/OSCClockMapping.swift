@@ -59,6 +59,15 @@ public enum OSCClockMapping {
         return anchor.sampleTime + Int64((sinceAnchor * anchor.sampleRate).rounded())
     }
 
+    /// The wall-clock time tag of engine frame `sampleTime` (the inverse of `sampleTime(for:…)`).
+    public static func timetag(
+        forSampleTime sampleTime: Int64, wallNow: OSCTimetag, monotonicNow: Int64, anchor: Anchor
+    ) -> OSCTimetag {
+        let sinceAnchor = Double(sampleTime - anchor.sampleTime) / anchor.sampleRate
+        let elapsed = Double(monotonicNow - anchor.monotonicNanoseconds) / 1e9
+        return wallNow.adding(seconds: sinceAnchor - elapsed)
+    }
+
     /// Frames from `reference` to `tag` at `sampleRate`, rounded to the nearest frame, computed from the
     /// tags' 64-bit NTP values (no wall-clock reading involved).
     public static func frameOffset(from reference: OSCTimetag, to tag: OSCTimetag, sampleRate: Double) -> Int64 {

@@ -16,9 +16,8 @@ extension OSCServiceCore {
         let start = try a.optionalInteger("start frame")
         let count = try a.optionalInteger("frame count")
         try a.end()
-        guard Engine.isValidNodeName(name) else {
-            throw OSCFailure(.invalidName, "'\(OSCText.sanitized(name))' is not a valid buffer name "
-                + "(letters, digits, '_', '-', '.'; at most 64 characters)")
+        guard NodeName.isValid(name) else {
+            throw OSCFailure(.invalidName, NodeName.refusal(OSCText.sanitized(name), what: "buffer name"))
         }
         guard (start ?? 0) >= 0, (count ?? 1) >= 1, (start ?? 0) <= Int64(Int32.max), (count ?? 1) <= Int64(Int32.max) else {
             throw OSCFailure(.outOfRange, "start must be ≥ 0 and the frame count ≥ 1")

@@ -146,6 +146,8 @@ extension OSCServiceCore {
             try core.listenerOrientation(r, node: name, frame: frame)
         },
         "power": { core, r, name, _ throws(OSCFailure) in try core.power(r, node: name) },
+        "lastRenderTime": { core, r, name, _ throws(OSCFailure) in try core.lastRenderTime(r, node: name) },
+        "playerTime": { core, r, name, _ throws(OSCFailure) in try core.playerTime(r, node: name) },
         "reset": { core, r, name, _ throws(OSCFailure) in
             try OSCArguments(r).end()
             try core.engineCall { () throws(EngineError) in try core.engine.resetNode(name) }
@@ -170,6 +172,8 @@ extension OSCServiceCore {
         // parameter the engine refuses it below, before any file is touched.)
         if case .string(let path) = value, !path.isEmpty, try kind(of: node).isFilePathParameter(parameter) {
             let resolved = try resolve(path)
+            // A live engine may finish the file in the background and report a failure as an event.
+            jobs.awaitingFiles[node] = (r.client.detached, r.address)
             let engine = self.engine
             let client = r.client.detached
             let address = r.address
@@ -394,6 +398,57 @@ extension OSCServiceCore {
     func currentClockAnchor() -> OSCClockMapping.Anchor? {
         guard let latest = engine.clockAnchor().map(OSCClockMapping.Anchor.init) else { return nil }
         return scheduler.clockReference.update(with: latest)
+    }
+
+    /// `/node/<name>/lastRenderTime` → `/node/<name>/lastRenderTime h:sampleTime t:timetag`: when the last
+    /// render cycle began (AVAudioNode.lastRenderTime: engine frame and wall-clock time), or `N N` before
+    /// the engine has rendered.
+    func lastRenderTime(_ r: OSCRequest, node: String) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        _ = try kind(of: node)
+        guard let last = engine.clockAnchor()?.sampleTime else {
+            reply(r.client, OSCMessage(r.address, [.null, .null]))
+            return
+        }
+        reply(r.client, OSCMessage(r.address, [.int64(last), .timetag(timetag(forSampleTime: last))]))
+    }
+
+    /// `/node/<name>/playerTime [h:sampleTime | t:timetag]` → `/node/<name>/playerTime h:sampleTime
+    /// h:playerTime` (AVAudioPlayerNode.playerTime(forNodeTime:)): the player's timeline at that engine
+    /// frame (default: the last render time), `N` for the player time when it is not playing.
+    func playerTime(_ r: OSCRequest, node: String) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        var at: Int64?
+        if !a.isAtEnd {
+            let argument = try a.any("node time")
+            switch argument {
+            case .timetag(let tag):
+                guard let anchor = currentClockAnchor() else { break }
+                let now = SystemClock.pairedNow()
+                at = OSCClockMapping.sampleTime(for: tag, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
+                                                anchor: anchor)
+            case .int32, .int64:
+                guard let value = argument.integerValue, value >= 0 else { throw a.failure("the sample time must be ≥ 0") }
+                at = value
+            default:
+                throw a.failure("the node time must be an engine sample time (h or i) or an OSC time tag (t)")
+            }
+        }
+        try a.end()
+        guard try kind(of: node).isPlayer else {
+            throw OSCFailure(.notAllowed, "'\(OSCText.sanitized(node))' is not a player or audioplayer")
+        }
+        let nodeTime = at ?? engine.clockAnchor()?.sampleTime ?? engine.sampleTime
+        let time = try engineCall { () throws(EngineError) in try engine.playerTime(node, forSampleTime: nodeTime) }
+        reply(r.client, OSCMessage(r.address, [.int64(nodeTime), time.map { .int64($0) } ?? .null]))
+    }
+
+    /// The wall-clock time tag of engine frame `sampleTime` through the clock anchor in use.
+    func timetag(forSampleTime sampleTime: Int64) -> OSCTimetag {
+        guard let anchor = currentClockAnchor() else { return .immediate }
+        let now = SystemClock.pairedNow()
+        return OSCClockMapping.timetag(forSampleTime: sampleTime, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
+                                       anchor: anchor)
     }
 
     /// The engine frame of a time tag given as an argument; a past tag is reported with /late.

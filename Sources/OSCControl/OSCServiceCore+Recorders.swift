@@ -43,8 +43,8 @@ extension OSCServiceCore {
                     "recorders have no setting '\(OSCText.sanitized(key))' (format, encoding, quality, metering)")
             }
         }
-        guard Engine.isValidNodeName(name) else {
-            throw OSCFailure(.invalidName, "'\(OSCText.sanitized(name))' is not a valid recorder name")
+        guard NodeName.isValid(name) else {
+            throw OSCFailure(.invalidName, NodeName.refusal(OSCText.sanitized(name), what: "recorder name"))
         }
         guard recorders[name] == nil else { throw OSCFailure(.duplicateName, "a recorder named '\(name)' exists") }
         let resolved = try resolve(path)

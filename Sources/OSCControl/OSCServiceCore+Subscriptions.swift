@@ -299,6 +299,10 @@ extension OSCServiceCore {
     func handleEngineEvent(_ event: EngineEvent) {
         // Recorders learn of tap overflows (lost frames) whether or not anyone subscribed.
         for recorder in recorders.values { recorder.handle(event) }
+        // A file set that failed in the background: its requester hears it as well as subscribers.
+        if case .environmentProblem(let node, let message) = event, let asker = jobs.awaitingFiles.removeValue(forKey: node) {
+            sendError(asker.client, address: asker.address, OSCFailure(.fileError, OSCText.sanitized(message)))
+        }
         guard !subscriptions.byID.isEmpty else { return }
         handleScheduleEvent(event)
         switch event {
@@ -306,6 +310,8 @@ extension OSCServiceCore {
             notifyPlayerFinished(node, successfully: successfully, sampleTime: engine.sampleTime)
         case .audioPlayerDecodeError(let node, let message):
             notify(OSCMessage("/player/decode_error", [.string(node), .string(OSCText.sanitized(message))]))
+        case .environmentProblem(let node, let message):
+            notify(OSCMessage("/environment/problem", [.string(node), .string(OSCText.sanitized(message))]))
         default:
             break
         }

@@ -32,6 +32,9 @@ struct JobLedger {
     /// CLOCK_MONOTONIC seconds of the last completion.
     var completedAt = 0.0
     var pendingSyncs: [PendingSync] = []
+    /// File sets the engine finishes in the background (a live environment's `hrtf`), by node: who
+    /// asked, so a failure reaches them as `/error` as well as subscribers.
+    var awaitingFiles: [String: (client: ClientRef, address: String)] = [:]
 }
 
 /// The graph as OSC clients were last told it: node addresses registered with liblo, for pattern

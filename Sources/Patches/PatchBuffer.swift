@@ -12,7 +12,7 @@ public struct PatchBuffer: Sendable, Equatable {
         case generate(PatchGenerator)
     }
 
-    /// Unique among buffers; same character rules as node names (``PatchNode/isValidName(_:)``).
+    /// Unique among buffers; the same ``PatchNameRule`` as node names.
     public var name: String
     /// The file or generator.
     public var source: Source

@@ -12,7 +12,7 @@ public struct PatchEndpoint: Sendable, Hashable, CustomStringConvertible {
         public var description: String { message }
     }
 
-    /// The node name (valid per ``PatchNode/isValidName(_:)``).
+    /// The node name (valid per the ``PatchNameRule`` it was parsed with).
     public var node: String
     /// The bus index, or `nil` when the text gave none.
     public var bus: Int?
@@ -26,13 +26,13 @@ public struct PatchEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// Parses `node` or `node:bus`.
     ///
     /// Rejects an empty text, a missing node (`:3`), a missing bus (`p1:`), a bus that is not
-    /// a decimal integer ≥ 0 (`p1:x`, `p1:-1`) and an invalid node name.
-    public init(parsing text: String) throws(SyntaxError) {
+    /// a decimal integer ≥ 0 (`p1:x`, `p1:-1`) and a node name `names` refuses.
+    public init(parsing text: String, names: PatchNameRule) throws(SyntaxError) {
         if text.isEmpty {
             throw SyntaxError(message: "endpoint is empty; expected \"node\" or \"node:bus\"")
         }
         guard let colon = text.firstIndex(of: ":") else {
-            if let problem = PatchNode.nameProblem(text, what: "node name") {
+            if let problem = names.problem(text, "node name") {
                 throw SyntaxError(message: "\(problem) in endpoint '\(text)'")
             }
             self.init(node: text, bus: nil)
@@ -43,7 +43,7 @@ public struct PatchEndpoint: Sendable, Hashable, CustomStringConvertible {
         if node.isEmpty {
             throw SyntaxError(message: "endpoint '\(text)' has no node name before ':'")
         }
-        if let problem = PatchNode.nameProblem(node, what: "node name") {
+        if let problem = names.problem(node, "node name") {
             throw SyntaxError(message: "\(problem) in endpoint '\(text)'")
         }
         if busText.isEmpty {

@@ -6,10 +6,7 @@
 /// still list them to set parameters. Whether `kind` exists and whether its parameters are known is
 /// checked later, against the engine.
 public struct PatchNode: Sendable, Equatable {
-    /// The longest node name accepted, in characters.
-    public static let maximumNameLength = 64
-
-    /// Stable name; it appears in OSC addresses (`/node/<name>/<param>`). See ``isValidName(_:)``.
+    /// Stable name; it appears in OSC addresses (`/node/<name>/<param>`). Checked by the ``PatchNameRule``.
     public var name: String
     /// Node kind as written (for example `player`, `mixer`).
     public var kind: String
@@ -38,35 +35,6 @@ public struct PatchNode: Sendable, Equatable {
     /// The parameter with this key, if the node sets it.
     public func parameter(_ key: String) -> PatchParameter? {
         params.first { $0.key == key }
-    }
-
-    /// Whether `name` is a valid node (or buffer) name: 1 to 64 characters, each an ASCII letter,
-    /// digit, `_`, `-` or `.`.
-    public static func isValidName(_ name: String) -> Bool {
-        nameProblem(name, what: "node name") == nil
-    }
-
-    /// Why `name` is not a valid name, as a message beginning with `what`; `nil` if it is valid.
-    static func nameProblem(_ name: String, what: String) -> String? {
-        if name.isEmpty {
-            return "\(what) must not be empty"
-        }
-        if let bad = name.unicodeScalars.first(where: { !isNameScalar($0) }) {
-            let shown = bad == " " ? "a space" : "'\(bad.escaped(asASCII: false))'"
-            return "invalid \(what) '\(name)': only letters, digits, '_', '-' and '.' are allowed (found \(shown))"
-        }
-        let length = name.unicodeScalars.count
-        if length > maximumNameLength {
-            return "\(what) '\(name.prefix(20))…' is \(length) characters long; the limit is \(maximumNameLength)"
-        }
-        return nil
-    }
-
-    private static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9", "_", "-", ".": true
-        default: false
-        }
     }
 
     /// A copy with every location set to `nil`, for comparisons that ignore where things were written.

@@ -5,18 +5,21 @@ import Yams
 
 /// Reads patch files (YAML, or JSON, which is valid YAML) into ``PatchDocument``s.
 ///
-/// Checks syntax and schema only: key names, types, ranges, name rules, endpoint syntax, unique
-/// node and buffer names. It knows nothing about the engine. All errors carry a location where
-/// one exists, and as many as possible are reported in one pass; a YAML syntax error stops the
-/// pass, since nothing after it can be trusted.
+/// Checks syntax and schema only: key names, types, ranges, names (with the ``PatchNameRule`` the
+/// caller passes: the engine's), endpoint syntax, unique node and buffer names. It knows nothing else
+/// about the engine. All errors carry a location where one exists, and as many as possible are
+/// reported in one pass; a YAML syntax error stops the pass, since nothing after it can be trusted.
 ///
 /// Plain scalars are resolved with the YAML 1.2 core schema (see ``PatchValue``). Anchors and
 /// aliases are expanded by Yams; merge keys (`<<`) are not supported and report as unknown keys.
 public enum PatchParser {
-    /// Parses patch text. `path` is only used in diagnostics and stored in the document.
+    /// Parses patch text. `path` is only used in diagnostics and stored in the document; `names` is the
+    /// rule node, buffer and recorder names must follow.
     ///
     /// - Throws: ``PatchParseError`` with every problem found, ordered by location.
-    public static func parse(text: String, path: String? = nil) throws(PatchParseError) -> PatchDocument {
+    public static func parse(text: String, path: String? = nil, names: PatchNameRule) throws(PatchParseError)
+        -> PatchDocument
+    {
         let composed: DuplicateKeyTolerantComposer.Result
         do {
             composed = try DuplicateKeyTolerantComposer.compose(text)
@@ -34,7 +37,7 @@ public enum PatchParser {
                     message: "the patch is empty; it needs at least 'version: 1'")
             ])
         }
-        var reader = PatchSchemaReader(path: path, keyOverrides: composed.keyOverrides)
+        var reader = PatchSchemaReader(path: path, keyOverrides: composed.keyOverrides, names: names)
         let document = reader.readDocument(root)
         guard reader.diagnostics.isEmpty else {
             throw PatchParseError(diagnostics: ordered(reader.diagnostics))
@@ -47,7 +50,7 @@ public enum PatchParser {
     ///
     /// - Throws: ``PatchParseError``; a file that cannot be read gives one diagnostic naming it,
     ///   without location.
-    public static func parse(contentsOf path: String) throws(PatchParseError) -> PatchDocument {
+    public static func parse(contentsOf path: String, names: PatchNameRule) throws(PatchParseError) -> PatchDocument {
         var isDirectory: ObjCBool = false
         let problem: String?
         var text = ""
@@ -70,7 +73,7 @@ public enum PatchParser {
                 PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': \(problem)")
             ])
         }
-        return try parse(text: text, path: path)
+        return try parse(text: text, path: path, names: names)
     }
 
     /// Sorts by location, file-wide diagnostics first, keeping the order found among equals.

@@ -93,7 +93,7 @@ extension PatchSchemaReader {
             return nil
         }
         guard let name = string(entry, allowEmpty: true) else { return nil }
-        if let problem = PatchNode.nameProblem(name, what: what) {
+        if let problem = names.problem(name, what) {
             report(problem, at: entry.valueLocation)
             return nil
         }
@@ -287,7 +287,7 @@ extension PatchSchemaReader {
             fromLocation: fields["from"]?.valueLocation, toLocation: fields["to"]?.valueLocation)
     }
 
-    /// The endpoint under `key`, parsed with ``PatchEndpoint/init(parsing:)``; `nil` after reporting.
+    /// The endpoint under `key`, parsed with ``PatchEndpoint/init(parsing:names:)``; `nil` after reporting.
     private mutating func endpoint(_ fields: Fields, key: String) -> PatchEndpoint? {
         guard let entry = fields[key] else {
             reportMissing(key, in: fields, context: "connection")
@@ -295,7 +295,7 @@ extension PatchSchemaReader {
         }
         guard let text = string(entry, allowEmpty: true) else { return nil }
         do {
-            return try PatchEndpoint(parsing: text)
+            return try PatchEndpoint(parsing: text, names: names)
         } catch {
             report("invalid '\(key)': \(error.message)", at: entry.valueLocation)
             return nil

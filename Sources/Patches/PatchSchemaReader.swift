@@ -42,12 +42,15 @@ struct PatchSchemaReader {
     let path: String?
     /// Original text of keys that ``DuplicateKeyTolerantComposer`` rewrote, by key location.
     let keyOverrides: [SourceLocation: String]
+    /// The rule names must follow (the engine's; see ``PatchNameRule``).
+    let names: PatchNameRule
     /// Everything found wrong so far, in the order found.
     private(set) var diagnostics: [PatchDiagnostic] = []
 
-    init(path: String?, keyOverrides: [SourceLocation: String] = [:]) {
+    init(path: String?, keyOverrides: [SourceLocation: String] = [:], names: PatchNameRule) {
         self.path = path
         self.keyOverrides = keyOverrides
+        self.names = names
     }
 
     /// Records an error.

@@ -1,8 +1,8 @@
 // Control side. A tap on a node's bus (`taps:` in a patch); reserved for later use.
 
-/// A request to tap (observe) one bus of a node. Reserved: the engine does not act on it yet.
+/// A request to tap (observe) one bus of a node. Reserved: the patch loader refuses any entry (PATCH_FORMAT.md).
 public struct PatchTap: Sendable, Equatable {
-    /// The node name (valid per ``PatchNode/isValidName(_:)``).
+    /// The node name (valid per the reader's ``PatchNameRule``).
     public var node: String
     /// The bus index, ≥ 0 (key `bus`, default 0).
     public var bus: Int

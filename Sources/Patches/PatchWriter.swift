@@ -8,7 +8,7 @@
 /// when unambiguous and double-quoted otherwise; doubles always keep a `.` or an exponent so they
 /// read back as numbers of the same type. Locations and `path` are not written.
 ///
-/// For every document the parser accepts, `PatchParser.parse(text: PatchWriter.yaml(doc))`
+/// For every document the parser accepts, `PatchParser.parse(text: PatchWriter.yaml(doc), names:)` (same rule)
 /// equals `doc` once both sides are compared with ``PatchDocument/withoutLocations()``
 /// (a `.nan` parameter aside, since NaN is not equal to itself).
 public enum PatchWriter {

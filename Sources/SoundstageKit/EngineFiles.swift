@@ -28,28 +28,29 @@ public struct EngineFiles: Sendable {
                                   rate: engine.configuration.sampleRate)
     }
 
-    /// Makes a file the player's material, from its start or a region of it (`startFrame`/`frameCount`
-    /// in frames at the engine rate), not looping. Returns the frames the region holds at the engine
-    /// rate and the file's channels.
+    /// Makes a file the player's material, from its start or a segment of it (`startFrame`/`frameCount`
+    /// in the file's own frames, as AVAudioPlayerNode's segments), not looping. Returns the frames the
+    /// segment holds at the engine rate and the file's channels.
     public func scheduleFile(on node: String, path: String, startFrame: Int? = nil, frameCount: Int? = nil)
         throws(EngineError) -> (frames: Int, channels: Int)
     {
+        let rate = engine.configuration.sampleRate
+        let info = try? AudioFileReader.info(path: path)
+        let fileRate = info?.sampleRate ?? rate
+        func engineFrames(_ fileFrames: Int) -> Int { Int((Double(fileFrames) * rate / fileRate).rounded()) }
         try engine.set(node, "start", to: .int(0))
         try engine.set(node, "frames", to: .int(0))
         try engine.set(node, "loop", to: .bool(false))
         try engine.set(node, "file", to: .string(path))
         if startFrame != nil || frameCount != nil {
             try engine.batch { () throws(EngineError) in
-                try engine.set(node, "start", to: .int(startFrame ?? 0))
-                try engine.set(node, "frames", to: .int(frameCount ?? 0))
+                try engine.set(node, "start", to: .int(engineFrames(startFrame ?? 0)))
+                try engine.set(node, "frames", to: .int(frameCount.map(engineFrames) ?? 0))
             }
         }
         let channels = (try? engine.get(node, "channels"))?.intValue ?? 0
-        let rate = engine.configuration.sampleRate
-        let total = (try? AudioFileReader.info(path: path)).map {
-            Int((Double($0.frameCount) * rate / $0.sampleRate).rounded())
-        } ?? 0
-        return (frameCount ?? max(0, total - (startFrame ?? 0)), channels)
+        let total = info.map { engineFrames($0.frameCount) } ?? 0
+        return (frameCount.map(engineFrames) ?? max(0, total - engineFrames(startFrame ?? 0)), channels)
     }
 
     /// Replaces the running graph with the patch at `path` (`PatchLoader.apply`); returns the warnings.

@@ -28,7 +28,7 @@ struct PatchBuild {
             outputChannelCount: document.engine.outputChannelCount ?? 2,
             inputChannelCount: document.engine.inputChannelCount ?? (hasInput ? 2 : 0))
         engine = Engine(configuration: configuration, fileLoader: PatchLoader.fileLoader(relativeTo: document),
-                        streamOpener: PatchLoader.streamOpener(relativeTo: document))
+                        streamOpener: PatchLoader.streamOpener(relativeTo: document), hrtfSets: .sofaFiles)
     }
 
     mutating func report(_ location: SourceLocation?, _ message: String) {
@@ -179,10 +179,14 @@ struct PatchBuild {
         }
     }
 
-    /// The tap phase.
+    /// The tap phase. `taps:` is reserved: a tap would only observe its node, and nothing in a patch can
+    /// consume what it observes, so an entry is refused rather than accepted and ignored. An empty list
+    /// is fine.
     mutating func checkTaps() {
-        for tap in document.taps where !knownNodes.contains(tap.node) {
-            report(tap.nodeLocation ?? tap.location, "tap refers to '\(tap.node)', which is not a node in this patch")
+        for tap in document.taps {
+            report(tap.location ?? tap.nodeLocation,
+                   "taps are reserved and not supported yet (tap on '\(tap.node):\(tap.bus)'); "
+                       + "to capture a node's output use a 'recorders' entry, to watch its level use OSC /meters")
         }
     }
 

@@ -16,7 +16,7 @@ extension PatchLoader {
     public static func apply(path: String, to engine: Engine) throws(PatchLoadError) -> [PatchDiagnostic] {
         let document: PatchDocument
         do {
-            document = try PatchParser.parse(contentsOf: path)
+            document = try PatchParser.parse(contentsOf: path, names: .engine)
         } catch {
             throw PatchLoadError(diagnostics: error.diagnostics)
         }

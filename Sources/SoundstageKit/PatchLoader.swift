@@ -27,7 +27,7 @@ public enum PatchLoader {
     public static func load(path: String, overrides: Overrides = Overrides()) throws(PatchLoadError) -> LoadedPatch {
         let document: PatchDocument
         do {
-            document = try PatchParser.parse(contentsOf: path)
+            document = try PatchParser.parse(contentsOf: path, names: .engine)
         } catch {
             throw PatchLoadError(diagnostics: error.diagnostics)
         }
@@ -86,18 +86,18 @@ public enum PatchLoader {
         }
     }
 
-    /// Opens files for streaming (`scheduleFile` of long files): relative paths resolve against the
-    /// patch's folder.
-    public static func streamOpener(relativeTo document: PatchDocument?) -> @Sendable (String, Double) throws -> StreamSource {
+    /// Opens files for streaming (`scheduleFile` of long files) with `AudioFileStreamReader`, read by a
+    /// `DiskStreamer` thread: relative paths resolve against the patch's folder.
+    public static func streamOpener(relativeTo document: PatchDocument?) -> StreamOpener {
         let base = document?.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        return { path, rate in
+        return StreamOpener(open: { path, rate in
             let resolved = path.hasPrefix("/") || base == nil ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
             do {
                 return try AudioFileStreamReader(path: resolved, targetSampleRate: rate)
             } catch {
                 throw EngineError(.fileError, "\(error)")
             }
-        }
+        }, makeDiskThread: { DiskStreamer() })
     }
 
     /// Loads files for the player's `file` parameter: relative paths resolve against the patch's folder.
@@ -106,9 +106,8 @@ public enum PatchLoader {
         return { path, rate in
             let resolved = path.hasPrefix("/") || base == nil ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
             do {
-                let data = try AudioFileReader.load(path: resolved, targetSampleRate: rate)
                 let name = "file." + (URL(fileURLWithPath: resolved).lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" })
-                return SampleBuffer(name: name.isEmpty ? "file" : String(name.prefix(64)), channels: data.channels, sampleRate: rate)
+                return try SampleBuffer.decoding(name: name.isEmpty ? "file" : String(name.prefix(64)), path: resolved, rate: rate)
             } catch {
                 throw EngineError(.fileError, "\(error)")
             }

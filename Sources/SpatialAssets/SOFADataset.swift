@@ -29,7 +29,7 @@ import Glibc
 /// left ear's measurements).
 ///
 /// Not thread-safe: one control thread at a time (lookups share a scratch buffer).
-public final class SOFADataset {
+public final class SOFADataset: HRIRSet {
     /// How loading trims and aligns the IRs.
     public struct Options: Sendable, Equatable {
         /// Fraction of each IR's energy that may be dropped before its onset and after its tail

@@ -137,6 +137,7 @@ struct RunCommand: ParsableCommand {
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var exitCode: Int32 = 0
         var outputLatency = -1
+        var heapTrim = HeapTrimmer()
         loop: while true {
             // dataPlayedBack completions wait for JACK's playback latency, which follows the connections.
             if host.playbackLatencyFrames != outputLatency {
@@ -172,6 +173,7 @@ struct RunCommand: ParsableCommand {
                 break
             }
             if let deadline, Date() >= deadline { break }
+            heapTrim.tick()
             usleep(10_000)
         }
         say("xruns: \(host.xrunCount)")

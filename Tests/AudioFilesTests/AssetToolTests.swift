@@ -2,10 +2,12 @@
 // convert`, through the executable built beside the test bundle (exit codes, output, files).
 
 import AudioFiles
+import DSPTestSupport
 import Foundation
 import Testing
 
-@Suite("soundstage info and convert", .enabled(if: SoundstageTool.isAvailable, "build the soundstage product first"))
+@Suite("soundstage info and convert",
+       .requiresTool("the soundstage executable", SoundstageTool.isAvailable, "build the soundstage product first"))
 struct AssetToolTests {
     /// An 88,200-frame 16-bit stereo WAV of two tones at 44.1 kHz.
     static func sourceWAV(in directory: URL, seconds: Double = 2) throws -> String {

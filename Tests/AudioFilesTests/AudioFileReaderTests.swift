@@ -2,6 +2,7 @@
 // file, whoever wrote it.
 
 import AudioFiles
+import DSPTestSupport
 import Foundation
 import Testing
 
@@ -92,7 +93,8 @@ enum SoxTool {
 
 @Suite("Files written by sox")
 struct SoxInteropTests {
-    @Test(.enabled(if: SoxTool.isAvailable, "the sox command is not installed; skipping the interoperability check"))
+    @Test(.requiresTool("sox", SoxTool.isAvailable,
+                        "the sox command is not installed; skipping the interoperability check"))
     func soxSineReadsBackWithRateLengthAndPitch() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("sox440.wav").path
@@ -114,7 +116,8 @@ struct SoxInteropTests {
         }
     }
 
-    @Test(.enabled(if: SoxTool.isAvailable, "the sox command is not installed; skipping the interoperability check"))
+    @Test(.requiresTool("sox", SoxTool.isAvailable,
+                        "the sox command is not installed; skipping the interoperability check"))
     func soxStereoFLACReadsBackWithEachChannelsPitch() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("sox-stereo.flac").path

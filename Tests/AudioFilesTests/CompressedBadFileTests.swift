@@ -3,6 +3,7 @@
 // allocates what the header claims.
 
 import AudioFiles
+import DSPTestSupport
 import Foundation
 import Testing
 
@@ -54,7 +55,7 @@ struct CompressedBadFileTests {
         }
     }
 
-    @Test(.enabled(if: FFmpegTool.isAvailable, "the ffmpeg command is not installed; skipping"))
+    @Test(.requiresTool("ffmpeg", FFmpegTool.isAvailable, "the ffmpeg command is not installed; skipping"))
     func faststartM4ACutInItsAudioIsTruncated() throws {
         try withTemporaryDirectory { directory in
             let wav = directory.appendingPathComponent("in.wav").path

@@ -3,6 +3,7 @@
 // all decode to the frame count they were made from.
 
 import AudioFiles
+import DSPTestSupport
 import Foundation
 import Testing
 
@@ -65,7 +66,8 @@ struct GaplessMetadataTests {
     static let ffmpegMissing = "the ffmpeg command is not installed (Debian package ffmpeg); skipping"
 
     /// The ffmpeg CLI's own M4A files: an edit list in milliseconds, a trimmed last packet.
-    @Test(.enabled(if: FFmpegTool.isAvailable, Comment(rawValue: ffmpegMissing)), arguments: [88_200, 100_003, 1_000])
+    @Test(.requiresTool("ffmpeg", FFmpegTool.isAvailable, Comment(rawValue: ffmpegMissing)),
+          arguments: [88_200, 100_003, 1_000])
     func filesFromTheFFmpegCommandDecodeToTheirLength(_ frames: Int) throws {
         try withTemporaryDirectory { directory in
             let wav = directory.appendingPathComponent("in.wav").path
@@ -91,7 +93,7 @@ struct GaplessMetadataTests {
 
     /// iTunSMPB stored as QuickTime metadata (`-movflags use_metadata_tags`), which FFmpeg's
     /// demuxer reads but does not apply: the reader removes the priming itself.
-    @Test(.enabled(if: FFmpegTool.isAvailable, Comment(rawValue: ffmpegMissing)))
+    @Test(.requiresTool("ffmpeg", FFmpegTool.isAvailable, Comment(rawValue: ffmpegMissing)))
     func iTunSMPBAsQuickTimeMetadataIsApplied() throws {
         let frames = 30_001
         try withTemporaryDirectory { directory in

@@ -3,6 +3,7 @@
 // a rewind (loops), and the same frames at the engine rate.
 
 import AudioFiles
+import DSPTestSupport
 import Foundation
 import Testing
 
@@ -210,7 +211,7 @@ struct StreamReaderTests {
 
     /// Files from the ffmpeg command (edit list in a 1 kHz timescale; iTunSMPB as QuickTime metadata,
     /// which the reader applies itself) stream to their exact length and seek exactly.
-    @Test(.enabled(if: FFmpegTool.isAvailable, Comment(rawValue: ffmpegMissing)))
+    @Test(.requiresTool("ffmpeg", FFmpegTool.isAvailable, Comment(rawValue: ffmpegMissing)))
     func filesFromTheFFmpegCommandStreamGaplessly() throws {
         let frames = 100_003
         try withTemporaryDirectory { directory in

@@ -78,6 +78,38 @@ import Testing
         #expect(try engine.get("ap", "playing") == .bool(false))
     }
 
+    /// An audioplayer that plays while nothing renders it (disconnected) does not advance: `currentTime`
+    /// and `playerTime` stand where the render left it, and when it is connected again it resumes from
+    /// exactly that frame.
+    @Test func currentTimeStandsStillWhileAPlayingAudioplayerIsNotRendered() throws {
+        let engine = TestEngine.make()
+        let count = 48_000
+        let ramp = (0..<count).map { 0.1 + 0.5 * Float($0) / Float(count) }
+        try engine.addBuffer(SampleBuffer(name: "long", channels: [ramp], sampleRate: TestEngine.rate))
+        try engine.attach(.audioplayer, name: "ap", parameters: ["buffer": .string("long"), "playing": .bool(true)])
+        try engine.connect("ap", to: "main")
+        _ = TestEngine.render(engine, frames: 9_600)
+        try engine.disconnect("ap", from: "main")
+        _ = TestEngine.render(engine, frames: 14_400)  // 0.3 s unheard
+        let stood = try #require(try engine.get("ap", "currentTime").doubleValue)
+        // It played on through the 10 ms fade of the disconnection (480 frames) until the program without it
+        // was installed (after the next poll), then stood still: nowhere near the 0.5 s of engine time.
+        #expect(stood >= (9_600 + 480) / 48_000 && stood <= (9_600 + 480 + 2_048) / 48_000, "currentTime \(stood) s")
+        let frozen = try #require(try engine.playerTime("ap", forSampleTime: engine.sampleTime))
+        #expect(try engine.playerTime("ap", forSampleTime: engine.sampleTime + 4_800) == frozen)
+        try engine.connect("ap", to: "main")
+        let out = TestEngine.render(engine, frames: 4_800)[0]
+        // After the connection's fade-in, each output frame is the file frame `stood` seconds in, plus its
+        // offset: the audioplayer resumed exactly where currentTime said it stood.
+        let start = Int((stood * 48_000).rounded())
+        for f in [1_000, 2_000, 4_799] {
+            let heard = out[f] / Self.centre
+            #expect(abs(heard - ramp[start + f]) < 0.5 / Float(count), "frame \(f): \(heard) vs \(ramp[start + f])")
+        }
+        let now = try #require(try engine.get("ap", "currentTime").doubleValue)
+        #expect(abs(now - (stood + 0.1)) < 1e-9)
+    }
+
     @Test func negativeLoopsPlayUntilStoppedAndShortMaterialNeverRunsDry() throws {
         let engine = try engine(["numberOfLoops": .int(-1), "playing": .bool(true)])
         // 30 passes of a 21 ms file, rendered in 1024-frame periods with a poll after each.

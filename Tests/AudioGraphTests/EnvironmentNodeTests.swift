@@ -283,4 +283,23 @@ import Testing
         let fromHead = zip(after[1][4_800...], headNow[1][4_800...]).map { abs($0 - $1) }.max() ?? 0
         #expect(fromHead > 1e-3, "the source still renders with the spherical head")
     }
+
+    /// A source switched to HRTF while its set loads keeps the algorithm it had (here equal power), not
+    /// the spherical head, and switches once the set is ready; nothing waits for the load meanwhile.
+    @Test func aSourceKeepsItsAlgorithmWhileTheNewHRTFSetLoads() throws {
+        let live = TestEngine.make()
+        try populate(live, algorithm: "equalPowerPanning", background: true)
+        let panned = try engine(algorithm: "equalPowerPanning", background: false)
+        #expect(TestEngine.render(live, frames: 4_800) == TestEngine.render(panned, frames: 4_800))
+        let gate = live.hrtfLoader.holdLoads()
+        try live.set("src", "renderingAlgorithm", to: .string("HRTF"))  // returns with the load still held
+        let whileLoading = TestEngine.render(live, frames: 9_600)
+        #expect(whileLoading == TestEngine.render(panned, frames: 9_600), "equal power until the set is ready")
+        gate.signal()
+        live.waitForHRTFSets()
+        let after = TestEngine.render(live, frames: 9_600)
+        let stillPanned = TestEngine.render(panned, frames: 9_600)
+        let moved = zip(after[0][4_800...], stillPanned[0][4_800...]).map { abs($0 - $1) }.max() ?? 0
+        #expect(moved > 1e-3, "HRTF once the set arrived")
+    }
 }

@@ -1,5 +1,6 @@
 import AudioGraph
 import DSPTestSupport
+import SpatialAssets
 
 /// Shared fixtures: engines, buffers and renders at 48 kHz.
 enum TestEngine {
@@ -7,7 +8,18 @@ enum TestEngine {
 
     static func make(outputs: Int = 2, inputs: Int = 0, block: Int = 64) -> Engine {
         Engine(configuration: EngineConfiguration(sampleRate: rate, blockFrames: block, outputChannelCount: outputs,
-                                                  inputChannelCount: inputs))
+                                                  inputChannelCount: inputs), hrtfSets: sofaFiles)
+    }
+
+    /// HRTF sets from SOFA files, as SoundstageKit gives them to the engines it makes.
+    static let sofaFiles = HRTFSetSource(defaultPath: SOFADataset.debianKEMARPath) {
+        path, quality, rate throws(HRTFLoadError) in
+        do throws(SOFALoadError) {
+            return try SOFADataset(path: path, sampleRate: rate,
+                                   options: SOFADataset.Options(quality: quality, sampleRate: rate))
+        } catch {
+            throw HRTFLoadError(path: error.path, reason: error.reason)
+        }
     }
 
     static func constant(_ name: String, value: Float, frames: Int = 48_000, channels: Int = 1) -> SampleBuffer {

@@ -83,10 +83,18 @@ import Testing
     @Test func clockAnchorFollowsRenderedFrames() throws {
         let engine = TestEngine.make()
         #expect(engine.clockAnchor() == nil)
+        func monotonicNow() -> Int64 {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        }
+        let before = monotonicNow()
         _ = TestEngine.render(engine, frames: 1024, block: 256)
+        let after = monotonicNow()
         let anchor = try #require(engine.clockAnchor())
         #expect(anchor.sampleTime == 768)
         #expect(anchor.sampleRate == 48_000)
-        #expect(anchor.monotonicNanoseconds > 0)
+        // CLOCK_MONOTONIC at the start of the last cycle: inside the render, not just any positive number.
+        #expect((before...after).contains(anchor.monotonicNanoseconds), "\(before) … \(after): \(anchor.monotonicNanoseconds)")
     }
 }

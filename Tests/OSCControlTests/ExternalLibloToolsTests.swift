@@ -3,11 +3,13 @@
 // requester receives is read from oscdump's printed lines. Against an in-process service and against
 // `soundstage run` on a private JACK server.
 import AudioGraph
+import DSPTestSupport
 import Foundation
 @testable import OSCControl
 import Testing
 
-@Suite(.enabled(if: OSCSend.isAvailable && OSCDump.isAvailable, "liblo-tools (oscsend, oscdump) is not installed"))
+@Suite(.requiresTool("liblo-tools", OSCSend.isAvailable && OSCDump.isAvailable,
+                     "liblo-tools (oscsend, oscdump) is not installed"))
 struct ExternalLibloToolsTests {
     @Test func oscsendChangesAreNotifiedToAnOscdumpSubscriber() throws {
         let f = try OSCFixture()
@@ -127,7 +129,8 @@ struct ExternalLibloToolsTests {
 extension OSCExternalSerialSuites {
     /// The same tools against `soundstage run` on a private JACK server (serialized with the other JACK
     /// tests).
-    @Suite(.enabled(if: OSCSend.isAvailable && OSCDump.isAvailable, "liblo-tools (oscsend, oscdump) is not installed"))
+    @Suite(.requiresTool("liblo-tools", OSCSend.isAvailable && OSCDump.isAvailable,
+                     "liblo-tools (oscsend, oscdump) is not installed"))
     struct ExternalLibloToolsRunTests {
         @Test(.needsJackAndSoundstage,
               .timeLimit(.minutes(1)))

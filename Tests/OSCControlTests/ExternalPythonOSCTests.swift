@@ -1,8 +1,10 @@
 // python-osc (PyPI) as an outside client: request/reply against `soundstage run` on a private JACK server,
 // subscriptions (lease, /renew, reply URLs, node and player notifications) and bundles (atomic, nested
 // time tags checked in the rendered audio). The scripts are in Python/ext_*.py. Skipped, with the reason,
-// when python-osc cannot be imported or installed (PyPI unreachable).
+// when python-osc cannot be imported or installed (PyPI unreachable); a failure instead under
+// scripts/test.sh (SOUNDSTAGE_REQUIRE_TOOLS=1, see ToolRequirement).
 import AudioGraph
+import DSPTestSupport
 import Foundation
 @testable import OSCControl
 import Testing
@@ -20,7 +22,8 @@ import Testing
         return result.status == 0 && result.output.hasSuffix("OK\n")
     }
 
-    @Test(.enabled(if: PythonOSC.interpreter.path != nil, "python-osc is not available (PyPI unreachable?)"))
+    @Test(.requiresTool("python-osc", PythonOSC.interpreter.path != nil,
+                        "python-osc is not available (PyPI unreachable?)"))
     func subscriptionsLeasesAndNotifications() throws {
         let lease = 1.0
         let f = try OSCFixture(lease: lease)
@@ -28,7 +31,8 @@ import Testing
         try Self.runScript("ext_subscriptions.py", [String(f.port), String(lease), click])
     }
 
-    @Test(.enabled(if: PythonOSC.interpreter.path != nil, "python-osc is not available (PyPI unreachable?)"))
+    @Test(.requiresTool("python-osc", PythonOSC.interpreter.path != nil,
+                        "python-osc is not available (PyPI unreachable?)"))
     func bundlesApplyAtomicallyAndOnTheirTimetags() throws {
         let f = try OSCFixture()
         try f.engine.addBuffer(SampleBuffer(name: "clk", channels: [OSCFixture.click(frames: 48)], sampleRate: 48_000))
@@ -49,7 +53,8 @@ import Testing
 extension OSCExternalSerialSuites {
     /// python-osc against `soundstage run` on a private JACK server (serialized with the other JACK tests).
     @Suite struct ExternalPythonOSCRunTests {
-        @Test(.enabled(if: PythonOSC.interpreter.path != nil, "python-osc is not available (PyPI unreachable?)"),
+        @Test(.requiresTool("python-osc", PythonOSC.interpreter.path != nil,
+                        "python-osc is not available (PyPI unreachable?)"),
               .needsJackAndSoundstage,
               .timeLimit(.minutes(2)))
         func requestReplyAgainstSoundstageRun() throws {

@@ -2,6 +2,7 @@
 // PID (a private dummy jackd, `soundstage run`, oscdump, jack_rec), free loopback UDP ports, oscsend,
 // and oscdump's output parsed into lines.
 import AudioFiles
+import DSPTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -12,11 +13,11 @@ import Testing
 /// them holds a slot of JACK's per-user server registry.
 @Suite(.serialized) struct OSCExternalSerialSuites {}
 
-extension Trait where Self == ConditionTrait {
-    /// Runs only where jackd and the `soundstage` executable exist.
+extension Trait where Self == ToolRequirement {
+    /// Runs only where jackd and the `soundstage` executable exist (required under scripts/test.sh).
     static var needsJackAndSoundstage: Self {
-        .enabled(if: DummyJackServer.isAvailable && SoundstageRun.isAvailable,
-                 "needs jackd and the soundstage executable")
+        .requiresTool("jackd and the soundstage executable", DummyJackServer.isAvailable && SoundstageRun.isAvailable,
+                      "needs jackd and the soundstage executable")
     }
 }
 

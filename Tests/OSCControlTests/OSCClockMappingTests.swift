@@ -18,6 +18,18 @@ import Testing
         #expect(past == 48_000)
     }
 
+    /// A frame's time tag maps back to that frame (the inverse used for lastRenderTime).
+    @Test(arguments: [Int64(0), 96_000, 96_001, 143_999, 1_000_000])
+    func aFramesTimetagMapsBackToIt(frame: Int64) {
+        let now = OSCTimetag(unixSeconds: 1_800_000_000.25)
+        let tag = OSCClockMapping.timetag(forSampleTime: frame, wallNow: now, monotonicNow: 5_007_000_000, anchor: anchor)
+        #expect(OSCClockMapping.sampleTime(for: tag, wallNow: now, monotonicNow: 5_007_000_000, anchor: anchor) == frame)
+        // The anchor's own frame lies 7 ms before now.
+        let anchorTag = OSCClockMapping.timetag(forSampleTime: 96_000, wallNow: now, monotonicNow: 5_007_000_000,
+                                                anchor: anchor)
+        #expect(abs(now.seconds(since: anchorTag) - 0.007) < 1e-6)
+    }
+
     @Test(arguments: [0.5, 0.25, 1.0 / 3.0, 2.0, 0.000_020_833])
     func offsetsBetweenTagsAreExact(seconds: Double) {
         let first = OSCTimetag(unixSeconds: 1_800_000_123.123_456)

@@ -44,7 +44,7 @@ import Testing
         #expect(free >= 0)
         #expect(resident >= Int64(frames * 2 * MemoryLayout<Float>.size))
         #expect(reply.arguments[4] == .int32(2))  // main and output
-        #expect(f.client.command("/status/memory", [.int32(1)])?.errorCode == OSCErrorCode.badArguments.rawValue)
+        #expect(f.client.command("/status/memory", [.int32(1)])?.errorCode == OSCErrorCode.Layer.badArguments.rawValue)
     }
 
     @Test func bufferLoadRegionAndRelativePath() throws {

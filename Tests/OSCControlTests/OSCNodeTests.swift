@@ -1,5 +1,6 @@
 // /node/*: create, list, free, set and get with coercion, parameter listings, and engine error codes.
 import AudioGraph
+import Foundation
 @testable import OSCControl
 import Testing
 
@@ -153,6 +154,14 @@ import Testing
                 "a time effect may feed another")
         #expect(f.client.command("/graph/connect", [.string("vs"), .string("main")])?.address == "/done")
         #expect(f.client.command("/node/tp/reset")?.address == "/done")
+        // overlap: only AVAudioUnitTimePitch's default is accepted (Rubber Band has no overlap setting).
+        f.client.send("/node/tp/overlap", [.float(8)])
+        #expect(f.client.request("/node/tp/overlap")?.arguments == [.float(8)])
+        let overlap = f.client.request("/node/tp/overlap", [.float(16)], reply: "/error")
+        #expect(overlap?.arguments == [.string("/node/tp/overlap"), .int32(22), .string(
+            "tp.overlap = 16.0 is refused: only the default 8 is accepted; Rubber Band R3, which does the stretching, "
+                + "has no overlap setting, so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored")])
+        #expect(try f.engine.get("tp", "overlap") == .float(8))
         // Its exact insert latency is a read-only parameter, listed by /params with the kernel's figure.
         f.client.send("/node/tp/params")
         f.client.receive(timeout: 3) { $0.address == "/reply" }
@@ -187,6 +196,25 @@ import Testing
         #expect(tooFar?.errorCode == 22)
         let notAnEnvironment = f.client.request("/node/src/listener/orientation", [.float(1), .float(0), .float(0)],
                                                 reply: "/error")
-        #expect(notAnEnvironment?.errorCode != nil)
+        #expect(notAnEnvironment?.arguments == [.string("/node/src/listener/orientation"), .int32(14),
+                                                .string("'src' is a player, not an environment")])
+    }
+
+    /// A live engine reads an `hrtf` file off the request: a bad one reaches subscribers as
+    /// `/environment/problem` and the requester as `/error` (code 42), and the environment keeps its set.
+    @Test func aLiveEnvironmentsBadHRTFFileIsReportedToSubscribers() throws {
+        let f = try OSCFixture()
+        f.engine.setLoadsHRTFSetsInBackground(true)
+        #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
+        #expect(f.client.command("/node/new", [.string("environment"), .string("env")])?.address == "/done")
+        try Data("not a SOFA file".utf8).write(to: URL(fileURLWithPath: f.directory + "/bad.sofa"))
+        f.client.send("/node/env/hrtf", [.string("bad.sofa")])
+        _ = f.client.receive(timeout: 5) { $0.address == "/environment/problem" }
+        let problem = f.client.take("/environment/problem").first
+        #expect(problem?.arguments.first == .string("env"))
+        _ = f.client.receive(timeout: 2) { $0.address == "/error" }
+        let error = f.client.take("/error").first
+        #expect(error?.arguments.prefix(2) == [.string("/node/env/hrtf"), .int32(OSCErrorCode(.fileError).rawValue)])
+        #expect(try f.engine.get("env", "hrtf") == .string(""))
     }
 }

@@ -35,6 +35,38 @@ import Testing
         #expect(f.client.command("/node/p/schedule/file", [.string("nothing.wav")])?.errorCode == 42)
     }
 
+    /// lastRenderTime is the start of the last render cycle (frame and wall clock); playerTime maps an
+    /// engine frame to the player's timeline while it plays, and is nil when it does not.
+    @Test func lastRenderTimeAndPlayerTimeAnswerForAPlayer() throws {
+        let f = try OSCFixture()
+        try f.engine.addBuffer(SampleBuffer(name: "tone", channels: [Array(repeating: 0.1, count: 48_000)], sampleRate: 48_000))
+        _ = f.client.command("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("tone"),
+                                           .string("loop"), .int32(1)])
+        _ = f.client.command("/graph/connect", [.string("p"), .string("main")])
+        let stopped = try #require(f.client.request("/node/p/playerTime"))
+        #expect(stopped.typeTags == "hN", "not playing: no player time")
+        #expect(f.client.command("/node/p/play")?.address == "/done")
+        f.client.receive(timeout: 0.3)
+        let last = try #require(f.client.request("/node/p/lastRenderTime"))
+        #expect(last.typeTags == "ht")
+        guard case .int64(let frame) = last.arguments[0], case .timetag(let tag) = last.arguments[1] else { return }
+        #expect(frame > 0 && frame <= f.engine.sampleTime)
+        // The cycle began within the last half second of wall-clock time.
+        let age = OSCTimetag.now().seconds(since: tag)
+        #expect(age >= -0.01 && age < 0.5, "lastRenderTime is \(age) s old")
+        // Player time advances one for one with engine time while playing.
+        let a = try #require(f.client.request("/node/p/playerTime", [.int64(frame)]))
+        let b = try #require(f.client.request("/node/p/playerTime", [.int64(frame + 4_800)]))
+        guard case .int64(let pa) = a.arguments[1], case .int64(let pb) = b.arguments[1] else {
+            Issue.record("playerTime while playing: \(a.arguments) \(b.arguments)")
+            return
+        }
+        #expect(a.arguments[0] == .int64(frame) && pb - pa == 4_800 && pa >= 0)
+        #expect(f.client.command("/node/main/playerTime")?.errorCode == OSCErrorCode(.notAllowed).rawValue)
+        #expect(f.client.command("/node/p/playerTime", [.string("soon")])?.errorCode == OSCErrorCode.Layer.badArguments.rawValue)
+        #expect(f.client.command("/node/nobody/lastRenderTime")?.errorCode == OSCErrorCode(.unknownNode).rawValue)
+    }
+
     @Test func finishedPlayersAreNotified() throws {
         let f = try OSCFixture()
         try f.engine.addBuffer(SampleBuffer(name: "short", channels: [Array(repeating: 0.5, count: 480)], sampleRate: 48_000))

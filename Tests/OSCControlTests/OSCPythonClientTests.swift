@@ -1,6 +1,8 @@
 // python-osc (PyPI) as an independent client: request/reply, coercion, errors, lists, subscriptions,
 // bundles, late bundles and meter datagram sizes. Skipped, with the reason, when python-osc cannot be
-// found or installed into a test-local virtual environment.
+// found or installed into a test-local virtual environment; a failure instead under scripts/test.sh
+// (SOUNDSTAGE_REQUIRE_TOOLS=1, see ToolRequirement).
+import DSPTestSupport
 import Foundation
 @testable import OSCControl
 import Testing
@@ -48,7 +50,8 @@ enum PythonOSC {
 }
 
 @Suite struct OSCPythonClientTests {
-    @Test(.enabled(if: PythonOSC.interpreter.path != nil, "python-osc is not available"))
+    @Test(.requiresTool("python-osc", PythonOSC.interpreter.path != nil,
+                        "python-osc is not available (PyPI unreachable?)"))
     func pythonOSCClientPassesItsChecks() throws {
         let python = try #require(PythonOSC.interpreter.path, Comment(rawValue: PythonOSC.interpreter.reason))
         let f = try OSCFixture()

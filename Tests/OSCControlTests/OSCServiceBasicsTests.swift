@@ -39,7 +39,7 @@ import Testing
         for _ in 0..<100 where host.quitCount == 0 { Thread.sleep(forTimeInterval: 0.01) }
         #expect(host.quitCount == 1)
         let bare = try OSCFixture()
-        #expect(bare.client.command("/quit")?.errorCode == OSCErrorCode.unsupported.rawValue)
+        #expect(bare.client.command("/quit")?.errorCode == OSCErrorCode.Layer.unsupported.rawValue)
     }
 
     @Test func unknownAddressesAndBadArgumentsAreErrors() throws {

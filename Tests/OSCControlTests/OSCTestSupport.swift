@@ -6,6 +6,7 @@ import CLibLo
 import Foundation
 import Glibc
 @testable import OSCControl
+import SoundstageKit
 import Synchronization
 
 /// A UDP client using liblo to send (from its own server socket, so replies come back to it) and
@@ -297,7 +298,7 @@ final class OSCFixture {
             fileLoader: { path, rate in
                 let data = try AudioFileReader.load(path: path, targetSampleRate: rate)
                 return SampleBuffer(name: "file", channels: data.channels, sampleRate: rate)
-            })
+            }, hrtfSets: .sofaFiles)
         renderer = PacedRenderer(engine: engine)
         var options = OSCServiceOptions(port: 0, fileRoots: [directory], leaseDuration: lease, pollsEngine: true)
         configure(&options)

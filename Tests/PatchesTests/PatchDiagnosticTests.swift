@@ -22,7 +22,7 @@ import Testing
     @Test func patchFileParsesWithItsPath() throws {
         let path = try temporaryFile(named: "ok.yaml", contents: Data("version: 1\nnodes: [{name: a, kind: k}]\n".utf8))
         defer { removeTemporaryFolder(of: path) }
-        let document = try PatchParser.parse(contentsOf: path)
+        let document = try PatchParser.parse(contentsOf: path, names: .unchecked)
         #expect(document.path == path)
         #expect(document.nodes.map(\.name) == ["a"])
     }
@@ -35,7 +35,7 @@ import Testing
                 path: path, location: Patches.SourceLocation(line: 3, column: 12),
                 message: "'outputs' must be between 1 and 64, found 0")
         ])) {
-            try PatchParser.parse(contentsOf: path)
+            try PatchParser.parse(contentsOf: path, names: .unchecked)
         }
     }
 
@@ -44,7 +44,7 @@ import Testing
         #expect(throws: PatchParseError(diagnostics: [
             PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': no such file")
         ])) {
-            try PatchParser.parse(contentsOf: path)
+            try PatchParser.parse(contentsOf: path, names: .unchecked)
         }
     }
 
@@ -53,7 +53,7 @@ import Testing
         #expect(throws: PatchParseError(diagnostics: [
             PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': it is a directory, not a patch file")
         ])) {
-            try PatchParser.parse(contentsOf: path)
+            try PatchParser.parse(contentsOf: path, names: .unchecked)
         }
     }
 
@@ -63,7 +63,7 @@ import Testing
         #expect(throws: PatchParseError(diagnostics: [
             PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': the file is not UTF-8 text")
         ])) {
-            try PatchParser.parse(contentsOf: path)
+            try PatchParser.parse(contentsOf: path, names: .unchecked)
         }
     }
 

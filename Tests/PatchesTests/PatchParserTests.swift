@@ -5,18 +5,18 @@ import Testing
 
 @Suite struct PatchParserTests {
     @Test func fullExampleParsesToExpectedModel() throws {
-        let document = try PatchParser.parse(text: PatchFixtures.fullYAML)
+        let document = try PatchParser.parse(text: PatchFixtures.fullYAML, names: .unchecked)
         #expect(document.withoutLocations() == PatchFixtures.fullDocument)
     }
 
     @Test func jsonFormParsesEqualToYAMLForm() throws {
-        let fromYAML = try PatchParser.parse(text: PatchFixtures.fullYAML)
-        let fromJSON = try PatchParser.parse(text: PatchFixtures.fullJSON)
+        let fromYAML = try PatchParser.parse(text: PatchFixtures.fullYAML, names: .unchecked)
+        let fromJSON = try PatchParser.parse(text: PatchFixtures.fullJSON, names: .unchecked)
         #expect(fromJSON.withoutLocations() == fromYAML.withoutLocations())
     }
 
     @Test func elementsRecordWhereTheyAreWritten() throws {
-        let document = try PatchParser.parse(text: PatchFixtures.fullYAML)
+        let document = try PatchParser.parse(text: PatchFixtures.fullYAML, names: .unchecked)
         let player = try #require(document.node(named: "p1"))
         #expect(player.location == Patches.SourceLocation(line: 20, column: 5))
         #expect(player.nameLocation == Patches.SourceLocation(line: 20, column: 11))
@@ -41,13 +41,13 @@ import Testing
     }
 
     @Test func minimalPatchIsVersionOnly() throws {
-        let document = try PatchParser.parse(text: "version: 1\n")
+        let document = try PatchParser.parse(text: "version: 1\n", names: .unchecked)
         #expect(document == PatchDocument())
     }
 
     @Test func emptySectionsReadAsAbsent() throws {
         let text = "version: 1\nengine:\nbuffers:\nnodes: []\nconnections: ~\ntaps:\njack:\n"
-        #expect(try PatchParser.parse(text: text).withoutLocations() == PatchDocument())
+        #expect(try PatchParser.parse(text: text, names: .unchecked).withoutLocations() == PatchDocument())
     }
 
     @Test func generatorDefaultsApplyWhenOmitted() throws {
@@ -57,7 +57,7 @@ import Testing
               - name: hiss
                 generate: { waveform: noise, duration: 2 }
             """
-        let buffer = try #require(try PatchParser.parse(text: text).withoutLocations().buffers.first)
+        let buffer = try #require(try PatchParser.parse(text: text, names: .unchecked).withoutLocations().buffers.first)
         #expect(buffer.source == .generate(PatchGenerator(waveform: .noise, duration: 2, amplitude: 0.5, channelCount: 1)))
     }
 
@@ -69,7 +69,7 @@ import Testing
                 kind: k
                 params: { a: yes, b: On, c: TRUE, d: 0x1f, e: 0o17, f: .5, g: -.inf, h: 1e3, i: '12', j: !!str 7, k: 1_000, l: 0x-1 }
             """
-        let node = try #require(try PatchParser.parse(text: text).nodes.first)
+        let node = try #require(try PatchParser.parse(text: text, names: .unchecked).nodes.first)
         let values = Dictionary(uniqueKeysWithValues: node.params.map { ($0.key, $0.value) })
         #expect(values["a"] == .string("yes"))
         #expect(values["b"] == .string("On"))
@@ -87,29 +87,30 @@ import Testing
 
     @Test func parametersKeepFileOrder() throws {
         let text = "version: 1\nnodes:\n  - { name: n, kind: k, params: { z: 1, a: 2, m: 3 } }\n"
-        let node = try #require(try PatchParser.parse(text: text).nodes.first)
+        let node = try #require(try PatchParser.parse(text: text, names: .unchecked).nodes.first)
         #expect(node.params.map(\.key) == ["z", "a", "m"])
     }
 
     @Test func nameFieldsTakeTheTextAsWritten() throws {
         let text = "version: 1\nnodes:\n  - { name: 01, kind: 2.50 }\n"
-        let node = try #require(try PatchParser.parse(text: text).nodes.first)
+        let node = try #require(try PatchParser.parse(text: text, names: .unchecked).nodes.first)
         #expect(node.name == "01")
         #expect(node.kind == "2.50")
     }
 
     @Test func integralNumbersAreAcceptedForIntegerFields() throws {
-        let document = try PatchParser.parse(text: #"{"version": 1.0, "engine": {"sampleRate": 44100.0}}"#)
+        let document = try PatchParser.parse(
+            text: #"{"version": 1.0, "engine": {"sampleRate": 44100.0}}"#, names: .unchecked)
         #expect(document.engine.sampleRate == 44100)
     }
 
     @Test func connectPhysicalAcceptsYAML11Spellings() throws {
-        let document = try PatchParser.parse(text: "version: 1\njack: { connectPhysical: off }\n")
+        let document = try PatchParser.parse(text: "version: 1\njack: { connectPhysical: off }\n", names: .unchecked)
         #expect(document.jack.connectPhysical == false)
     }
 
     @Test func relativeFilePathsResolveAgainstThePatchFolder() throws {
-        let document = try PatchParser.parse(text: "version: 1\n", path: "patches/demo.yaml")
+        let document = try PatchParser.parse(text: "version: 1\n", path: "patches/demo.yaml", names: .unchecked)
         #expect(document.path == "patches/demo.yaml")
         #expect(document.resolvedPath(forFile: "sounds/a.wav") == "patches/sounds/a.wav")
         #expect(document.resolvedPath(forFile: "/abs/a.wav") == "/abs/a.wav")

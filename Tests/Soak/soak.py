@@ -94,7 +94,7 @@ EFFECT_PARAMS = {
     "distortion": {"preGain": (F, -80, 20), "wetDryMix": (F, 0, 100), "preset": (C, DISTORTION_PRESETS),
                    "bypass": (B,)},
     "eq": {"globalGain": (F, -96, 24), "bypass": (B,)},
-    "timepitch": {"rate": (F, 0.25, 4), "pitch": (F, -2400, 2400), "overlap": (F, 3, 32), "bypass": (B,)},
+    "timepitch": {"rate": (F, 0.25, 4), "pitch": (F, -2400, 2400), "overlap": (F, 8, 8), "bypass": (B,)},
     "varispeed": {"rate": (F, 0.25, 4), "bypass": (B,)},
 }
 EQ_BAND_PARAMS = {"filterType": (C, FILTER_TYPES), "frequency": (F, 20, 24000), "bandwidth": (F, 0.05, 5),

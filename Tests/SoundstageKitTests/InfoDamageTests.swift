@@ -3,6 +3,7 @@
 // with what the header declares and what is there, and exit 1.
 
 import AudioFiles
+import DSPTestSupport
 import Foundation
 import Testing
 
@@ -104,7 +105,8 @@ import Testing
         #expect(objects[1]["damaged"] as? Bool == true)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg is not installed"))
+    @Test(.requiresTool("ffmpeg", FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"),
+                        "ffmpeg is not installed"))
     func aFaststartM4ACutInItsAudioIsTruncated() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -143,7 +145,7 @@ import Testing
         #expect(objects[0]["format"] == nil)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sox"), "sox is not installed"))
+    @Test(.requiresTool("sox", FileManager.default.isExecutableFile(atPath: "/usr/bin/sox"), "sox is not installed"))
     func aWave64CutInHalfIsTruncated() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

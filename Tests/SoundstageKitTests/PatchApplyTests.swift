@@ -47,7 +47,7 @@ import Testing
         let loaded = try PatchLoader.load(path: Fixtures.patches.appendingPathComponent("submix.yaml").path)
         try loaded.engine.set("music", "pan", to: .float(-0.5))
         let yaml = PatchSnapshot.yaml(of: loaded.engine)
-        let reparsed = try PatchParser.parse(text: yaml)
+        let reparsed = try PatchParser.parse(text: yaml, names: .engine)
         let rebuilt = try PatchLoader.build(reparsed)
         #expect(rebuilt.engine.connections() == loaded.engine.connections())
         #expect(rebuilt.engine.nodes() == loaded.engine.nodes())

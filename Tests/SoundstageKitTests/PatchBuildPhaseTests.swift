@@ -29,7 +29,7 @@ import Testing
         """
 
     @Test func eachPhaseReportsItsOwnProblemsInFileOrder() throws {
-        var build = PatchBuild(document: try PatchParser.parse(text: Self.text), overrides: .init())
+        var build = PatchBuild(document: try PatchParser.parse(text: Self.text, names: .engine), overrides: .init())
         #expect(build.engine.configuration.sampleRate == 24_000)
         #expect(build.engine.configuration.outputChannelCount == 1)
 

@@ -214,7 +214,7 @@ enum RenderBaseline {
     }
 
     /// A 22 s file at 44.1 kHz (longer than the engine's streaming threshold) streamed from disk, its
-    /// segment looping, rendered in chunks each started once the disk thread has buffered it.
+    /// segment (0.5 s to 21.5 s, in the file's frames) looping, rendered in chunks each started once the disk thread has buffered it.
     static func renderStreaming(patch: String) throws -> [[Float]] {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -225,7 +225,7 @@ enum RenderBaseline {
         let file = dir.appendingPathComponent("long.wav").path
         try AudioFileWriter.write(AudioData(channels: [left, right], sampleRate: rate), to: file, encoding: .float32)
         let engine = try PatchLoader.load(path: patch).engine
-        try engine.scheduleFile("deck", path: file, startFrame: 24_000, frameCount: 21 * 48_000, options: .loops)
+        try engine.scheduleFile("deck", path: file, startFrame: 22_050, frameCount: 21 * 44_100, options: .loops)
         try engine.play("deck")
         #expect(!engine.streamStatus.isEmpty, "the file must stream, not preload")
         var out: [[Float]] = [[], []]

@@ -5,6 +5,7 @@
 // `engine.setVector(name, "position", …)` per source inside one `engine.batch` (what an OSC bundle of
 // `/node/<name>/position` messages does).
 import AudioGraph
+import SoundstageKit
 
 /// An engine with `sourceCount` players → `env` (environment) → main.
 final class SoundstageScene: Scene {
@@ -28,7 +29,8 @@ final class SoundstageScene: Scene {
         self.sourceCount = sourceCount
         self.blockFrames = blockFrames
         engine = Engine(configuration: EngineConfiguration(
-            sampleRate: Double(sampleRate), blockFrames: engineBlockFrames, outputChannelCount: 2, inputChannelCount: 0))
+            sampleRate: Double(sampleRate), blockFrames: engineBlockFrames, outputChannelCount: 2, inputChannelCount: 0),
+            hrtfSets: .sofaFiles)
         renderEngine = engine.renderEngine
         try engine.addBuffer(SampleBuffer(name: "s", channels: [signal], sampleRate: Double(sampleRate)))
         try engine.attach(.environment, name: "env")

@@ -7,13 +7,14 @@
 //   ONLY=HRTF (or equalPowerPanning, HRTFHQ): that algorithm alone, moveSources only
 import AudioGraph
 import Foundation
+import SoundstageKit
 
 let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 64 : 64
 let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 40 : 40
 
 /// An engine with `count` looping players in one environment, rendered with `algorithm`.
 func makeEngine(algorithm: String) throws -> (Engine, [String]) {
-    let engine = Engine(configuration: EngineConfiguration(sampleRate: 48_000, blockFrames: 64))
+    let engine = Engine(configuration: EngineConfiguration(sampleRate: 48_000, blockFrames: 64), hrtfSets: .sofaFiles)
     try engine.addBuffer(SampleBuffer(name: "dc", channels: [Array(repeating: 0.1, count: 4_800)], sampleRate: 48_000))
     try engine.attach(.environment, name: "env")
     try engine.connect("env", to: "main")

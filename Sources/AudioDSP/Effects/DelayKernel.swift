@@ -74,17 +74,13 @@ public struct DelayKernel {
     @usableFromInline let lineMask: Int
     @usableFromInline var writeIndex = 0
     @usableFromInline let filters: UnsafeMutablePointer<OnePoleLowPass>
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
-    /// Delay in frames: value, per-frame increment, frames left, target.
-    @usableFromInline var delayFrames: Double
-    @usableFromInline var delayIncrement: Double = 0
-    @usableFromInline var delayRemaining = 0
-    @usableFromInline var delayTarget: Double
+    /// Delay in frames, gliding per frame.
+    @usableFromInline var delay: LinearRamp<Double>
     @usableFromInline var feedback = ParameterRamp(0.5)
-    @usableFromInline var wetDryMix = ParameterRamp(1)
-    @usableFromInline var logCutoff: ControlGlide
+    @usableFromInline var logCutoff: LinearRamp<Double>
     @usableFromInline var cutoffTarget: Double
-    @usableFromInline var bypass: BypassCrossfade
+    /// Dry copy, wet/dry mix (default 100 %) and bypass crossfade.
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var tickCountdown = 0
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
@@ -106,13 +102,10 @@ public struct DelayKernel {
         lines.initialize(repeating: 0, count: channelCount * length)
         filters = .allocate(capacity: channelCount)
         filters.initialize(repeating: OnePoleLowPass(), count: channelCount)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
-        delayFrames = sampleRate
-        delayTarget = sampleRate
+        delay = LinearRamp(sampleRate)
         cutoffTarget = min(15000, sampleRate / 2)
-        logCutoff = ControlGlide(EffectMath.log2(cutoffTarget))
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        logCutoff = LinearRamp<Double>(EffectMath.log2(cutoffTarget))
+        wetDry = WetDryBypass(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         glideTicks = EffectTiming.ticks(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         for c in 0..<channelCount { filters[c].setCutoff(cutoffTarget, sampleRate: sampleRate) }
@@ -122,32 +115,28 @@ public struct DelayKernel {
     public func deallocate() {
         lines.deallocate()
         filters.deallocate()
-        dry.deallocate()
+        wetDry.deallocate()
     }
 
     // MARK: Parameters (render side; before the first `process` they apply without gliding)
 
     /// Target delay time in seconds.
-    @inlinable public var delayTime: Double { delayTarget / sampleRate }
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var delayTime: Double { delay.target / sampleRate }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Sets the delay time in seconds (clamped to 0 … 2). Glides as described on the type.
     @inlinable
     public mutating func setDelayTime(_ seconds: Double) {
         guard !seconds.isNaN else { return }
         let target = EffectMath.clamp(seconds, 0, Self.maximumDelaySeconds) * sampleRate
-        delayTarget = target
-        let distance = (target - delayFrames).magnitude
+        let distance = (target - delay.value).magnitude
         if !hasStarted || distance == 0 {
-            delayFrames = target
-            delayRemaining = 0
-            delayIncrement = 0
+            delay.jump(to: target)
             return
         }
         let minimum = Self.minimumGlideSeconds * sampleRate
         let frames = max(minimum, distance / Self.maximumGlideSlope)
-        delayRemaining = max(1, Int(frames))
-        delayIncrement = (target - delayFrames) / Double(delayRemaining)
+        delay.ramp(to: target, frames: max(1, Int(frames)))
     }
 
     /// Sets the feedback in percent (clamped to −100 … 100). Glides over 20 ms.
@@ -162,25 +151,20 @@ public struct DelayKernel {
     public mutating func setLowPassCutoff(_ hertz: Double) {
         guard !hertz.isNaN else { return }
         cutoffTarget = EffectMath.clamp(hertz, 10, sampleRate / 2)
-        logCutoff.glide(to: EffectMath.log2(cutoffTarget), ticks: hasStarted ? glideTicks : 0)
+        logCutoff.ramp(to: EffectMath.log2(cutoffTarget), frames: hasStarted ? glideTicks : 0)
         updateCutoff()
     }
 
     /// Sets the wet/dry mix in percent (0 dry … 100 wet; clamped). Glides over 20 ms.
     @inlinable
     public mutating func setWetDryMix(percent: Double) {
-        guard !percent.isNaN else { return }
-        wetDryMix.ramp(to: Float(EffectMath.clamp(percent, 0, 100) / 100), frames: hasStarted ? glideFrames : 0)
+        wetDry.setWetDryMix(percent: percent, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Bypasses the delay (10 ms crossfade to dry; leaving a settled bypass clears the echoes first).
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if !hasStarted {
-            bypass.jump(bypassed)
-        } else if bypass.set(bypassed) {
-            reset()
-        }
+        if wetDry.setBypass(bypassed, hasStarted: hasStarted) { reset() }
     }
 
     /// Sets parameter `index` in `DelayKernel.parameters` order (delayTime, feedback, lowPassCutoff,
@@ -198,7 +182,7 @@ public struct DelayKernel {
 
     @inlinable
     mutating func updateCutoff() {
-        let f = logCutoff.isGliding ? EffectMath.exp2(logCutoff.value) : cutoffTarget
+        let f = logCutoff.isRamping ? EffectMath.exp2(logCutoff.value) : cutoffTarget
         for c in 0..<channelCount { filters[c].setCutoff(f, sampleRate: sampleRate) }
     }
 
@@ -211,27 +195,13 @@ public struct DelayKernel {
         for c in 0..<channelCount { filters[c].reset() }
     }
 
-    /// 4-point Hermite interpolation between x0 and x1 at `t` in [0, 1).
-    @inlinable
-    static func hermite(_ t: Float, _ xm1: Float, _ x0: Float, _ x1: Float, _ x2: Float) -> Float {
-        let c1 = 0.5 * (x1 - xm1)
-        let c2 = xm1 - 2.5 * x0 + 2 * x1 - 0.5 * x2
-        let c3 = 0.5 * (x2 - xm1) + 1.5 * (x0 - x1)
-        return ((c3 * t + c2) * t + c1) * t + x0
-    }
-
     /// Processes `frames` (≤ `maxBlockFrames`) frames of the first `channelCount` channels; `input` and
     /// `output` may be the same bus.
     @inlinable
     public mutating func process(input: BusRef, output: BusRef, frames: Int) {
         hasStarted = true
-        if bypass.isFullyBypassed {
-            copyBus(input, to: output, channelCount: channelCount, frames: frames)
-            return
-        }
-        for c in 0..<channelCount {
-            MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames)
-        }
+        guard wetDry.begin(input: input, output: output, frames: frames) else { return }
+        let dry = wetDry.dry
         let mask = lineMask
         for i in 0..<frames {
             if tickCountdown == 0 {
@@ -239,13 +209,9 @@ public struct DelayKernel {
                 tickCountdown = EffectTiming.tickFrames
             }
             tickCountdown &-= 1
-            let d = delayFrames
-            if delayRemaining > 0 {
-                delayRemaining &-= 1
-                delayFrames = delayRemaining == 0 ? delayTarget : delayFrames + delayIncrement
-            }
+            let d = delay.next()
             let fb = feedback.next()
-            let m = wetDryMix.next()
+            let m = wetDry.wetDryMix.next()
             let position = Double(writeIndex) - d + Double(lineLength)
             let whole = EffectMath.floor(position)
             let t = Float(position - whole)
@@ -256,22 +222,17 @@ public struct DelayKernel {
                 // Provisional s(n) and s(n+1) for delays below two frames (see the type comment).
                 line[writeIndex] = x
                 line[(writeIndex &+ 1) & mask] = x
-                let y = Self.hermite(
+                let y = hermiteInterpolate(
                     t, line[(base &- 1) & mask], line[base & mask], line[(base &+ 1) & mask],
                     line[(base &+ 2) & mask])
                 let back = Float(filters[c].process(Double(y)))
                 let s = x + fb * back
                 line[writeIndex] = Denormal.flush(min(max(s, -16), 16))
-                output.channel(c)[i] = x * (1 - m) + y * m
+                output.channel(c)[i] = WetDryBypass.mix(dry: x, wet: y, amount: m)
             }
             writeIndex = (writeIndex &+ 1) & mask
         }
-        if !bypass.isFullyActive {
-            for c in 0..<channelCount {
-                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: frames)
-            }
-        }
-        bypass.advance(frames: frames)
+        wetDry.finish(output: output, frames: frames)
     }
 }
 

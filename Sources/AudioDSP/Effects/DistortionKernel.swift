@@ -100,24 +100,19 @@ public struct DistortionKernel {
     @usableFromInline let lines: UnsafeMutablePointer<Float>
     @usableFromInline let lineMask: Int
     @usableFromInline let channelStates: UnsafeMutablePointer<DistortionChannelState>
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
     @usableFromInline var writeIndex = 0
     @usableFromInline var holdPhase: Double = 0
     @usableFromInline var ringPhase1: Double = 0
     @usableFromInline var ringPhase2: Double = 0
     @usableFromInline let dcPole: Float
-    @usableFromInline var presetIndex = 0
-    @usableFromInline var pendingPreset = -1
-    /// Fades the wet output out before a preset switch, and the chain's input back in after it.
-    @usableFromInline var presetFade = ParameterRamp(1)
-    @usableFromInline var inputFade = ParameterRamp(1)
+    /// The preset, and the fades around a switch (the wet output out, then the chain's input in).
+    @usableFromInline var presets: PresetSwitch
     @usableFromInline var preGain: ParameterRamp
     @usableFromInline var preGainDecibels: Double = -6
-    @usableFromInline var wetDryMix = ParameterRamp(0.5)
-    @usableFromInline var bypass: BypassCrossfade
+    /// Dry copy, wet/dry mix (default 50 %) and bypass crossfade.
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
-    @usableFromInline let presetFadeFrames: Int
 
     /// Control side. Allocates 0.5 s of echo line per channel and every preset's settings. Defaults
     /// (AVAudioUnitDistortion): preset `drumsBitBrush`, preGain −6 dB, wet/dry 50 %.
@@ -139,13 +134,12 @@ public struct DistortionKernel {
         lines.initialize(repeating: 0, count: channelCount * length)
         channelStates = .allocate(capacity: channelCount)
         channelStates.initialize(repeating: DistortionChannelState(), count: channelCount)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
         dcPole = Float(1 - 2 * Double.pi * 10 / sampleRate)
         preGain = ParameterRamp(Float(EffectMath.decibelsToGain(-6)))
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        wetDry = WetDryBypass(
+            sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount, wetDryMix: 0.5)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
-        presetFadeFrames = EffectTiming.frames(seconds: EffectTiming.presetFadeSeconds, sampleRate: sampleRate)
+        presets = PresetSwitch(current: 0, sampleRate: sampleRate)
     }
 
     /// Control side. Frees the buffers; the kernel must not be used afterwards.
@@ -153,7 +147,7 @@ public struct DistortionKernel {
         settingsTable.deallocate()
         lines.deallocate()
         channelStates.deallocate()
-        dry.deallocate()
+        wetDry.deallocate()
     }
 
     // MARK: Parameters (render side; before the first `process` they apply at once)
@@ -161,23 +155,15 @@ public struct DistortionKernel {
     /// The current (or pending) preset.
     @inlinable
     public var preset: DistortionPreset {
-        DistortionPreset(rawValue: pendingPreset >= 0 ? pendingPreset : presetIndex) ?? .drumsBitBrush
+        DistortionPreset(rawValue: presets.requested) ?? .drumsBitBrush
     }
 
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Loads factory preset `preset` (fade out 20 ms, clear, fade the chain's input in over 20 ms).
     @inlinable
     public mutating func setPreset(_ preset: DistortionPreset) {
-        if !hasStarted {
-            presetIndex = preset.rawValue
-            settings = settingsTable[presetIndex]
-            pendingPreset = -1
-            return
-        }
-        if preset.rawValue == presetIndex && pendingPreset < 0 { return }
-        pendingPreset = preset.rawValue
-        presetFade.ramp(to: 0, frames: presetFadeFrames)
+        if presets.request(preset.rawValue, hasStarted: hasStarted) { settings = settingsTable[presets.current] }
     }
 
     /// Sets the gain into the distortion chain in dB (clamped to −80 … 20). Glides over 20 ms.
@@ -191,18 +177,13 @@ public struct DistortionKernel {
     /// Sets the wet/dry mix in percent (0 dry … 100 distorted; clamped). Glides over 20 ms.
     @inlinable
     public mutating func setWetDryMix(percent: Double) {
-        guard !percent.isNaN else { return }
-        wetDryMix.ramp(to: Float(EffectMath.clamp(percent, 0, 100) / 100), frames: hasStarted ? glideFrames : 0)
+        wetDry.setWetDryMix(percent: percent, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Bypasses the distortion (10 ms crossfade to dry; leaving a settled bypass clears the state first).
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if !hasStarted {
-            bypass.jump(bypassed)
-        } else if bypass.set(bypassed) {
-            reset()
-        }
+        if wetDry.setBypass(bypassed, hasStarted: hasStarted) { reset() }
     }
 
     /// Sets parameter `index` in `DistortionKernel.parameters` order (preGain, wetDryMix, preset). The
@@ -244,32 +225,22 @@ public struct DistortionKernel {
     @inlinable
     public mutating func process(input: BusRef, output: BusRef, frames: Int) {
         hasStarted = true
-        if bypass.isFullyBypassed {
-            copyBus(input, to: output, channelCount: channelCount, frames: frames)
-            return
-        }
-        for c in 0..<channelCount {
-            MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames)
-        }
+        guard wetDry.begin(input: input, output: output, frames: frames) else { return }
+        let dry = wetDry.dry
         let mask = lineMask
         let lineLength = mask &+ 1
         let twoPi = 2 * EffectMath.pi
         for i in 0..<frames {
-            if pendingPreset >= 0 && !presetFade.isRamping {
-                // The wet signal is silent: clear the chain and fade its input in, so no stage (the
-                // echo comb above all) restarts with a step.
-                presetIndex = pendingPreset
-                pendingPreset = -1
-                settings = settingsTable[presetIndex]
+            if presets.switchesNow() {
+                // The wet signal is silent: clear the chain (its input fades in), so no stage (the echo
+                // comb above all) restarts with a step.
+                settings = settingsTable[presets.current]
                 reset()
-                presetFade.jump(to: 1)
-                inputFade.jump(to: 0)
-                inputFade.ramp(to: 1, frames: presetFadeFrames)
             }
             let k = settings
-            let gain = preGain.next() * inputFade.next()
-            let fade = presetFade.next()
-            let m = wetDryMix.next()
+            let gain = preGain.next() * presets.inputFade.next()
+            let fade = presets.outputFade.next()
+            let m = wetDry.wetDryMix.next()
             // Shared clocks: sample-and-hold and the two carriers.
             holdPhase += 1
             let sampleNow = holdPhase >= k.holdFrames
@@ -316,16 +287,11 @@ public struct DistortionKernel {
                 state.wetInput = clipped
                 state.wetOutput = centred
                 channelStates[c] = state
-                output.channel(c)[i] = x * (1 - m) + fade * centred * m
+                output.channel(c)[i] = WetDryBypass.mix(dry: x, wet: fade * centred, amount: m)
             }
             writeIndex = (writeIndex &+ 1) & mask
         }
-        if !bypass.isFullyActive {
-            for c in 0..<channelCount {
-                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: frames)
-            }
-        }
-        bypass.advance(frames: frames)
+        wetDry.finish(output: output, frames: frames)
     }
 }
 

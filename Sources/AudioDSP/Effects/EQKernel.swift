@@ -9,10 +9,10 @@ public struct EQBandState: BitwiseCopyable {
     @usableFromInline var hasPendingType = false
     public var isBypassed = true
     /// log₂ of the frequency in Hz while gliding; `frequency` is the exact target.
-    @usableFromInline var logFrequency = ControlGlide(EffectMath.log2(1000))
+    @usableFromInline var logFrequency = LinearRamp<Double>(EffectMath.log2(1000))
     public var frequency: Double = 1000
-    @usableFromInline var bandwidthGlide = ControlGlide(0.5)
-    @usableFromInline var gainGlide = ControlGlide(0)
+    @usableFromInline var bandwidthGlide = LinearRamp<Double>(0.5)
+    @usableFromInline var gainGlide = LinearRamp<Double>(0)
     /// 0: band out (input passes), 1: band in.
     @usableFromInline var mix = ParameterRamp(0)
 
@@ -32,7 +32,7 @@ public struct EQBandState: BitwiseCopyable {
     /// The coefficients for the current (possibly gliding) settings.
     @inlinable
     func coefficients(sampleRate: Double) -> BiquadCoefficients {
-        let f = logFrequency.isGliding ? EffectMath.exp2(logFrequency.value) : frequency
+        let f = logFrequency.isRamping ? EffectMath.exp2(logFrequency.value) : frequency
         return BiquadCoefficients.eqBand(
             type: type, frequency: f, bandwidth: bandwidthGlide.value, gainDecibels: gainGlide.value,
             sampleRate: sampleRate)
@@ -66,11 +66,10 @@ public struct EQKernel {
     @usableFromInline let bands: UnsafeMutablePointer<EQBandState>
     /// `bandCount × channelCount` sections, band-major.
     @usableFromInline let filters: UnsafeMutablePointer<Biquad>
-    /// Dry copy of the input for the bypass crossfade (`channelCount × maxBlockFrames`).
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
     @usableFromInline var globalGain = ParameterRamp(1)
     @usableFromInline var globalGainDecibels: Double = 0
-    @usableFromInline var bypass: BypassCrossfade
+    /// Dry copy of the input and the kernel's bypass crossfade (its wet/dry mix is unused).
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var tickCountdown = 0
     @usableFromInline var hasStarted = false
     @usableFromInline let glideTicks: Int
@@ -90,9 +89,7 @@ public struct EQKernel {
         bands = .allocate(capacity: bandCount)
         bands.initialize(repeating: EQBandState(), count: bandCount)
         filters = .allocate(capacity: bandCount * channelCount)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        wetDry = WetDryBypass(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         glideTicks = EffectTiming.ticks(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         fadeFrames = EffectTiming.frames(seconds: EffectTiming.bypassSeconds, sampleRate: sampleRate)
@@ -104,7 +101,7 @@ public struct EQKernel {
     public func deallocate() {
         bands.deallocate()
         filters.deallocate()
-        dry.deallocate()
+        wetDry.deallocate()
     }
 
     // MARK: Parameters (render side)
@@ -117,7 +114,7 @@ public struct EQKernel {
     @inlinable
     public func bandCoefficients(_ index: Int) -> BiquadCoefficients { filters[index &* channelCount].coefficients }
 
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Sets the filter type of band `index`. Crossfades through the band's dry signal if it is active.
     @inlinable
@@ -140,7 +137,7 @@ public struct EQKernel {
         guard index >= 0 && index < bandCount, !hertz.isNaN else { return }
         let f = EffectMath.clamp(hertz, 20, sampleRate / 2)
         bands[index].frequency = f
-        bands[index].logFrequency.glide(to: EffectMath.log2(f), ticks: glideTicksFor(band: index))
+        bands[index].logFrequency.ramp(to: EffectMath.log2(f), frames: glideTicksFor(band: index))
         updateCoefficients(band: index)
     }
 
@@ -148,7 +145,7 @@ public struct EQKernel {
     @inlinable
     public mutating func setBandBandwidth(_ index: Int, _ octaves: Double) {
         guard index >= 0 && index < bandCount, !octaves.isNaN else { return }
-        bands[index].bandwidthGlide.glide(to: EffectMath.clamp(octaves, 0.05, 5), ticks: glideTicksFor(band: index))
+        bands[index].bandwidthGlide.ramp(to: EffectMath.clamp(octaves, 0.05, 5), frames: glideTicksFor(band: index))
         updateCoefficients(band: index)
     }
 
@@ -156,7 +153,7 @@ public struct EQKernel {
     @inlinable
     public mutating func setBandGain(_ index: Int, decibels: Double) {
         guard index >= 0 && index < bandCount, !decibels.isNaN else { return }
-        bands[index].gainGlide.glide(to: EffectMath.clamp(decibels, -96, 24), ticks: glideTicksFor(band: index))
+        bands[index].gainGlide.ramp(to: EffectMath.clamp(decibels, -96, 24), frames: glideTicksFor(band: index))
         updateCoefficients(band: index)
     }
 
@@ -179,11 +176,7 @@ public struct EQKernel {
     /// Bypasses the whole EQ (10 ms crossfade to the dry input).
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if !hasStarted {
-            bypass.jump(bypassed)
-        } else if bypass.set(bypassed) {
-            reset()
-        }
+        if wetDry.setBypass(bypassed, hasStarted: hasStarted) { reset() }
     }
 
     /// Sets parameter `index` of the layout documented on `parameterIndex(band:_:)`. Booleans are
@@ -275,17 +268,7 @@ public struct EQKernel {
     @inlinable
     public mutating func process(input: BusRef, output: BusRef, frames: Int) {
         hasStarted = true
-        if bypass.isFullyBypassed {
-            copyBus(input, to: output, channelCount: channelCount, frames: frames)
-            return
-        }
-        let needsDry = !bypass.isFullyActive
-        for c in 0..<channelCount {
-            if needsDry { MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames) }
-            if input.channel(c) != output.channel(c) {
-                MixKernel.copy(input.channel(c), to: output.channel(c), count: frames)
-            }
-        }
+        guard wetDry.beginInPlace(input: input, output: output, frames: frames) else { return }
         var done = 0
         while done < frames {
             if tickCountdown == 0 {
@@ -304,12 +287,7 @@ public struct EQKernel {
             tickCountdown &-= n
             done &+= n
         }
-        if needsDry {
-            for c in 0..<channelCount {
-                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: frames)
-            }
-        }
-        bypass.advance(frames: frames)
+        wetDry.finish(output: output, frames: frames)
     }
 
     /// Runs band `b` in place over `count` samples at `offset` of every channel, crossfading with its

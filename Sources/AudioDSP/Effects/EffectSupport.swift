@@ -1,5 +1,6 @@
-// Render side. Pieces shared by the effect kernels: the bypass crossfade, a Double-precision glide for
-// control-rate parameters, the control tick, and the denormal flush.
+// Render side. Pieces shared by the effect kernels: the control tick, the denormal flush, the bypass
+// crossfade and the wet/dry stage built on it (control-rate glides are `LinearRamp<Double>`s advanced
+// with `tick()`).
 
 /// Frames between coefficient updates while a filter parameter glides. Filters recompute their
 /// coefficients on this fixed grid of the kernel's own frame count, never at block boundaries, so the
@@ -40,50 +41,6 @@ public enum Denormal {
     /// `x`, or 0 when |x| < 1e-20 (Float state: 200 dB below full scale).
     @inlinable
     public static func flush(_ x: Float) -> Float { x.magnitude < 1e-20 ? 0 : x }
-}
-
-/// A parameter glide in Double precision, advanced once per control tick (`EffectTiming.tickFrames`).
-///
-/// The last step lands exactly on `target`, so a settled filter has exactly the coefficients designed
-/// from the requested value (the analytic-response tests rely on this).
-public struct ControlGlide: BitwiseCopyable {
-    public var value: Double
-    public var target: Double
-    @usableFromInline var increment: Double
-    @usableFromInline var remainingTicks: Int
-
-    @inlinable
-    public init(_ value: Double) {
-        self.value = value
-        target = value
-        increment = 0
-        remainingTicks = 0
-    }
-
-    @inlinable public var isGliding: Bool { remainingTicks > 0 }
-
-    /// Glides to `newTarget` over `ticks` control ticks (0 jumps).
-    @inlinable
-    public mutating func glide(to newTarget: Double, ticks: Int) {
-        target = newTarget
-        if ticks <= 0 || newTarget == value {
-            value = newTarget
-            remainingTicks = 0
-            increment = 0
-        } else {
-            increment = (newTarget - value) / Double(ticks)
-            remainingTicks = ticks
-        }
-    }
-
-    /// Advances one tick; returns true if the value changed.
-    @inlinable
-    public mutating func tick() -> Bool {
-        if remainingTicks == 0 { return false }
-        remainingTicks &-= 1
-        value = remainingTicks == 0 ? target : value + increment
-        return true
-    }
 }
 
 /// A click-free switch between a kernel's processed output and its dry input (`bypass`).
@@ -150,6 +107,185 @@ public struct BypassCrossfade: BitwiseCopyable {
 
     @inlinable
     public mutating func advance(frames: Int) { amount.advance(frames: frames) }
+}
+
+/// The wet/dry glue every effect kernel shares: a dry copy of the input, the wet/dry mix ramp and the
+/// bypass crossfade. A kernel's `process` uses it in this order:
+///
+///     guard wetDry.begin(input: input, output: output, frames: frames) else { return }  // settled bypass
+///     for i in 0..<frames {
+///         let m = wetDry.wetDryMix.next()
+///         // per channel: output[c][i] = WetDryBypass.mix(dry: wetDry.dry[…], wet: y, amount: m)
+///     }
+///     wetDry.finish(output: output, frames: frames)  // bypass crossfade against the dry copy
+///
+/// The time effects, which read their dry path from their own history, use only `dry`, `bypass` and
+/// `finish`. Kernels without a wet/dry parameter never advance `wetDryMix`.
+///
+/// Thread contract: `init`/`deallocate` on the control side; everything else is RT-safe.
+public struct WetDryBypass: BitwiseCopyable {
+    public let channelCount: Int
+    public let maxBlockFrames: Int
+    /// Dry copy of the input, `channelCount × maxBlockFrames`, channel `c` at `c · maxBlockFrames`.
+    public let dry: UnsafeMutablePointer<Float>
+    /// Processed ↔ dry crossfade (`EffectTiming.bypassSeconds`).
+    public var bypass: BypassCrossfade
+    /// 0 = dry only … 1 = processed only, one step per sample.
+    public var wetDryMix: ParameterRamp
+
+    /// Control side. Allocates the dry copy; `wetDryMix` is the starting mix (0 … 1).
+    public init(sampleRate: Double, maxBlockFrames: Int, channelCount: Int, wetDryMix: Float = 1) {
+        self.channelCount = channelCount
+        self.maxBlockFrames = maxBlockFrames
+        dry = .allocate(capacity: channelCount * maxBlockFrames)
+        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
+        bypass = BypassCrossfade(sampleRate: sampleRate)
+        self.wetDryMix = ParameterRamp(wetDryMix)
+    }
+
+    /// Control side. Frees the dry copy; the stage must not be used afterwards.
+    public func deallocate() { dry.deallocate() }
+
+    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+
+    /// The dry copy of channel `c`.
+    @inlinable
+    public func dryChannel(_ c: Int) -> UnsafeMutablePointer<Float> { dry + c &* maxBlockFrames }
+
+    /// The dry copy as a bus.
+    @inlinable
+    public var dryBus: BusRef { BusRef(data: dry, channelCount: channelCount, stride: maxBlockFrames) }
+
+    /// Sets the wet/dry mix in percent (0 dry … 100 wet; clamped; NaN ignored), ramping over `frames`.
+    @inlinable
+    public mutating func setWetDryMix(percent: Double, frames: Int) {
+        guard !percent.isNaN else { return }
+        wetDryMix.ramp(to: Float(EffectMath.clamp(percent, 0, 100) / 100), frames: frames)
+    }
+
+    /// Requests bypass (true) or processing: jumps before the kernel has started, crossfades after.
+    /// Returns true when the kernel leaves a settled bypass and must clear its stale state (`reset()`).
+    @inlinable
+    public mutating func setBypass(_ bypassed: Bool, hasStarted: Bool) -> Bool {
+        if !hasStarted {
+            bypass.jump(bypassed)
+            return false
+        }
+        return bypass.set(bypassed)
+    }
+
+    /// Start of `process` for a kernel that reads its input from `dry` (so `input` and `output` may be
+    /// the same bus). Settled in bypass, copies `input` to `output` and returns false: the kernel does
+    /// nothing more. Otherwise copies `input` into `dry` and returns true.
+    @inlinable
+    public func begin(input: BusRef, output: BusRef, frames: Int) -> Bool {
+        if bypass.isFullyBypassed {
+            copyBus(input, to: output, channelCount: channelCount, frames: frames)
+            return false
+        }
+        for c in 0..<channelCount {
+            MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames)
+        }
+        return true
+    }
+
+    /// Start of `process` for a kernel that works in place in `output`: as `begin`, but copies `input`
+    /// to `output`, and into `dry` only while the bypass crossfade needs it.
+    @inlinable
+    public func beginInPlace(input: BusRef, output: BusRef, frames: Int) -> Bool {
+        if bypass.isFullyBypassed {
+            copyBus(input, to: output, channelCount: channelCount, frames: frames)
+            return false
+        }
+        let needsDry = !bypass.isFullyActive
+        for c in 0..<channelCount {
+            if needsDry { MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames) }
+            if input.channel(c) != output.channel(c) {
+                MixKernel.copy(input.channel(c), to: output.channel(c), count: frames)
+            }
+        }
+        return true
+    }
+
+    /// End of `process`: while the bypass crossfade is not settled on processed, mixes `frames` samples
+    /// of every channel of `output` (in place) with `dry`; then advances the crossfade by `frames`.
+    @inlinable
+    public mutating func finish(output: BusRef, frames: Int) {
+        if !bypass.isFullyActive {
+            for c in 0..<channelCount {
+                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: frames)
+            }
+        }
+        bypass.advance(frames: frames)
+    }
+
+    /// One sample of the wet/dry mix, `dry·(1 − m) + wet·m`, always in this order of operations.
+    @inlinable @inline(__always)
+    public static func mix(dry x: Float, wet: Float, amount m: Float) -> Float { x * (1 - m) + wet * m }
+}
+
+/// A click-free switch between factory presets, for kernels whose state cannot change preset in flight.
+///
+/// A request fades the wet output out (`outputFade`, `EffectTiming.presetFadeSeconds`). Once it is
+/// silent, `switchesNow()` makes the pending preset current and returns true, so the kernel loads the
+/// preset's settings and clears the state it feeds; then the output fade is back at 1 and the kernel's
+/// input fades in (`inputFade`), so no stage restarts with a step. Before the kernel has started, a
+/// request applies at once. The kernel reads both fades once per frame, after `switchesNow()`.
+public struct PresetSwitch: BitwiseCopyable {
+    /// The preset the kernel is running.
+    public var current: Int
+    /// The preset waiting for the fade-out, or −1.
+    @usableFromInline var pending = -1
+    /// Gain on the wet output: 1, gliding to 0 before a switch.
+    public var outputFade = ParameterRamp(1)
+    /// Gain on the kernel's input: 1, gliding from 0 after a switch.
+    public var inputFade = ParameterRamp(1)
+    @usableFromInline let fadeFrames: Int
+
+    /// Control side. Starts on preset `current`.
+    public init(current: Int, sampleRate: Double) {
+        self.current = current
+        fadeFrames = EffectTiming.frames(seconds: EffectTiming.presetFadeSeconds, sampleRate: sampleRate)
+    }
+
+    /// The pending preset, or the current one when none is pending.
+    @inlinable public var requested: Int { pending >= 0 ? pending : current }
+
+    /// Requests `preset`. Returns true when it became current at once (the kernel has not started): the
+    /// kernel then loads its settings. Otherwise the switch waits for the output to fade out.
+    @inlinable
+    public mutating func request(_ preset: Int, hasStarted: Bool) -> Bool {
+        if !hasStarted {
+            current = preset
+            pending = -1
+            return true
+        }
+        if preset == current && pending < 0 { return false }
+        pending = preset
+        outputFade.ramp(to: 0, frames: fadeFrames)
+        return false
+    }
+
+    /// Once per frame: true when a pending preset has just become current (the output has faded out), and
+    /// the kernel must load its settings and clear its state before reading the fades. Always inlined:
+    /// the per-frame test is two loads, and a call here would keep the kernel's loop from holding its
+    /// own fields in registers.
+    @inlinable @inline(__always)
+    public mutating func switchesNow() -> Bool {
+        if pending < 0 || outputFade.isRamping { return false }
+        makePendingCurrent()
+        return true
+    }
+
+    /// The switch itself (rare: once per preset change).
+    @inlinable
+    mutating func makePendingCurrent() {
+        current = pending
+        pending = -1
+        outputFade.jump(to: 1)
+        inputFade.jump(to: 0)
+        inputFade.ramp(to: 1, frames: fadeFrames)
+    }
 }
 
 /// Copies the channels of `input` into `output` when they are different buffers (bypass path).

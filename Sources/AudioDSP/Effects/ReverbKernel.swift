@@ -71,18 +71,13 @@ public struct ReverbKernel {
     /// Per preset × diffuser: delay in frames (Dattorro's lengths scaled by `diffuserScale`).
     @usableFromInline let diffuserDelays: UnsafeMutablePointer<Int>
     @usableFromInline let diffuserGains: UnsafeMutablePointer<Float>
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
     @usableFromInline var time = 0
-    @usableFromInline var presetIndex = ReverbPreset.mediumHall.rawValue
-    @usableFromInline var pendingPreset = -1
-    /// Fades the wet output out before a preset switch, and the network's input back in after it.
-    @usableFromInline var presetFade = ParameterRamp(1)
-    @usableFromInline var inputFade = ParameterRamp(1)
-    @usableFromInline var wetDryMix = ParameterRamp(1)
-    @usableFromInline var bypass: BypassCrossfade
+    /// The preset, and the fades around a switch (the wet output out, then the network's input in).
+    @usableFromInline var presets: PresetSwitch
+    /// Dry copy, wet/dry mix (default 100 %) and bypass crossfade.
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
-    @usableFromInline let presetFadeFrames: Int
 
     /// Control side. Allocates the network for every preset at `sampleRate`. Defaults: `mediumHall`,
     /// wet/dry 100 % (the AUReverb2 default). `channelCount` 1…64 (see the channel mapping above).
@@ -175,19 +170,18 @@ public struct ReverbKernel {
         diffuserStorageCount = diffuserTotal
         diffuserStorage = .allocate(capacity: diffuserTotal)
         diffuserStorage.initialize(repeating: 0, count: diffuserTotal)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        wetDry = WetDryBypass(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
-        presetFadeFrames = EffectTiming.frames(seconds: EffectTiming.presetFadeSeconds, sampleRate: sampleRate)
+        presets = PresetSwitch(current: ReverbPreset.mediumHall.rawValue, sampleRate: sampleRate)
     }
 
     /// Control side. Frees every buffer; the kernel must not be used afterwards.
     public func deallocate() {
         for p in [lineGains, linePoles, tapGains, lateGains, earlyLevels, sideGains, lineStorage, lineState,
-                  inputLines, diffuserStorage, diffuserGains, dry] { p.deallocate() }
+                  inputLines, diffuserStorage, diffuserGains] { p.deallocate() }
         for p in [lengths, tapFrames, preDelays, lineOffsets, lineMasks, diffuserOffsets, diffuserMasks,
                   diffuserDelays] { p.deallocate() }
+        wetDry.deallocate()
     }
 
     static func powerOfTwo(atLeast n: Int) -> Int {
@@ -244,39 +238,27 @@ public struct ReverbKernel {
     /// The current (or pending) preset.
     @inlinable
     public var preset: ReverbPreset {
-        ReverbPreset(rawValue: pendingPreset >= 0 ? pendingPreset : presetIndex) ?? .mediumHall
+        ReverbPreset(rawValue: presets.requested) ?? .mediumHall
     }
 
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Loads factory preset `preset` (fade out 20 ms, clear the network, fade its input in over 20 ms).
     @inlinable
     public mutating func setPreset(_ preset: ReverbPreset) {
-        if !hasStarted {
-            presetIndex = preset.rawValue
-            pendingPreset = -1
-            return
-        }
-        if preset.rawValue == presetIndex && pendingPreset < 0 { return }
-        pendingPreset = preset.rawValue
-        presetFade.ramp(to: 0, frames: presetFadeFrames)
+        _ = presets.request(preset.rawValue, hasStarted: hasStarted)
     }
 
     /// Sets the wet/dry mix in percent (0 dry … 100 wet; clamped). Glides over 20 ms.
     @inlinable
     public mutating func setWetDryMix(percent: Double) {
-        guard !percent.isNaN else { return }
-        wetDryMix.ramp(to: Float(EffectMath.clamp(percent, 0, 100) / 100), frames: hasStarted ? glideFrames : 0)
+        wetDry.setWetDryMix(percent: percent, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Bypasses the reverb (10 ms crossfade to dry; leaving a settled bypass clears the tail first).
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if !hasStarted {
-            bypass.jump(bypassed)
-        } else if bypass.set(bypassed) {
-            reset()
-        }
+        if wetDry.setBypass(bypassed, hasStarted: hasStarted) { reset() }
     }
 
     /// Sets parameter `index` in `ReverbKernel.parameters` order (wetDryMix, preset). The preset is the
@@ -380,26 +362,16 @@ public struct ReverbKernel {
     @inlinable
     public mutating func process(input: BusRef, output: BusRef, frames: Int) {
         hasStarted = true
-        if bypass.isFullyBypassed {
-            copyBus(input, to: output, channelCount: channelCount, frames: frames)
-            return
-        }
+        guard wetDry.begin(input: input, output: output, frames: frames) else { return }
+        let dry = wetDry.dry
         let channels = channelCount
-        for c in 0..<channels {
-            MixKernel.copy(input.channel(c), to: dry + c &* maxBlockFrames, count: frames)
-        }
         let inputCapacity = inputMask &+ 1
         for i in 0..<frames {
-            if pendingPreset >= 0 && !presetFade.isRamping {
+            if presets.switchesNow() {
                 // The wet signal is silent: clear the network and let the new one fill from an input
                 // that fades in, so nothing inside it starts with a step (a jump of the read positions
                 // in the old contents would recirculate as a broadband transient).
-                presetIndex = pendingPreset
-                pendingPreset = -1
                 clearNetwork()
-                presetFade.jump(to: 1)
-                inputFade.jump(to: 0)
-                inputFade.ramp(to: 1, frames: presetFadeFrames)
             }
             // Side inputs: even channels → left, odd → right; mono feeds both.
             var inLeft: Float = 0
@@ -409,7 +381,7 @@ public struct ReverbKernel {
                 if c & 1 == 0 { inLeft += x } else { inRight += x }
             }
             if channels == 1 { inRight = inLeft }
-            let p = presetIndex
+            let p = presets.current
             let slot = time & inputMask
             inputLines[slot] = inLeft
             inputLines[inputCapacity &+ slot] = inRight
@@ -424,29 +396,24 @@ public struct ReverbKernel {
                 let kr = tapBase &+ Self.tapCount &+ k
                 earlyRight += tapGains[kr] * inputLines[inputCapacity &+ ((time &- tapFrames[kr]) & inputMask)]
             }
-            let fadeIn = inputFade.next()
+            let fadeIn = presets.inputFade.next()
             let (netLeft, netRight) = stepNetwork(
                 diffuse(fadeIn * lateLeft, side: 0, preset: p), diffuse(fadeIn * lateRight, side: 1, preset: p),
                 base: p &* Self.lineCount)
-            let fade = presetFade.next()
+            let fade = presets.outputFade.next()
             let early = earlyLevels[p] * fadeIn
             let late = lateGains[p]
             let wetLeft = fade * sideGains[2 &* p] * (early * earlyLeft + late * netLeft)
             let wetRight = fade * sideGains[2 &* p &+ 1] * (early * earlyRight + late * netRight)
-            let m = wetDryMix.next()
+            let m = wetDry.wetDryMix.next()
             for c in 0..<channels {
                 let wet = channels == 1 ? 0.5 * (wetLeft + wetRight) : (c & 1 == 0 ? wetLeft : wetRight)
                 let x = dry[c &* maxBlockFrames &+ i]
-                output.channel(c)[i] = x * (1 - m) + wet * m
+                output.channel(c)[i] = WetDryBypass.mix(dry: x, wet: wet, amount: m)
             }
             time &+= 1
         }
-        if !bypass.isFullyActive {
-            for c in 0..<channels {
-                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: frames)
-            }
-        }
-        bypass.advance(frames: frames)
+        wetDry.finish(output: output, frames: frames)
     }
 }
 

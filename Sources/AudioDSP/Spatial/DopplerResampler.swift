@@ -33,7 +33,7 @@ public struct DopplerResampler: BitwiseCopyable {
     @usableFromInline var line: FractionalDelayLine
     /// Current delay in frames.
     @usableFromInline var delay: Double
-    @usableFromInline var ratio = ControlGlide(1)
+    @usableFromInline var ratio = LinearRamp<Double>(1)
     @usableFromInline var hasStarted = false
 
     @inlinable public static var minimumRatio: Double { 0.5 }
@@ -65,7 +65,7 @@ public struct DopplerResampler: BitwiseCopyable {
     public mutating func setPitchRatio(_ newRatio: Double, rampFrames: Int) {
         guard !newRatio.isNaN else { return }
         let r = min(max(newRatio, Self.minimumRatio), Self.maximumRatio)
-        ratio.glide(to: r, ticks: hasStarted ? max(0, rampFrames) : 0)
+        ratio.ramp(to: r, frames: hasStarted ? max(0, rampFrames) : 0)
     }
 
     /// Writes `frames` resampled samples of `input` to `output` (which may be `input`).
@@ -79,7 +79,7 @@ public struct DopplerResampler: BitwiseCopyable {
             output[i] = line.read(delay: delay)
             var r = ratio.value
             _ = ratio.tick()
-            if r == 1 && !ratio.isGliding && delay != headroomFrames {
+            if r == 1 && !ratio.isRamping && delay != headroomFrames {
                 let offset = delay - headroomFrames
                 let step = Self.recentringRate
                 r = offset > 0 ? 1 + min(step, offset) : 1 - min(step, -offset)
@@ -100,6 +100,6 @@ public struct DopplerResampler: BitwiseCopyable {
     public mutating func reset() {
         line.reset()
         delay = headroomFrames
-        ratio.glide(to: ratio.target, ticks: 0)
+        ratio.ramp(to: ratio.target, frames: 0)
     }
 }

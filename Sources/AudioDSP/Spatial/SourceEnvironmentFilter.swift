@@ -81,8 +81,8 @@ public struct SourceEnvironmentFilter: BitwiseCopyable {
     public let sampleRate: Double
     public var occlusionLowFrequencyRatio = EnvironmentSend.occlusionLowFrequencyRatio
     public var obstructionLowFrequencyRatio = EnvironmentSend.obstructionLowFrequencyRatio
-    @usableFromInline var occlusionA = ControlGlide(1)
-    @usableFromInline var obstructionA = ControlGlide(1)
+    @usableFromInline var occlusionA = LinearRamp<Double>(1)
+    @usableFromInline var obstructionA = LinearRamp<Double>(1)
     @usableFromInline var dry = ParameterRamp(1)
     @usableFromInline var wet = ParameterRamp(0)
     @usableFromInline var occlusionState = 0.0
@@ -105,12 +105,12 @@ public struct SourceEnvironmentFilter: BitwiseCopyable {
         let occlusion = EnvironmentSend.split(decibels: occlusionDecibels, lowFrequencyRatio: occlusionLowFrequencyRatio)
         let obstruction = EnvironmentSend.split(
             decibels: obstructionDecibels, lowFrequencyRatio: obstructionLowFrequencyRatio)
-        occlusionA.glide(
+        occlusionA.ramp(
             to: EnvironmentSend.lowPassCoefficient(decibels: occlusion.lowPassDecibels, sampleRate: sampleRate),
-            ticks: frames)
-        obstructionA.glide(
+            frames: frames)
+        obstructionA.ramp(
             to: EnvironmentSend.lowPassCoefficient(decibels: obstruction.lowPassDecibels, sampleRate: sampleRate),
-            ticks: frames)
+            frames: frames)
         dry.ramp(to: Float(dryGain * occlusion.gain * obstruction.gain), frames: frames)
         wet.ramp(to: Float(wetGain * occlusion.gain), frames: frames)
     }
@@ -178,7 +178,7 @@ public struct SourceEnvironmentFilter: BitwiseCopyable {
     /// True when both filters rest at the identity and the send rests at zero (the defaults).
     @inlinable
     var isIdentity: Bool {
-        !occlusionA.isGliding && !obstructionA.isGliding && occlusionA.value == 1 && obstructionA.value == 1
+        !occlusionA.isRamping && !obstructionA.isRamping && occlusionA.value == 1 && obstructionA.value == 1
             && !wet.isRamping && wet.value == 0
     }
 
@@ -187,8 +187,8 @@ public struct SourceEnvironmentFilter: BitwiseCopyable {
     public mutating func reset() {
         occlusionState = 0
         obstructionState = 0
-        occlusionA.glide(to: occlusionA.target, ticks: 0)
-        obstructionA.glide(to: obstructionA.target, ticks: 0)
+        occlusionA.ramp(to: occlusionA.target, frames: 0)
+        obstructionA.ramp(to: obstructionA.target, frames: 0)
         dry.jump(to: dry.target)
         wet.jump(to: wet.target)
     }

@@ -64,6 +64,7 @@ public enum SpatialSourceMode: Int, Sendable, BitwiseCopyable, CaseIterable {
     case bypass = 1
     /// All channels, down-mixed, rendered as one source at the source's position.
     case pointSource = 2
-    /// Channels placed around the listener by the bus layout (not implemented by these kernels yet).
+    /// Each channel a far-field source at its place in the bus layout, around the listener and turned by
+    /// the source's `direction` (`AmbienceBed`, encoded into the environment's B-format bus).
     case ambienceBed = 3
 }

@@ -17,14 +17,3 @@ public enum SpatialTiming {
         max(1, Int(sampleRate / defaultUpdateRate + 0.5))
     }
 }
-
-/// 4-point, 3rd-order Hermite (Catmull–Rom) interpolation between x0 and x1 at t in [0, 1)
-/// (O. Niemitalo, "Polynomial Interpolators for High-Quality Resampling of Oversampled Audio", 2001).
-/// Exact at t = 0; symmetric in its taps, so it treats both ears alike.
-@inlinable
-func hermiteInterpolate(_ t: Float, _ xm1: Float, _ x0: Float, _ x1: Float, _ x2: Float) -> Float {
-    let c1 = 0.5 * (x1 - xm1)
-    let c2 = xm1 - 2.5 * x0 + 2 * x1 - 0.5 * x2
-    let c3 = 0.5 * (x2 - xm1) + 1.5 * (x0 - x1)
-    return ((c3 * t + c2) * t + c1) * t + x0
-}

@@ -19,10 +19,10 @@ public struct SphericalHeadKernel: BitwiseCopyable {
     public let model: SphericalHeadModel
     @usableFromInline var line: FractionalDelayLine
     /// Per-ear delay in frames and α (0 left, 1 right).
-    @usableFromInline var leftDelay: ControlGlide
-    @usableFromInline var rightDelay: ControlGlide
-    @usableFromInline var leftAlpha: ControlGlide
-    @usableFromInline var rightAlpha: ControlGlide
+    @usableFromInline var leftDelay: LinearRamp<Double>
+    @usableFromInline var rightDelay: LinearRamp<Double>
+    @usableFromInline var leftAlpha: LinearRamp<Double>
+    @usableFromInline var rightAlpha: LinearRamp<Double>
     @usableFromInline var gain = ParameterRamp(0)
     /// b₀ = p + α·q, b₁ = p − α·q; pole a₁.
     @usableFromInline let p: Double
@@ -46,10 +46,10 @@ public struct SphericalHeadKernel: BitwiseCopyable {
         q = sampleRate / (model.speedOfSound / model.headRadius + sampleRate)
         a1 = pole
         let ahead = SourceDirection()
-        leftDelay = ControlGlide(Self.delayFrames(model, cosIncidence: -ahead.local.x, sampleRate: sampleRate))
-        rightDelay = ControlGlide(Self.delayFrames(model, cosIncidence: ahead.local.x, sampleRate: sampleRate))
-        leftAlpha = ControlGlide(model.shadow(cosIncidence: -ahead.local.x))
-        rightAlpha = ControlGlide(model.shadow(cosIncidence: ahead.local.x))
+        leftDelay = LinearRamp<Double>(Self.delayFrames(model, cosIncidence: -ahead.local.x, sampleRate: sampleRate))
+        rightDelay = LinearRamp<Double>(Self.delayFrames(model, cosIncidence: ahead.local.x, sampleRate: sampleRate))
+        leftAlpha = LinearRamp<Double>(model.shadow(cosIncidence: -ahead.local.x))
+        rightAlpha = LinearRamp<Double>(model.shadow(cosIncidence: ahead.local.x))
     }
 
     /// Control side. Frees the delay line.
@@ -69,10 +69,10 @@ public struct SphericalHeadKernel: BitwiseCopyable {
     public mutating func setDirection(_ direction: SourceDirection, gain newGain: Float, rampFrames: Int) {
         let frames = hasStarted ? max(0, rampFrames) : 0
         let x = min(max(direction.local.x, -1), 1)
-        leftDelay.glide(to: Self.delayFrames(model, cosIncidence: -x, sampleRate: sampleRate), ticks: frames)
-        rightDelay.glide(to: Self.delayFrames(model, cosIncidence: x, sampleRate: sampleRate), ticks: frames)
-        leftAlpha.glide(to: model.shadow(cosIncidence: -x), ticks: frames)
-        rightAlpha.glide(to: model.shadow(cosIncidence: x), ticks: frames)
+        leftDelay.ramp(to: Self.delayFrames(model, cosIncidence: -x, sampleRate: sampleRate), frames: frames)
+        rightDelay.ramp(to: Self.delayFrames(model, cosIncidence: x, sampleRate: sampleRate), frames: frames)
+        leftAlpha.ramp(to: model.shadow(cosIncidence: -x), frames: frames)
+        rightAlpha.ramp(to: model.shadow(cosIncidence: x), frames: frames)
         gain.ramp(to: newGain, frames: frames)
     }
 
@@ -112,10 +112,10 @@ public struct SphericalHeadKernel: BitwiseCopyable {
         leftY1 = 0
         rightX1 = 0
         rightY1 = 0
-        leftDelay.glide(to: leftDelay.target, ticks: 0)
-        rightDelay.glide(to: rightDelay.target, ticks: 0)
-        leftAlpha.glide(to: leftAlpha.target, ticks: 0)
-        rightAlpha.glide(to: rightAlpha.target, ticks: 0)
+        leftDelay.ramp(to: leftDelay.target, frames: 0)
+        rightDelay.ramp(to: rightDelay.target, frames: 0)
+        leftAlpha.ramp(to: leftAlpha.target, frames: 0)
+        rightAlpha.ramp(to: rightAlpha.target, frames: 0)
         gain.jump(to: gain.target)
     }
 }

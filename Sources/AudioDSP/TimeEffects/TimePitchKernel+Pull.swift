@@ -16,11 +16,11 @@ extension TimePitchKernel {
         if n == 0 { return 0 }
         let newest = history.writePosition
         var wanted = 0
-        if !bypass.isFullyBypassed && queuedFrames < n {
+        if !wetDry.bypass.isFullyBypassed && queuedFrames < n {
             let required = restartPending ? primingFrames : requiredFrames
             wanted = min(max(required - (newest - feedPosition), 1), maxBlockFrames)
         }
-        if !bypass.isFullyActive {
+        if !wetDry.bypass.isFullyActive {
             wanted = max(wanted, min(dryIndex + n + latencyFrames - newest, maxBlockFrames))
         }
         return wanted
@@ -35,7 +35,7 @@ extension TimePitchKernel {
     public mutating func push(_ bus: BusRef, frames: Int) {
         hasStarted = true
         history.write(bus, frames: min(max(frames, 0), maxBlockFrames))
-        if bypass.isFullyBypassed { return }
+        if wetDry.bypass.isFullyBypassed { return }
         applyParameters()
         if restartPending { restart() }
         // Input the caller pushed beyond the history window is lost; feed from what is held.
@@ -54,9 +54,9 @@ extension TimePitchKernel {
     public mutating func pull(_ output: BusRef, frames: Int) {
         hasStarted = true
         let n = min(max(frames, 0), maxBlockFrames)
-        logRate.advance(frames: n)
-        cents.advance(frames: n)
-        if bypass.isFullyBypassed {
+        logRate.advanceClosedForm(frames: n)
+        cents.advanceClosedForm(frames: n)
+        if wetDry.bypass.isFullyBypassed {
             readDry(into: output, frames: n)
             flushSubnormals(output, frames: n)
             return
@@ -71,14 +71,8 @@ extension TimePitchKernel {
         processedRead += ready
         underrunFrames += n - ready
         contentPosition += Double(ready) / appliedTimeRatio
-        if !bypass.isFullyActive {
-            let dryBus = BusRef(data: dry, channelCount: channelCount, stride: maxBlockFrames)
-            readDry(into: dryBus, frames: n)
-            for c in 0..<channelCount {
-                bypass.mix(processed: output.channel(c), dry: dry + c * maxBlockFrames, count: n)
-            }
-        }
-        bypass.advance(frames: n)
+        if !wetDry.bypass.isFullyActive { readDry(into: wetDry.dryBus, frames: n) }
+        wetDry.finish(output: output, frames: n)
         flushSubnormals(output, frames: n)
     }
 
@@ -173,7 +167,7 @@ extension TimePitchKernel {
             history.read(channel: c, from: dryIndex, count: frames, into: bus.channel(c))
         }
         let missing = dryIndex + frames - history.writePosition
-        if missing > 0 && bypass.isFullyBypassed { underrunFrames += min(missing, frames) }
+        if missing > 0 && wetDry.bypass.isFullyBypassed { underrunFrames += min(missing, frames) }
         dryIndex += frames
     }
 

@@ -65,8 +65,6 @@ public struct TimePitchKernel {
     /// Planar scratch, `channelCount × scratchFrames`: sanitized input and retrieved output.
     @usableFromInline let scratch: UnsafeMutablePointer<Float>
     @usableFromInline let scratchFrames: Int
-    /// Dry signal for the bypass crossfade, `channelCount × maxBlockFrames`.
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
     /// Every pushed input frame (the dry path, and the priming history after a restart).
     @usableFromInline var history: MirroredRing
     /// Stretcher output not yet pulled, from `processedRead` to `processed.writePosition`.
@@ -87,12 +85,13 @@ public struct TimePitchKernel {
     @usableFromInline var contentPosition = 0.0
     /// Next input frame of the dry path.
     @usableFromInline var dryIndex = 0
-    @usableFromInline var logRate = LinearGlide(0)
-    @usableFromInline var cents = LinearGlide(0)
+    @usableFromInline var logRate = LinearRamp<Double>(0)
+    @usableFromInline var cents = LinearRamp<Double>(0)
     @usableFromInline var overlapValue = 8.0
     @usableFromInline var appliedTimeRatio = 1.0
     @usableFromInline var appliedPitchStep = 8192
-    @usableFromInline var bypass: BypassCrossfade
+    /// Dry signal for the bypass crossfade, and the crossfade (its wet/dry mix is unused).
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var hasStarted = false
     @usableFromInline var insertTiming = false
     @usableFromInline let glideFrames: Int
@@ -129,9 +128,7 @@ public struct TimePitchKernel {
         scratchFrames = max(maxBlockFrames, 1024)
         scratch = .allocate(capacity: channelCount * scratchFrames)
         scratch.initialize(repeating: 0, count: channelCount * scratchFrames)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        wetDry = WetDryBypass(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         bypassFadeFrames = EffectTiming.frames(seconds: EffectTiming.bypassSeconds, sampleRate: sampleRate)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         // History: the bypass look-ahead (`latencyFrames`, at most twice the samples required: checked
@@ -156,7 +153,7 @@ public struct TimePitchKernel {
         inputPointers.deallocate()
         outputPointers.deallocate()
         scratch.deallocate()
-        dry.deallocate()
+        wetDry.deallocate()
         history.deallocate()
         processed.deallocate()
     }
@@ -208,14 +205,14 @@ public struct TimePitchKernel {
     /// Target pitch shift in cents.
     @inlinable public var pitch: Double { cents.target }
     @inlinable public var overlap: Double { overlapValue }
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Sets the rate (clamped to 1/32 … 32; NaN ignored). Glides over 20 ms on a log scale.
     @inlinable
     public mutating func setRate(_ value: Double) {
         guard !value.isNaN else { return }
         let r = EffectMath.clamp(value, Self.minimumRate, Self.maximumRate)
-        logRate.glide(to: EffectMath.log2(r), frames: hasStarted ? glideFrames : 0)
+        logRate.ramp(to: EffectMath.log2(r), frames: hasStarted ? glideFrames : 0)
     }
 
     /// Sets the pitch shift in cents (clamped to ±2400; NaN ignored). Glides over 20 ms.
@@ -223,14 +220,15 @@ public struct TimePitchKernel {
     public mutating func setPitch(cents value: Double) {
         guard !value.isNaN else { return }
         let target = EffectMath.clamp(value, -Self.maximumCents, Self.maximumCents)
-        cents.glide(to: target, frames: hasStarted ? glideFrames : 0)
+        cents.ramp(to: target, frames: hasStarted ? glideFrames : 0)
     }
 
-    /// Stores the overlap (clamped to 3 … 32). It changes nothing: see `parameters`.
+    /// The overlap: always 8, AVAudioUnitTimePitch's default. Rubber Band R3 has no overlap setting, so the
+    /// control side refuses every other value (`parameters`); one that reaches the kernel changes nothing.
     @inlinable
     public mutating func setOverlap(_ value: Double) {
         guard !value.isNaN else { return }
-        overlapValue = EffectMath.clamp(value, 3, 32)
+        overlapValue = EffectMath.clamp(value, 8, 8)
     }
 
     /// Sets parameter `index` in `TimePitchKernel.parameters` order (rate, pitch, overlap). Unknown indices
@@ -263,7 +261,7 @@ public struct TimePitchKernel {
     /// dry position (primed with the history before it), so the crossfade back is time-aligned.
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if bypassed && bypass.isFullyActive {
+        if bypassed && wetDry.bypass.isFullyActive {
             // Start the dry path where the processed output is, within the history the crossfade needs.
             // (Mid-crossfade the dry path is audible and keeps its position.)
             let slack = history.capacity - startPad - 32 * bypassFadeFrames - 2 * maxBlockFrames
@@ -271,9 +269,9 @@ public struct TimePitchKernel {
             dryIndex = min(max(Int(EffectMath.floor(contentPosition + 0.5)), lowest), history.writePosition)
         }
         if !hasStarted {
-            bypass.jump(bypassed)
+            wetDry.bypass.jump(bypassed)
             if !bypassed { scheduleRestart(at: dryIndex) }
-        } else if bypass.set(bypassed) {
+        } else if wetDry.bypass.set(bypassed) {
             scheduleRestart(at: dryIndex)
         }
     }
@@ -286,8 +284,8 @@ public struct TimePitchKernel {
         // With insert timing the output starts `latencyFrames` of silence before the input's first frame.
         dryIndex = insertTiming ? -latencyFrames : 0
         scheduleRestart(at: dryIndex)
-        logRate.glide(to: logRate.target, frames: 0)
-        cents.glide(to: cents.target, frames: 0)
+        logRate.ramp(to: logRate.target, frames: 0)
+        cents.ramp(to: cents.target, frames: 0)
     }
 
     @inlinable
@@ -321,8 +319,8 @@ extension TimePitchKernel {
             "pitch shift, duration unchanged (1200 = one octave up); glides over 20 ms in steps of at most "
                 + "0.85 cent"),
         EffectParameter(
-            "overlap", unit: "generic", minimum: 3, maximum: 32, default: 8, isSmoothed: false,
-            "accepted for AVAudioUnitTimePitch compatibility but changes nothing: Rubber Band R3 fixes its "
-                + "windows and hops at creation and adapts the hop to the rate itself"),
+            "overlap", unit: "generic", minimum: 8, maximum: 8, default: 8, isSmoothed: false,
+            "only the default 8 is accepted; Rubber Band R3, which does the stretching, has no overlap setting, "
+                + "so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored"),
     ]
 }

@@ -44,14 +44,14 @@ public struct VarispeedKernel {
     @usableFromInline var input: MirroredRing
     @usableFromInline let table: WindowedSincTable
     @usableFromInline let taps: UnsafeMutablePointer<Float>
-    @usableFromInline let dry: UnsafeMutablePointer<Float>
     /// Read position: `readIndex + readFraction`, fraction in [0, 1).
     @usableFromInline var readIndex = 0
     @usableFromInline var readFraction = 0.0
     /// Next input frame of the dry (bypass) path.
     @usableFromInline var dryIndex = 0
-    @usableFromInline var rate = LinearGlide(1)
-    @usableFromInline var bypass: BypassCrossfade
+    @usableFromInline var rate = LinearRamp<Double>(1)
+    /// Dry signal for the bypass crossfade, and the crossfade (its wet/dry mix is unused).
+    @usableFromInline var wetDry: WetDryBypass
     @usableFromInline var hasStarted = false
     @usableFromInline let glideFrames: Int
 
@@ -63,7 +63,7 @@ public struct VarispeedKernel {
         self.sampleRate = sampleRate
         self.maxBlockFrames = maxBlockFrames
         self.channelCount = channelCount
-        bypass = BypassCrossfade(sampleRate: sampleRate)
+        wetDry = WetDryBypass(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         glideFrames = EffectTiming.frames(seconds: EffectTiming.glideSeconds, sampleRate: sampleRate)
         let widest = Self.halfWidth(rate: Self.maximumRate)
         latencyFrames = Self.halfWidth(rate: 1) + 1
@@ -75,8 +75,6 @@ public struct VarispeedKernel {
         table = WindowedSincTable()
         taps = .allocate(capacity: 2 * widest)
         taps.initialize(repeating: 0, count: 2 * widest)
-        dry = .allocate(capacity: channelCount * maxBlockFrames)
-        dry.initialize(repeating: 0, count: channelCount * maxBlockFrames)
     }
 
     /// Control side. Frees every buffer; the kernel must not be used afterwards.
@@ -84,7 +82,7 @@ public struct VarispeedKernel {
         input.deallocate()
         table.deallocate()
         taps.deallocate()
-        dry.deallocate()
+        wetDry.deallocate()
     }
 
     /// Input frames on each side of the read position that carry non-zero weight at `rate`:
@@ -102,14 +100,14 @@ public struct VarispeedKernel {
 
     /// The target rate.
     @inlinable public var currentRate: Double { rate.target }
-    @inlinable public var isBypassed: Bool { bypass.isBypassed }
+    @inlinable public var isBypassed: Bool { wetDry.isBypassed }
 
     /// Sets the rate (clamped to 0.25 … 4; NaN ignored). Glides linearly over 20 ms once running.
     @inlinable
     public mutating func setRate(_ value: Double) {
         guard !value.isNaN else { return }
         let target = EffectMath.clamp(value, Self.minimumRate, Self.maximumRate)
-        rate.glide(to: target, frames: hasStarted ? glideFrames : 0)
+        rate.ramp(to: target, frames: hasStarted ? glideFrames : 0)
     }
 
     /// Sets parameter `index` in `VarispeedKernel.parameters` order (rate). Unknown indices are ignored.
@@ -121,17 +119,17 @@ public struct VarispeedKernel {
     /// Crossfades (10 ms) to the input read at the rounded read position, or back.
     @inlinable
     public mutating func setBypass(_ bypassed: Bool) {
-        if bypassed && bypass.isFullyActive {
+        if bypassed && wetDry.bypass.isFullyActive {
             // Mid-crossfade the dry path is audible and keeps its position.
             dryIndex = readIndex &+ (readFraction >= 0.5 ? 1 : 0)
         }
         if !hasStarted {
-            bypass.jump(bypassed)
+            wetDry.bypass.jump(bypassed)
             if !bypassed {
                 readIndex = dryIndex
                 readFraction = 0
             }
-        } else if bypass.set(bypassed) {
+        } else if wetDry.bypass.set(bypassed) {
             // Leaving a settled bypass: interpolation resumes where the dry path is.
             readIndex = dryIndex
             readFraction = 0
@@ -146,7 +144,7 @@ public struct VarispeedKernel {
         readIndex = 0
         readFraction = 0
         dryIndex = 0
-        rate.glide(to: rate.target, frames: 0)
+        rate.ramp(to: rate.target, frames: 0)
     }
 
     // MARK: Pull interface (render side)
@@ -158,13 +156,13 @@ public struct VarispeedKernel {
         let n = min(max(outputFrames, 0), maxBlockFrames)
         if n == 0 { return 0 }
         var end = 0
-        if !bypass.isFullyBypassed {
+        if !wetDry.bypass.isFullyBypassed {
             // The rate glides monotonically, so its largest value bounds every step of this pull.
             let r = rate.maximum(overFrames: n)
             let last = Int(EffectMath.floor(readFraction + Double(n &- 1) * r)) &+ readIndex
             end = last &+ Self.halfWidth(rate: r) &+ 1
         }
-        if !bypass.isFullyActive {
+        if !wetDry.bypass.isFullyActive {
             end = max(end, dryIndex &+ n &- 1 &+ latencyFrames)
         }
         return min(max(end &- input.writePosition, 0), maxBlockFrames)
@@ -184,20 +182,14 @@ public struct VarispeedKernel {
     public mutating func pull(_ output: BusRef, frames: Int) {
         hasStarted = true
         let n = min(max(frames, 0), maxBlockFrames)
-        if bypass.isFullyBypassed {
+        if wetDry.bypass.isFullyBypassed {
             readDry(into: output, frames: n)
             flushSubnormals(output, frames: n)
             return
         }
         for j in 0..<n { renderFrame(j, into: output) }
-        if !bypass.isFullyActive {
-            let dryBus = BusRef(data: dry, channelCount: channelCount, stride: maxBlockFrames)
-            readDry(into: dryBus, frames: n)
-            for c in 0..<channelCount {
-                bypass.mix(processed: output.channel(c), dry: dry + c &* maxBlockFrames, count: n)
-            }
-        }
-        bypass.advance(frames: n)
+        if !wetDry.bypass.isFullyActive { readDry(into: wetDry.dryBus, frames: n) }
+        wetDry.finish(output: output, frames: n)
         flushSubnormals(output, frames: n)
     }
 
@@ -238,7 +230,7 @@ public struct VarispeedKernel {
             input.read(channel: c, from: dryIndex, count: frames, into: bus.channel(c))
         }
         let missing = dryIndex &+ frames &- input.writePosition
-        if missing > 0 && bypass.isFullyBypassed { underrunFrames &+= min(missing, frames) }
+        if missing > 0 && wetDry.bypass.isFullyBypassed { underrunFrames &+= min(missing, frames) }
         dryIndex &+= frames
     }
 

@@ -30,7 +30,7 @@ public struct EditPlan: Sendable {
 
     /// `Engine.attach`, planned.
     public mutating func attach(_ kind: NodeKind, name: String, parameters: [String: ParameterValue]) throws(EngineError) {
-        guard Engine.isValidNodeName(name) else { throw Engine.invalidNameError(name) }
+        guard NodeName.isValid(name) else { throw NodeName.invalidNameError(name) }
         guard nodes[name] == nil else { throw EngineError(.duplicateName, "a node named '\(name)' already exists") }
         let (table, _) = try Engine.validatedNewNode(kind, name: name, parameters: parameters,
                                                      inputChannelCount: inputChannelCount)

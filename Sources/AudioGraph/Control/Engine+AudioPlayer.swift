@@ -96,7 +96,7 @@ extension Engine {
         guard audio.isScheduled, audio.transport != .stopped else { return min(audio.anchorFrame, count) }
         var elapsed: Int64 = 0
         if let t = node.transport {
-            elapsed = t.isPlaying ? t.playerTime + (Int64(renderEngine.renderedFrames) - t.sampleTime) : t.playerTime
+            elapsed = renderedPlayerTime(node, at: Int64(renderEngine.renderedFrames)) ?? t.playerTime
         }
         let frame = Int64(audio.anchorFrame) + max(0, elapsed)
         if frame < Int64(count) { return Int(frame) }

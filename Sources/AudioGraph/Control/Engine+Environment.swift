@@ -1,7 +1,6 @@
 // Control side. The 3D environment: creating its state, one voice per source connection, and turning
 // the listener's and the sources' properties into voice targets (lock held throughout).
 import AudioDSP
-import SpatialAssets
 
 extension Engine {
     /// Glide of a voice update: one 60 Hz interval, so updates at frame rate join without steps.
@@ -15,11 +14,13 @@ extension Engine {
         let control = EnvironmentControl(layout: layout, sampleRate: state.configuration.sampleRate,
                                          maxBlockFrames: state.configuration.blockFrames)
         if !node.string(.hrtf).isEmpty {
-            // Loaded now (or taken from the engine's sets), so a file that is not a usable SOFA set is
-            // refused at creation.
-            do throws(SOFALoadError) {
+            // Offline: loaded now (or taken from the engine's sets), so a file that is not a usable SOFA set
+            // is refused at creation. Live: loaded on the worker (a set known to fail is refused at once);
+            // the sources render with the spherical head until it is ready, and a failure is reported
+            // (`environmentProblem`).
+            do throws(HRTFLoadError) {
                 control.datasets[.standard] = try hrtfSet(HRTFSetKey(path: node.string(.hrtf), quality: .standard),
-                                                          for: node, now: true)
+                                                          for: node, now: !state.loadsHRTFSetsInBackground)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
@@ -208,12 +209,20 @@ extension Engine {
                 dopplerRatio: 1, algorithm: .soundField, passesThrough: false, rendersBed: true,
                 bedRotation: SpatialRotation(bedFacing: p.facing, orientation: model.orientation), rampFrames: ramp)
         }
-        if algorithm == .hrtf || algorithm == .hrtfHQ {
-            if !passes, !(try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
-                                          direction: direction, isNew: isNew)) {
+        if (algorithm == .hrtf || algorithm == .hrtfHQ) && !passes {
+            switch try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
+                                   direction: direction, isNew: isNew) {
+            case .ready:
+                break
+            case .loading:
+                // The set loads on a worker: the voice keeps the algorithm it had (the spherical head when
+                // it had none, or when that was the other HRTF mode and its set is gone) until it is ready.
+                algorithm = try keptAlgorithm(record, environment: environment, direction: direction, isNew: isNew)
+            case .unavailable:
                 algorithm = .sphericalHead
             }
         }
+        record.algorithm = algorithm
         let gain = Float(model.distance.gain(distance: direction.distance)
             * p.cone.gain(source: p.position, direction: p.facing, listener: model.listener))
         return SpatialVoiceTarget(
@@ -240,26 +249,26 @@ extension Engine {
     /// HRIRs for `direction`. Returns false when no set can be loaded (the voice falls back to the
     /// spherical head, and the reason is reported as an event).
     ///
-    /// Each quality has its own set (`SOFADataset.Options(quality:sampleRate:)`: 64 or 128 minimum-phase
-    /// taps at 48 kHz). With the standard quality (nearest measurement) a direction that maps to the
+    /// Each quality has its own set (SoundstageKit's source prepares 64 or 128 minimum-phase taps at
+    /// 48 kHz). With the standard quality (nearest measurement) a direction that maps to the
     /// measurement already published publishes nothing, so the render side starts no crossfade.
     private func prepareHRTF(_ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
-                             direction: SourceDirection, isNew: Bool) throws(EngineError) -> Bool {
-        guard let control = environment.environment else { return false }
+                             direction: SourceDirection, isNew: Bool) throws(EngineError) -> HRTFReadiness {
+        guard let control = environment.environment else { return .unavailable }
         if control.datasets[quality] == nil {
-            let path = environment.string(.hrtf).isEmpty ? SOFADataset.debianKEMARPath : environment.string(.hrtf)
-            do throws(SOFALoadError) {
+            let path = environment.string(.hrtf).isEmpty ? defaultHRTFPath : environment.string(.hrtf)
+            do throws(HRTFLoadError) {
                 // nil: loading in the background; the voice renders with the spherical head meanwhile.
                 guard let set = try hrtfSet(HRTFSetKey(path: path, quality: quality), for: environment, now: false) else {
-                    return false
+                    return .loading
                 }
                 control.datasets[quality] = set
             } catch {
                 state.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
-                return false
+                return .unavailable
             }
         }
-        guard let dataset = control.datasets[quality] else { return false }
+        guard let dataset = control.datasets[quality] else { return .unavailable }
         let convolver: OwnedConvolver
         var isFresh = false
         if let existing = record.convolver, existing.quality == quality {
@@ -274,7 +283,7 @@ extension Engine {
             dataset.fill(slot, direction: direction, interpolated: true)
         } else {
             let key = dataset.nearestKey(for: direction, hint: convolver.publishedKey ?? -1)
-            if key == convolver.publishedKey { return true }
+            if key == convolver.publishedKey { return .ready }
             dataset.fill(slot, nearestKey: key)
             convolver.publishedKey = key
         }
@@ -288,7 +297,18 @@ extension Engine {
             }
             record.convolver = convolver
         }
-        return true
+        return .ready
+    }
+
+    /// The algorithm a voice keeps while the set its new HRTF mode needs is loading: the one it had,
+    /// kept up to date with the source's direction, or the spherical head.
+    private func keptAlgorithm(_ record: SpatialVoiceRecord, environment: NodeRecord, direction: SourceDirection,
+                               isNew: Bool) throws(EngineError) -> SpatialRenderingAlgorithm {
+        guard let previous = record.algorithm, !isNew else { return .sphericalHead }
+        guard previous == .hrtf || previous == .hrtfHQ else { return previous }
+        let ready = try prepareHRTF(record, environment: environment, quality: previous == .hrtfHQ ? .high : .standard,
+                                    direction: direction, isNew: isNew)
+        return ready == .ready ? previous : .sphericalHead
     }
 
     /// A live set on an environment node. Returns false for the keys the common path handles.
@@ -323,32 +343,35 @@ extension Engine {
             let index = ReverbPreset.allNames.firstIndex(of: value.stringValue ?? "") ?? 0
             try send([TimedCommand(time: time, .environmentReverbPreset(control.state, Int32(index)))])
         case .hrtf:
-            // Loaded now, so a file that is not a usable SOFA set is refused and the previous set stays.
             let path = value.stringValue ?? ""
-            let dataset: SOFADataset?
-            let file = path.isEmpty ? SOFADataset.debianKEMARPath : path
+            let file = path.isEmpty ? defaultHRTFPath : path
+            let key = HRTFSetKey(path: file, quality: .standard)
             // A set named again is read again (the file may have changed, or been fixed after a failure);
             // environments already using the old one keep it.
             for quality in [HRTFQuality.standard, .high] {
                 state.hrtfSets[HRTFSetKey(path: file, quality: quality)] = nil
                 state.hrtfFailures[HRTFSetKey(path: file, quality: quality)] = nil
             }
-            do throws(SOFALoadError) {
-                dataset = try hrtfSet(HRTFSetKey(path: file, quality: .standard), for: node, now: true)
+            if state.loadsHRTFSetsInBackground, let source = hrtfSetSource {
+                // Live: read on the worker, so no request waits for the file. The environment keeps its
+                // set and its `hrtf` value until `poll()` adopts the new set; a file that fails changes
+                // nothing and is reported (`environmentProblem`). The newest request wins.
+                state.hrtfChanges[node.id] = PendingHRTFChange(key: key, value: value)
+                if state.hrtfLoading.insert(key).inserted {
+                    hrtfLoader.load(key, sampleRate: state.configuration.sampleRate, from: source)
+                }
+                return true
+            }
+            // Offline: loaded now, so a file that is not a usable SOFA set is refused and the previous
+            // set stays.
+            let dataset: (any HRIRSet)?
+            do throws(HRTFLoadError) {
+                dataset = try hrtfSet(key, for: node, now: true)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
-            node[key] = value
-            control.datasets = HRTFSets()
-            control.datasets[.standard] = dataset
-            for (key, record) in state.spatialVoices where key.environment == node.id {
-                if let old = record.convolver {
-                    try send([TimedCommand(.spatialConvolver(record.voice, nil))])
-                    bury(old)
-                    record.convolver = nil
-                }
-            }
-            try updateVoices(environment: node, time: time)
+            state.hrtfChanges[node.id] = nil
+            try useHRTFSet(dataset, value: value, on: node, time: time)
         case .volume, .pan:
             return false
         default:
@@ -356,6 +379,27 @@ extension Engine {
             try updateVoices(environment: node, time: time)
         }
         return true
+    }
+
+    /// Lock held. Makes `set` the standard-quality HRTF set of the environment `node`, whose `hrtf`
+    /// becomes `value`: every voice drops its convolver and is placed again with the new set (a
+    /// high-quality set is loaded from the new file when a voice needs one).
+    func useHRTFSet(_ set: (any HRIRSet)?, value: ParameterValue, on node: NodeRecord, time: Int64)
+        throws(EngineError)
+    {
+        guard let control = node.environment else { return }
+        node[.hrtf] = value
+        control.model = nil
+        control.datasets = HRTFSets()
+        control.datasets[.standard] = set
+        for (key, record) in state.spatialVoices where key.environment == node.id {
+            if let old = record.convolver {
+                try send([TimedCommand(.spatialConvolver(record.voice, nil))])
+                bury(old)
+                record.convolver = nil
+            }
+        }
+        try updateVoices(environment: node, time: time)
     }
 
     /// Sets three parameters `<name>X/Y/Z` (a source's `position`, `velocity` or `direction`; an

@@ -11,13 +11,6 @@ public struct NodeInfo: Sendable, Equatable {
 }
 
 extension Engine {
-    /// Node names that appear in OSC addresses: letters, digits, `_`, `-`, `.`; 1–64 characters.
-    public static func isValidNodeName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64
-            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0)
-                || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == "." }
-    }
-
     /// What `attach` checks besides the name: the kind may be made here, and every parameter exists and
     /// takes its value. Returns the node's parameter table and the validated values with their positions
     /// in it, in name order. Reads no state.
@@ -46,17 +39,12 @@ extension Engine {
         return (table, validated)
     }
 
-    /// The message for a name `isValidNodeName` refuses.
-    static func invalidNameError(_ name: String) -> EngineError {
-        EngineError(.invalidName, "'\(name)' is not a valid node name (letters, digits, '_', '-', '.'; at most 64 characters)")
-    }
-
     /// Adds a node. `parameters` are validated first; on any error nothing is added.
     public func attach(_ kind: NodeKind, name: String, parameters: [String: ParameterValue] = [:])
         throws(EngineError)
     {
         try lock.withLock { _ throws(EngineError) in
-            guard Self.isValidNodeName(name) else { throw Self.invalidNameError(name) }
+            guard NodeName.isValid(name) else { throw NodeName.invalidNameError(name) }
             guard state.nodes[name] == nil else {
                 throw EngineError(.duplicateName, "a node named '\(name)' already exists")
             }

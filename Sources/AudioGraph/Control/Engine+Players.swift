@@ -46,8 +46,8 @@ extension Engine {
     /// the same name is replaced; players using it switch to the new one and rewind.
     public func addBuffer(_ buffer: SampleBuffer) throws(EngineError) {
         try lock.withLock { _ throws(EngineError) in
-            guard Self.isValidNodeName(buffer.name) else {
-                throw EngineError(.invalidName, "'\(buffer.name)' is not a valid buffer name")
+            guard NodeName.isValid(buffer.name) else {
+                throw NodeName.invalidNameError(buffer.name, what: "buffer name")
             }
             guard abs(buffer.sampleRate - state.configuration.sampleRate) < 1e-6 else {
                 throw EngineError(.bufferMismatch,

@@ -55,8 +55,9 @@ extension Engine {
         }
     }
 
-    /// Schedules a segment of an audio file on a player. `startFrame` and `frameCount` count frames at
-    /// the engine rate. A file or segment longer than `streamingThresholdSeconds` is streamed from disk
+    /// Schedules a segment of an audio file on a player. `startFrame` and `frameCount` count the file's
+    /// own frames (AVAudioPlayerNode.scheduleSegment): 44,100 is one second into a 44.1 kHz file at
+    /// any engine rate. A file or segment longer than `streamingThresholdSeconds` is streamed from disk
     /// by the disk thread (the render thread never reads files), in any format the engine reads; a
     /// looping stream loops its segment. Shorter ones are decoded once and converted to the engine rate.
     @discardableResult
@@ -73,9 +74,12 @@ extension Engine {
             }
         }
         let buffer = try loadFile(path)
+        let (start, count) = Self.engineFrames(fileStart: startFrame, fileCount: frameCount,
+                                               fileRate: buffer.sourceSampleRate ?? buffer.sampleRate,
+                                               engineRate: buffer.sampleRate)
         return try lock.withLock { _ throws(EngineError) in
             let record = try schedulingRecord(node)
-            return try enqueue(record, buffer, startFrame: startFrame, frameCount: frameCount, playerTime: time,
+            return try enqueue(record, buffer, startFrame: start, frameCount: count, playerTime: time,
                                options: options, completion: completion, isMaterial: false, commandTime: commandTime ?? -1)
         }
     }
@@ -83,8 +87,7 @@ extension Engine {
     /// The player time at engine `sampleTime`, or nil when the player is not playing.
     public func playerTime(_ node: String, forSampleTime sampleTime: Int64) throws(EngineError) -> Int64? {
         try lock.withLock { _ throws(EngineError) in
-            guard let t = try playerRecord(node).transport, t.isPlaying else { return nil }
-            return t.playerTime + (sampleTime - t.sampleTime)
+            renderedPlayerTime(try playerRecord(node), at: sampleTime)
         }
     }
 
@@ -226,6 +229,8 @@ extension Engine {
             }
         case .playerTransport(let nodeID, let time, let playerTime, let isPlaying):
             state.nodesByID[nodeID]?.transport = (time, playerTime, isPlaying)
+        case .programInstalled(let generation, let time):
+            programInstalled(generation, at: time)
         case .playerQueueFull(let nodeID, let itemID):
             guard let node = state.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else { return }
             release(item)
@@ -233,6 +238,30 @@ extension Engine {
         case .timedCommandOverflow:
             events.append(.timedCommandOverflow)
         }
+    }
+
+    /// A program was installed at engine frame `time` (poll, lock held): a playing player it leaves out
+    /// keeps its timeline where it stood at `time`, one it brings back resumes from there, so player
+    /// times and an audioplayer's `currentTime` follow what was really rendered.
+    func programInstalled(_ generation: Int, at time: Int64) {
+        guard let rendered = state.publishedPlayers[generation] else { return }
+        for key in state.publishedPlayers.keys where key <= generation { state.publishedPlayers[key] = nil }
+        for id in state.renderedPlayers.symmetricDifference(rendered) {
+            guard let node = state.nodesByID[id], let t = node.transport, t.isPlaying else { continue }
+            let wasRendered = state.renderedPlayers.contains(id)
+            // Leaving: the timeline stood at `time`. Coming back: it resumes from where it stopped.
+            let playerTime = wasRendered ? t.playerTime + max(0, time - t.sampleTime) : t.playerTime
+            node.transport = (time, playerTime, true)
+        }
+        state.renderedPlayers = rendered
+    }
+
+    /// The player's timeline at engine frame `sampleTime`, as the render thread advances it: only while
+    /// it plays and the installed program renders it. Lock held.
+    func renderedPlayerTime(_ node: NodeRecord, at sampleTime: Int64) -> Int64? {
+        guard let t = node.transport, t.isPlaying else { return nil }
+        guard state.renderedPlayers.contains(node.id) else { return t.playerTime }
+        return t.playerTime + (sampleTime - t.sampleTime)
     }
 
     /// Delivers `dataPlayedBack` completions whose frame has reached the output (poll, lock held).

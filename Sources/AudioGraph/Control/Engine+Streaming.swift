@@ -5,17 +5,18 @@ extension Engine {
     /// Frames a stream's ring holds (about 1.4 s at 48 kHz): the disk thread may stall that long.
     static let streamRingFrames = 65_536
 
-    /// Opens `path` for streaming when the region `startFrame ..< startFrame + frameCount`
-    /// (engine-rate frames; nil: to the end) is long enough to be worth it; nil means "preload
-    /// instead". Not under the lock (it reads the file's header, seeks and primes the ring from disk).
-    func openStream(_ path: String, startFrame: Int, frameCount: Int?, looping: Bool)
+    /// Opens `path` for streaming when the region `startFrame ..< startFrame + frameCount` (the file's
+    /// own frames, as AVAudioPlayerNode's segments; nil: to the end) is long enough to be worth it; nil
+    /// means "preload instead". Not under the lock (it reads the file's header, seeks and primes the
+    /// ring from disk).
+    func openStream(_ path: String, startFrame fileStart: Int, frameCount fileCount: Int?, looping: Bool)
         throws(EngineError) -> StreamHandle?
     {
         guard let opener = streamOpener else { return nil }
         let rate = configuration.sampleRate
         let source: StreamSource
         do {
-            source = try opener(path, rate)
+            source = try opener.open(path, rate)
         } catch let error as EngineError {
             throw error
         } catch {
@@ -23,13 +24,14 @@ extension Engine {
         }
         let fileFrames = source.frameCount
         guard fileFrames > 0 else { throw EngineError(.fileError, "'\(path)' holds no audio frames") }
-        guard startFrame >= 0, startFrame < fileFrames else {
-            throw EngineError(.outOfRange, "start frame \(startFrame) is outside '\(path)' (\(fileFrames) frames)")
+        let (startFrame, count) = Self.engineFrames(fileStart: fileStart, fileCount: fileCount,
+                                                    fileRate: source.sourceSampleRate, engineRate: rate)
+        guard fileStart >= 0, startFrame < fileFrames else {
+            throw EngineError(.outOfRange, "start frame \(fileStart) is outside '\(path)'")
         }
-        let length = frameCount ?? (fileFrames - startFrame)
+        let length = count ?? (fileFrames - startFrame)
         guard length > 0, length <= fileFrames - startFrame else {
-            throw EngineError(.outOfRange,
-                "region \(startFrame)..<\(startFrame + length) exceeds '\(path)' (\(fileFrames) frames)")
+            throw EngineError(.outOfRange, "region \(fileStart)..<\(fileStart + (fileCount ?? 0)) (file frames) exceeds '\(path)'")
         }
         guard Double(length) > streamingThresholdSeconds * rate else { return nil }
         if startFrame != 0 || length != fileFrames {
@@ -44,6 +46,15 @@ extension Engine {
         handle.prime()
         if let failure = handle.failure { throw EngineError(.fileError, failure) }
         return handle
+    }
+
+    /// A segment in a file's own frames, in engine frames (rounded to the nearest frame).
+    static func engineFrames(fileStart: Int, fileCount: Int?, fileRate: Double, engineRate: Double)
+        -> (start: Int, count: Int?)
+    {
+        guard fileRate > 0, fileRate != engineRate else { return (fileStart, fileCount) }
+        let ratio = engineRate / fileRate
+        return (Int((Double(fileStart) * ratio).rounded()), fileCount.map { Int((Double($0) * ratio).rounded()) })
     }
 
     /// Queues a streamed item and hands its ring to the disk thread. Lock held.
@@ -73,7 +84,8 @@ extension Engine {
         try send(commands)
         node.nextItemID = node.nextItemID == Int32.max ? 1 : node.nextItemID + 1
         node.items[id] = ScheduledItem(buffer: nil, stream: handle, completion: completion, isMaterial: false)
-        diskStreamer.add(handle)
+        liveStreams.withLock { $0[ObjectIdentifier(handle)] = handle }
+        diskThread?.add(handle)
         if reshape { republish() }
         return id
     }
@@ -82,7 +94,8 @@ extension Engine {
     func release(_ item: ScheduledItem) {
         if let buffer = item.buffer { bury(buffer) }
         if let stream = item.stream {
-            diskStreamer.remove(stream)
+            diskThread?.remove(stream)
+            _ = liveStreams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
             state.reportedUnderruns[ObjectIdentifier(stream)] = nil
             state.reportedStreamFailures.remove(ObjectIdentifier(stream))
             bury(stream)
@@ -91,7 +104,7 @@ extension Engine {
 
     /// Reports new underruns and decode failures of live streams (poll, lock held).
     func reportStreams(into events: inout [EngineEvent]) {
-        for handle in diskStreamer.handles {
+        for handle in streamHandles {
             let key = ObjectIdentifier(handle)
             let total = handle.ring.underrunFrames
             let before = state.reportedUnderruns[key] ?? 0
@@ -107,13 +120,13 @@ extension Engine {
 
     /// Streams currently being read, and the memory each holds (bytes).
     public var streamMemory: [(path: String, bytes: Int)] {
-        diskStreamer.handles.map { ($0.path, $0.memoryBytes) }
+        streamHandles.map { ($0.path, $0.memoryBytes) }
     }
 
     /// Live streams as the render thread sees them: frames buffered ahead of it, the ring's size, and
     /// frames it missed so far. Any thread; a snapshot (the disk thread keeps filling).
     public var streamStatus: [StreamStatus] {
-        diskStreamer.handles.map {
+        streamHandles.map {
             StreamStatus(path: $0.path, memoryBytes: $0.memoryBytes, bufferedFrames: $0.ring.readableFrames,
                          capacityFrames: $0.ring.capacityFrames, underrunFrames: $0.ring.underrunFrames,
                          isFinished: $0.ring.totalFrames != nil)
@@ -122,8 +135,11 @@ extension Engine {
 
     /// Test hook: stops (true) or resumes (false) the disk thread, to provoke underruns.
     public func setDiskThreadPaused(_ paused: Bool) {
-        diskStreamer.isPaused.store(paused, ordering: .relaxed)
+        diskThread?.setPaused(paused)
     }
+
+    /// The live streams (any thread; a snapshot).
+    private var streamHandles: [StreamHandle] { liveStreams.withLock { Array($0.values) } }
 }
 
 /// One live stream's state (`Engine.streamStatus`).

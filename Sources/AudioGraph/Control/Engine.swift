@@ -5,7 +5,6 @@
 // Handlers (taps, onEvent) run on the thread that calls `poll()`, never under the lock.
 import AudioDSP
 import Locking
-import SpatialAssets
 
 /// A graph of nodes rendered by a `RenderEngine` (AVAudioEngine's model, driven by names).
 ///
@@ -20,14 +19,19 @@ public final class Engine: @unchecked Sendable {
     /// Loads an audio file into a buffer at the engine rate (for the player's `file` parameter).
     /// Set by the embedding layer; nil means file playback is unavailable.
     public let fileLoader: (@Sendable (_ path: String, _ sampleRate: Double) throws -> SampleBuffer)?
-    /// Opens an audio file for streaming at the engine rate (nil: files are always preloaded).
-    public let streamOpener: (@Sendable (_ path: String, _ sampleRate: Double) throws -> StreamSource)?
+    /// Opens audio files for streaming at the engine rate (nil: files are always preloaded).
+    public let streamOpener: StreamOpener?
     /// Whole files longer than this (seconds) are streamed instead of preloaded.
     public let streamingThresholdSeconds: Double
-    /// The disk thread that fills streamed files' rings.
-    let diskStreamer = DiskStreamer()
+    /// The disk thread that fills streamed files' rings (made by `streamOpener`).
+    let diskThread: (any DiskThread)?
+    /// The streams handed to the disk thread and not yet released, for polls and reports (any thread).
+    let liveStreams = Locked<[ObjectIdentifier: StreamHandle]>([:])
+    /// Where HRTF sets come from (set by the embedding layer; nil: environments have no HRTF sets and
+    /// render HRTF sources with the spherical head).
+    public let hrtfSetSource: HRTFSetSource?
     /// Loads HRTF sets on a worker for live engines (`setLoadsHRTFSetsInBackground`).
-    let hrtfLoader = HRTFSetLoader()
+    let hrtfLoader = HRTFLoadWorker()
     /// Time-pitch kernels built ahead for live engines (`keepTimePitchSpares`).
     let timePitchSpares = TimePitchSpares()
     private let eventHandler = Locked<Callback<EngineEvent>?>(nil)
@@ -36,9 +40,12 @@ public final class Engine: @unchecked Sendable {
     /// Creates an engine with the implicit `main` mixer connected to the `output` node.
     public init(configuration: EngineConfiguration = EngineConfiguration(),
                 fileLoader: (@Sendable (String, Double) throws -> SampleBuffer)? = nil,
-                streamOpener: (@Sendable (String, Double) throws -> StreamSource)? = nil,
-                streamingThresholdSeconds: Double = 20) {
+                streamOpener: StreamOpener? = nil,
+                streamingThresholdSeconds: Double = 20,
+                hrtfSets: HRTFSetSource? = nil) {
         self.streamOpener = streamOpener
+        diskThread = streamOpener?.makeDiskThread()
+        hrtfSetSource = hrtfSets
         self.streamingThresholdSeconds = streamingThresholdSeconds
         var config = configuration
         config.blockFrames = min(max(1, config.blockFrames), 4096)
@@ -90,6 +97,13 @@ public final class Engine: @unchecked Sendable {
             state.graveyard.bury(previous, generation: program.generation, commandCount: 0)
         }
         state.lastPublished = program
+        // Which players this program renders: a player it leaves out does not advance its timeline.
+        state.publishedPlayers[program.generation] = Set(program.activeNodeNames.compactMap { name in
+            nodes[name].flatMap { $0.player != nil ? $0.id : nil }
+        })
+        if state.publishedPlayers.count > 64, let oldest = state.publishedPlayers.keys.min() {
+            state.publishedPlayers[oldest] = nil
+        }
         // Objects the previous program referenced and the new one does not.
         for object in state.buryAfterPublish { bury(object) }
         state.buryAfterPublish = []
@@ -225,7 +239,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
-        diskStreamer.stop()
+        diskThread?.stop()
         timePitchSpares.close()
     }
 
@@ -280,12 +294,14 @@ struct ControlState {
     /// Metered nodes by name.
     var meters: [String: MeterRecord] = [:]
     /// HRTF sets by file and quality, shared by every environment (loaded once per engine).
-    var hrtfSets: [HRTFSetKey: SOFADataset] = [:]
+    var hrtfSets: [HRTFSetKey: any HRIRSet] = [:]
     /// Background loads under way, the environments waiting for each, and loads that failed.
     var loadsHRTFSetsInBackground = false
     var hrtfLoading: Set<HRTFSetKey> = []
     var hrtfWaiting: [HRTFSetKey: Set<Int32>] = [:]
-    var hrtfFailures: [HRTFSetKey: SOFALoadError] = [:]
+    var hrtfFailures: [HRTFSetKey: HRTFLoadError] = [:]
+    /// `hrtf` set on live environments, by node id, waiting for their sets to load.
+    var hrtfChanges: [Int32: PendingHRTFChange] = [:]
     /// One voice per connection into an environment.
     var spatialVoices: [VoiceKey: SpatialVoiceRecord] = [:]
     /// `moveSources`'s list of the records it moves (kept, so a move at frame rate allocates nothing).
@@ -304,6 +320,10 @@ struct ControlState {
     var buffers: [String: SampleBuffer] = [:]
     var generation = 0
     var lastPublished: RenderProgram?
+    /// The players each published (not yet installed) program renders, by generation.
+    var publishedPlayers: [Int: Set<Int32>] = [:]
+    /// The players the installed program renders.
+    var renderedPlayers: Set<Int32> = []
     var graveyard = Graveyard()
     var nextNodeID: Int32 = 1
     var nextTapID = 1

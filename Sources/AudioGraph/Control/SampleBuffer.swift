@@ -20,13 +20,18 @@ public final class SampleBuffer: @unchecked Sendable {
     public let frameCount: Int
     public let sampleRate: Double
     public let origin: SampleBufferOrigin
+    /// The rate of the file the samples were decoded from (nil: made at the engine rate), so a segment
+    /// given in the file's own frames can be found in the converted samples.
+    public let sourceSampleRate: Double?
     /// Channel start pointers (`channelCount` of them).
     let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let storage: UnsafeMutablePointer<Float>
 
     /// Copies `channels` (planar; shorter channels are padded with silence). Requires at least one channel.
-    public init(name: String, channels: [[Float]], sampleRate: Double, origin: SampleBufferOrigin = .memory) {
+    public init(name: String, channels: [[Float]], sampleRate: Double, origin: SampleBufferOrigin = .memory,
+                sourceSampleRate: Double? = nil) {
         self.name = name
+        self.sourceSampleRate = sourceSampleRate
         self.origin = origin
         self.sampleRate = sampleRate
         channelCount = max(1, channels.count)

@@ -1,7 +1,6 @@
 // Control side. What the engine keeps for 3D rendering: an environment's render state and HRTF set,
 // and one voice per source connection into an environment.
 import AudioDSP
-import SpatialAssets
 
 /// Identifies a connection into an environment by node ids, which survive the renaming of retiring
 /// nodes (names do not).
@@ -27,7 +26,7 @@ final class EnvironmentControl {
     /// be read again). Every source update reads it.
     var model: EnvironmentModel?
     /// The HRTF sets, one per quality (their filter lengths differ), each loaded when a voice first needs
-    /// it (`hrtf` parameter, else the Debian KEMAR set).
+    /// it (`hrtf` parameter, else the set source's default file).
     var datasets = HRTFSets()
 
     init(layout: SpeakerLayout, sampleRate: Double, maxBlockFrames: Int) {
@@ -45,10 +44,10 @@ final class EnvironmentControl {
 
 /// An environment's HRTF sets by quality (a switch, not a hash: every HRTF move reads it).
 struct HRTFSets {
-    var standard: SOFADataset?
-    var high: SOFADataset?
+    var standard: (any HRIRSet)?
+    var high: (any HRIRSet)?
 
-    subscript(quality: HRTFQuality) -> SOFADataset? {
+    subscript(quality: HRTFQuality) -> (any HRIRSet)? {
         get { quality == .standard ? standard : high }
         set {
             switch quality {
@@ -91,6 +90,8 @@ final class SpatialVoiceRecord {
     let voice: UnsafeMutablePointer<SpatialVoice>
     var convolver: OwnedConvolver?
     var bed: OwnedBed?
+    /// The algorithm last sent to the voice (kept while a new HRTF mode's set loads).
+    var algorithm: SpatialRenderingAlgorithm?
 
     init(sampleRate: Double, maxBlockFrames: Int, layout: SpeakerLayout) {
         voice = .allocate(capacity: 1)
@@ -102,6 +103,15 @@ final class SpatialVoiceRecord {
         voice.deinitialize(count: 1)
         voice.deallocate()
     }
+}
+
+/// Whether a voice's HRTF set can be used now.
+enum HRTFReadiness {
+    case ready
+    /// Loading on a worker (a live engine): usable once `poll()` adopts it.
+    case loading
+    /// No set: the environment has none that loads (the failure was reported).
+    case unavailable
 }
 
 /// An ambience bed; freed with its owner.
@@ -124,7 +134,7 @@ final class OwnedBed {
 final class OwnedConvolver {
     let pointer: UnsafeMutablePointer<HRTFConvolver>
     let quality: HRTFQuality
-    /// The nearest-measurement key (`SOFADataset.nearestKey`) last published (standard quality), so an
+    /// The nearest-measurement key (`HRIRSet.nearestKey`) last published (standard quality), so an
     /// update that lands on the same measurement publishes nothing and starts no crossfade.
     var publishedKey: Int?
 

@@ -2,8 +2,9 @@
 
 /// A refused request. Nothing has changed when one is thrown.
 public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Stable codes (documented in docs/OSC.md's error table).
-    public enum Code: Int, Sendable {
+    /// Stable codes (documented in docs/OSC.md's error table). 10–59; OSC's `/error` replies carry them
+    /// unchanged, beside the OSC layer's own codes (60 and up).
+    public enum Code: Int, Sendable, CaseIterable {
         case unknownNode = 10
         case duplicateName = 11
         case invalidName = 12

@@ -106,6 +106,10 @@ public struct ParameterSpec: Sendable, Equatable {
     }
 
     private func check(_ v: Double, what: @autoclosure () -> String) throws(EngineError) {
+        // A parameter with a single accepted value (kept for compatibility) says why in its summary.
+        if let lo = minimum, let hi = maximum, lo == hi, v != lo {
+            throw EngineError(.outOfRange, "\(what()) = \(v) is refused: \(summary)")
+        }
         if let lo = minimum, v < lo {
             throw EngineError(.outOfRange, "\(what()) = \(v) is out of range \(rangeText)")
         }

@@ -73,4 +73,7 @@ public enum RenderEvent: BitwiseCopyable, Equatable {
     case playerQueueFull(nodeID: Int32, itemID: Int32)
     /// A timed command arrived while the pending list was full; it was applied at once instead.
     case timedCommandOverflow(sampleTime: Int64)
+    /// The render thread installed program `generation` at engine `sampleTime` (players it leaves out
+    /// stop advancing their timelines from that frame; players it brings in resume).
+    case programInstalled(generation: Int, sampleTime: Int64)
 }

@@ -283,6 +283,7 @@ public final class RenderEngine: @unchecked Sendable {
                 core.pointee.program = program
                 // Release: the old program is no longer touched once the control side reads this.
                 installedGenerationCounter.store(program.pointee.generation, ordering: .releasing)
+                emit(.programInstalled(generation: program.pointee.generation, sampleTime: core.pointee.sampleTime))
             }
         }
     }

@@ -15,4 +15,8 @@ typedef struct {
 
 /// The current figures.
 ss_heap_stats ss_heap_stats_now(void);
+
+/// Returns the free pages malloc holds in its arenas to the kernel (glibc malloc_trim(0)). Returns 1
+/// if memory was released. Walks every arena under its lock: a control-thread call, never a render one.
+int ss_heap_trim(void);
 #endif

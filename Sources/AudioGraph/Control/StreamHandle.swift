@@ -1,8 +1,8 @@
-// Disk thread. Keeps every streamed file's ring filled so the render thread never touches a file.
+// Control side and disk thread. What the engine asks of the embedding layer to stream a file (a decoder
+// and a disk thread), and the streamed item the disk thread keeps filled so the render thread never
+// touches a file.
 import AudioDSP
-import Foundation
 import Locking
-import Synchronization
 
 /// A decoder the disk thread pulls from (`AudioFileStreamReader`, through SoundstageKit).
 /// Used from one thread at a time: the control side while opening and priming, then the disk thread.
@@ -11,6 +11,8 @@ public protocol StreamSource: AnyObject {
     /// Frames of the whole file at the engine rate (an estimate is fine; the real end is reported
     /// by `read` returning 0).
     var frameCount: Int { get }
+    /// The file's own sample rate (segments given in file frames are converted with it).
+    var sourceSampleRate: Double { get }
     /// Bytes of decode buffers the source holds, for reports (the codec libraries' own state is
     /// not counted).
     var bufferBytes: Int { get }
@@ -23,8 +25,46 @@ public protocol StreamSource: AnyObject {
     func selectRegion(startFrame: Int, frameCount: Int) throws
 }
 
+/// A streamed item as the disk thread sees it.
+public protocol RefillableStream: AnyObject, Sendable {
+    /// Decodes into the item's ring until it is full or the item ends. Returns true if it did any work.
+    /// Called only from the disk thread once the engine has handed the item over (`DiskThread.add`).
+    @discardableResult
+    func refill() -> Bool
+}
+
+/// The thread that keeps streamed items' rings filled: it calls `refill()` on every item it holds, often
+/// enough that a ring never runs dry (SoundstageKit's `DiskStreamer` wakes every 3 ms). It never waits
+/// for the render thread, and the render thread never waits for it.
+public protocol DiskThread: AnyObject, Sendable {
+    /// Starts filling `stream` (control side, engine lock held: must not block).
+    func add(_ stream: any RefillableStream)
+    /// Stops filling `stream`; after it returns the thread no longer calls it (control side, lock held).
+    func remove(_ stream: any RefillableStream)
+    /// Test hook: a paused thread fills nothing, so streams underrun on purpose.
+    func setPaused(_ paused: Bool)
+    /// Ends the thread (the engine's deinit).
+    func stop()
+}
+
+/// How an engine streams files, given to `Engine.init` by the embedding layer: it opens a file as a
+/// `StreamSource` at the engine rate, and makes the engine's disk thread. Both come together, so an
+/// engine that can open a stream always has a thread to read it.
+public struct StreamOpener: Sendable {
+    /// Opens `path` for streaming at `sampleRate` Hz (control side, not under the engine lock).
+    public var open: @Sendable (_ path: String, _ sampleRate: Double) throws -> StreamSource
+    /// Makes the engine's disk thread (once, when the engine is made).
+    public var makeDiskThread: @Sendable () -> any DiskThread
+
+    public init(open: @escaping @Sendable (_ path: String, _ sampleRate: Double) throws -> StreamSource,
+                makeDiskThread: @escaping @Sendable () -> any DiskThread) {
+        self.open = open
+        self.makeDiskThread = makeDiskThread
+    }
+}
+
 /// One streamed item: its source, its ring, and the disk thread's progress.
-final class StreamHandle: @unchecked Sendable {
+final class StreamHandle: RefillableStream, @unchecked Sendable {
     let source: StreamSource
     let ring: StreamRing
     let isLooping: Bool
@@ -104,43 +144,4 @@ final class StreamHandle: @unchecked Sendable {
         }
         return worked
     }
-}
-
-/// The disk thread: wakes every few milliseconds and tops up every stream's ring.
-final class DiskStreamer: @unchecked Sendable {
-    private let streams = Locked<[ObjectIdentifier: StreamHandle]>([:])
-    private let running = Atomic<Bool>(true)
-    /// Set by tests to starve streams on purpose.
-    let isPaused = Atomic<Bool>(false)
-    private var thread: Thread?
-
-    init() {
-        let thread = Thread { [weak self] in
-            // Named from inside: on Linux, Foundation passes a name to the OS (ps, top, /proc) only
-            // when the running thread sets its own.
-            Thread.current.name = "soundstage-disk"
-            while let self, self.running.load(ordering: .acquiring) {
-                var busy = false
-                if !self.isPaused.load(ordering: .relaxed) {
-                    let handles = self.streams.withLock { Array($0.values) }
-                    busy = !handles.isEmpty
-                    for handle in handles { handle.refill() }
-                }
-                // Every 3 ms while streams play (a 1.4 s ring leaves ample margin); idle otherwise.
-                usleep(busy ? 3_000 : 20_000)
-            }
-        }
-        thread.start()
-        self.thread = thread
-    }
-
-    func add(_ handle: StreamHandle) { streams.withLock { $0[ObjectIdentifier(handle)] = handle } }
-
-    func remove(_ handle: StreamHandle) { _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(handle)) } }
-
-    var handles: [StreamHandle] { streams.withLock { Array($0.values) } }
-
-    func stop() { running.store(false, ordering: .releasing) }
-
-    deinit { running.store(false, ordering: .releasing) }
 }
