@@ -19,7 +19,7 @@ extension LoadedPatch {
             }
         }
         for node in engine.nodes() where node.kind.isPlayer {
-            guard let file = node.parameters["file"]?.stringValue, !file.isEmpty else { continue }
+            guard let file = node.parameters[ParameterKey.file.name]?.stringValue, !file.isEmpty else { continue }
             do {
                 try engine.set(node.name, "file", to: .string(file))
             } catch {

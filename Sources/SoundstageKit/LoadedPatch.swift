@@ -36,13 +36,13 @@ public final class LoadedPatch: Sendable {
         for node in engine.nodes() where node.name != "output" {
             var text = "node \(node.name) (\(node.kind.rawValue))"
             if node.kind.isPlayer {
-                let source = node.parameters["buffer"]?.stringValue ?? ""
-                let file = node.parameters["file"]?.stringValue ?? ""
+                let source = node.parameters[ParameterKey.buffer.name]?.stringValue ?? ""
+                let file = node.parameters[ParameterKey.file.name]?.stringValue ?? ""
                 let what = !source.isEmpty ? "buffer \(source)" : !file.isEmpty ? "file \(file)" : "nothing"
-                let loops = node.parameters["numberOfLoops"]?.intValue ?? 0
-                let looping = node.parameters["loop"]?.boolValue == true || loops < 0 ? ", looping"
+                let loops = node.parameters[ParameterKey.numberOfLoops.name]?.intValue ?? 0
+                let looping = node.parameters[ParameterKey.loop.name]?.boolValue == true || loops < 0 ? ", looping"
                     : loops > 0 ? ", \(loops + 1) passes" : ""
-                let playing = node.parameters["playing"]?.boolValue == true ? "playing" : "stopped"
+                let playing = node.parameters[ParameterKey.playing.name]?.boolValue == true ? "playing" : "stopped"
                 text += ": \(playing) \(what)\(looping)"
             }
             text += order.contains(node.name) ? "" : " [inactive: not connected to the output]"

@@ -61,7 +61,7 @@ extension PatchLoader {
                                           from: "\(connection.destination):\(connection.destinationBus)")
                 }
                 for buffer in engine.buffers() { try engine.removeBuffer(buffer.name) }
-                for spec in NodeKind.mixer.parameters where !spec.isReadOnly && spec.name != "channels" {
+                for spec in NodeKind.mixer.parameters where !spec.isReadOnly && spec.key != .channels {
                     try engine.set("main", spec.name, to: spec.defaultValue)
                 }
                 for buffer in scratch.engine.buffers() { try engine.addBuffer(buffer) }

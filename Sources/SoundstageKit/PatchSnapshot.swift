@@ -32,7 +32,7 @@ public enum PatchSnapshot {
         var nodes: [PatchNode] = []
         for node in engine.nodes() where node.name != poolMixer {
             var params: [PatchParameter] = []
-            let bands = node.parameters["bands"]?.intValue ?? NodeKind.defaultEQBandCount
+            let bands = node.parameters[ParameterKey.bands.name]?.intValue ?? NodeKind.defaultEQBandCount
             for spec in node.kind.parameters(bandCount: bands) where !spec.isReadOnly {
                 guard let value = node.parameters[spec.name], value != spec.defaultValue else { continue }
                 params.append(PatchParameter(key: spec.name, value: patchValue(value)))

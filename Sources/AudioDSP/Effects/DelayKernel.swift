@@ -172,10 +172,10 @@ public struct DelayKernel {
     @inlinable
     public mutating func setParameter(_ index: Int, value: Double) {
         switch index {
-        case 0: setDelayTime(value)
-        case 1: setFeedback(percent: value)
-        case 2: setLowPassCutoff(value)
-        case 3: setWetDryMix(percent: value)
+        case Parameter.delayTime.rawValue: setDelayTime(value)
+        case Parameter.feedback.rawValue: setFeedback(percent: value)
+        case Parameter.lowPassCutoff.rawValue: setLowPassCutoff(value)
+        case Parameter.wetDryMix.rawValue: setWetDryMix(percent: value)
         default: break
         }
     }
@@ -237,6 +237,12 @@ public struct DelayKernel {
 }
 
 extension DelayKernel {
+    /// The `setParameter` indices, named: `parameters` is in this order (a test checks the names), and
+    /// the engine addresses the kernel only through these.
+    public enum Parameter: Int, CaseIterable, Sendable {
+        case delayTime, feedback, lowPassCutoff, wetDryMix
+    }
+
     /// Control side. Parameters in `setParameter` index order (names, ranges and defaults as
     /// AVAudioUnitDelay).
     public static let parameters: [EffectParameter] = [

@@ -192,9 +192,9 @@ public struct DistortionKernel {
     public mutating func setParameter(_ index: Int, value: Double) {
         guard !value.isNaN else { return }
         switch index {
-        case 0: setPreGain(decibels: value)
-        case 1: setWetDryMix(percent: value)
-        case 2:
+        case Parameter.preGain.rawValue: setPreGain(decibels: value)
+        case Parameter.wetDryMix.rawValue: setWetDryMix(percent: value)
+        case Parameter.preset.rawValue:
             if let p = DistortionPreset(rawValue: Int(EffectMath.clamp(value + 0.5, 0, 21.5))) { setPreset(p) }
         default: break
         }
@@ -296,6 +296,12 @@ public struct DistortionKernel {
 }
 
 extension DistortionKernel {
+    /// The `setParameter` indices, named: `parameters` is in this order (a test checks the names), and
+    /// the engine addresses the kernel only through these.
+    public enum Parameter: Int, CaseIterable, Sendable {
+        case preGain, wetDryMix, preset
+    }
+
     /// Control side. Parameters in `setParameter` index order (AVAudioUnitDistortion names and ranges).
     public static let parameters: [EffectParameter] = [
         EffectParameter(

@@ -183,19 +183,19 @@ public struct EQKernel {
     /// value ≥ 0.5; the filter type is the rounded index 0…10. Unknown indices are ignored.
     @inlinable
     public mutating func setParameter(_ index: Int, value: Double) {
-        if index == 0 {
+        if index == Self.globalGainIndex {
             setGlobalGain(decibels: value)
             return
         }
         let b = (index &- 1) / 5
         guard index >= 1, b < bandCount, !value.isNaN else { return }
         switch (index &- 1) % 5 {
-        case 0:
+        case EQBandParameter.filterType.rawValue:
             let raw = Int(EffectMath.clamp(value + 0.5, 0, 10.5))
             if let type = EQFilterType(rawValue: raw) { setBandFilterType(b, type) }
-        case 1: setBandFrequency(b, value)
-        case 2: setBandBandwidth(b, value)
-        case 3: setBandGain(b, decibels: value)
+        case EQBandParameter.frequency.rawValue: setBandFrequency(b, value)
+        case EQBandParameter.bandwidth.rawValue: setBandBandwidth(b, value)
+        case EQBandParameter.gain.rawValue: setBandGain(b, decibels: value)
         default: setBandBypass(b, value >= 0.5)
         }
     }
@@ -206,6 +206,10 @@ public struct EQKernel {
     public static func parameterIndex(band: Int, _ parameter: EQBandParameter) -> Int {
         1 + 5 * band + parameter.rawValue
     }
+
+    /// The `setParameter` index of `globalGain`.
+    @inlinable
+    public static var globalGainIndex: Int { 0 }
 
     @inlinable
     func glideTicksFor(band index: Int) -> Int { hasStarted && !bands[index].isSilent ? glideTicks : 0 }

@@ -267,8 +267,8 @@ public struct ReverbKernel {
     public mutating func setParameter(_ index: Int, value: Double) {
         guard !value.isNaN else { return }
         switch index {
-        case 0: setWetDryMix(percent: value)
-        case 1:
+        case Parameter.wetDryMix.rawValue: setWetDryMix(percent: value)
+        case Parameter.preset.rawValue:
             if let p = ReverbPreset(rawValue: Int(EffectMath.clamp(value + 0.5, 0, 12.5))) { setPreset(p) }
         default: break
         }
@@ -418,6 +418,12 @@ public struct ReverbKernel {
 }
 
 extension ReverbKernel {
+    /// The `setParameter` indices, named: `parameters` is in this order (a test checks the names), and
+    /// the engine addresses the kernel only through these.
+    public enum Parameter: Int, CaseIterable, Sendable {
+        case wetDryMix, preset
+    }
+
     /// Control side. Parameters in `setParameter` index order.
     public static let parameters: [EffectParameter] = [
         EffectParameter(

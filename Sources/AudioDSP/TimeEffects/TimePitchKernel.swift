@@ -236,9 +236,9 @@ public struct TimePitchKernel {
     @inlinable
     public mutating func setParameter(_ index: Int, value: Double) {
         switch index {
-        case 0: setRate(value)
-        case 1: setPitch(cents: value)
-        case 2: setOverlap(value)
+        case Parameter.rate.rawValue: setRate(value)
+        case Parameter.pitch.rawValue: setPitch(cents: value)
+        case Parameter.overlap.rawValue: setOverlap(value)
         default: break
         }
     }
@@ -301,6 +301,12 @@ public struct TimePitchKernel {
 }
 
 extension TimePitchKernel {
+    /// The `setParameter` indices, named: `parameters` is in this order (a test checks the names), and
+    /// the engine addresses the kernel only through these.
+    public enum Parameter: Int, CaseIterable, Sendable {
+        case rate, pitch, overlap
+    }
+
     /// Control side. Parameters in `setParameter` index order (names, ranges and defaults as
     /// AVAudioUnitTimePitch).
     public static let parameters: [EffectParameter] = [

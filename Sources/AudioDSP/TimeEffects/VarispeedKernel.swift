@@ -113,7 +113,7 @@ public struct VarispeedKernel {
     /// Sets parameter `index` in `VarispeedKernel.parameters` order (rate). Unknown indices are ignored.
     @inlinable
     public mutating func setParameter(_ index: Int, value: Double) {
-        if index == 0 { setRate(value) }
+        if index == Parameter.rate.rawValue { setRate(value) }
     }
 
     /// Crossfades (10 ms) to the input read at the rounded read position, or back.
@@ -244,6 +244,12 @@ public struct VarispeedKernel {
 }
 
 extension VarispeedKernel {
+    /// The `setParameter` indices, named: `parameters` is in this order (a test checks the names), and
+    /// the engine addresses the kernel only through these.
+    public enum Parameter: Int, CaseIterable, Sendable {
+        case rate
+    }
+
     /// Control side. Parameters in `setParameter` index order (name, range and default as
     /// AVAudioUnitVarispeed).
     public static let parameters: [EffectParameter] = [

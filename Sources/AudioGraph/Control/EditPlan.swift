@@ -11,14 +11,14 @@
 public struct EditPlan: Sendable {
     private struct Node: Sendable {
         let kind: NodeKind
-        let specs: [ParameterSpec]
+        let table: ParameterTable
     }
 
     private var nodes: [String: Node]
     private let inputChannelCount: Int
 
-    fileprivate init(nodes: [String: (NodeKind, [ParameterSpec])], inputChannelCount: Int) {
-        self.nodes = nodes.mapValues { Node(kind: $0.0, specs: $0.1) }
+    fileprivate init(nodes: [String: (NodeKind, ParameterTable)], inputChannelCount: Int) {
+        self.nodes = nodes.mapValues { Node(kind: $0.0, table: $0.1) }
         self.inputChannelCount = inputChannelCount
     }
 
@@ -32,9 +32,9 @@ public struct EditPlan: Sendable {
     public mutating func attach(_ kind: NodeKind, name: String, parameters: [String: ParameterValue]) throws(EngineError) {
         guard NodeName.isValid(name) else { throw NodeName.invalidNameError(name) }
         guard nodes[name] == nil else { throw EngineError(.duplicateName, "a node named '\(name)' already exists") }
-        let (specs, _) = try Engine.validatedNewNode(kind, name: name, parameters: parameters,
+        let (table, _) = try Engine.validatedNewNode(kind, name: name, parameters: parameters,
                                                      inputChannelCount: inputChannelCount)
-        nodes[name] = Node(kind: kind, specs: specs)
+        nodes[name] = Node(kind: kind, table: table)
     }
 
     /// `Engine.detach(_: [String])`, planned.
@@ -55,7 +55,7 @@ public struct EditPlan: Sendable {
     /// `Engine.set`, planned: the parameter exists, may be set now, and takes `value`.
     public func set(_ node: String, _ parameter: String, to value: ParameterValue) throws(EngineError) {
         guard let planned = nodes[node] else { throw EngineError(.unknownNode, "no node named '\(node)'") }
-        _ = try Engine.validate(kind: planned.kind, node: node, parameter, value, specs: planned.specs, creating: false)
+        _ = try Engine.validate(kind: planned.kind, node: node, parameter, value, table: planned.table, creating: false)
     }
 }
 
@@ -63,7 +63,7 @@ extension Engine {
     /// A plan that starts from the graph as it is now.
     public func planEdits() -> EditPlan {
         lock.withLock { _ in
-            EditPlan(nodes: state.nodes.filter { !$0.value.isInternal }.mapValues { ($0.kind, $0.specs) },
+            EditPlan(nodes: state.nodes.filter { !$0.value.isInternal }.mapValues { ($0.kind, $0.table) },
                      inputChannelCount: state.configuration.inputChannelCount)
         }
     }

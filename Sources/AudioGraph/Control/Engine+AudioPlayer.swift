@@ -59,7 +59,7 @@ extension Engine {
             guard seconds.isFinite, seconds >= 0, seconds <= 3600 else {
                 throw EngineError(.outOfRange, "fade duration \(seconds) s is outside 0…3600")
             }
-            record.values["volume"] = .float(volume)
+            record[.volume] = .float(volume)
             let t = record.mixingTargets
             let frames = Int32(max(1, (seconds * state.configuration.sampleRate).rounded()))
             try send([TimedCommand(time: time ?? -1, .setMixing(record.mixing, left: t.left, right: t.right,
@@ -72,7 +72,7 @@ extension Engine {
     public func audioPlayerPower(_ node: String) throws(EngineError) -> [(average: Float, peak: Float)] {
         try lock.withLock { _ throws(EngineError) in
             let (record, _) = try audioPlayer(node)
-            guard let meter = state.meters[node], record.bool("meteringEnabled") else {
+            guard let meter = state.meters[node], record.bool(.meteringEnabled) else {
                 throw EngineError(.notAllowed, "\(node): metering is off (set meteringEnabled first)")
             }
             return meter.takePlayerLevels().map { (min(0, $0.rmsDecibels), min(0, $0.peakDecibels)) }
@@ -116,7 +116,7 @@ extension Engine {
             try send([TimedCommand(time: time, .playerStop(player))])
             node.transport = nil
             audio.queued = []
-            let loops = node.int("numberOfLoops")
+            let loops = node.int(.numberOfLoops)
             audio.loopsForever = loops < 0
             if audio.loopsForever {
                 if start > 0 { try queuePass(node, audio, buffer, from: start, last: false, looping: false, time: time) }
@@ -186,7 +186,7 @@ extension Engine {
             try send([TimedCommand(time: time, .playerPlay(player))])
         }
         audio.transport = .playing
-        node.values["playing"] = .bool(true)
+        node[.playing] = .bool(true)
     }
 
     /// Pause: keeps the position and the prepared schedule.
@@ -194,7 +194,7 @@ extension Engine {
         guard let player = node.player, audio.transport == .playing else { return }
         try send([TimedCommand(time: time, .playerPause(player))])
         audio.transport = .paused
-        node.values["playing"] = .bool(false)
+        node[.playing] = .bool(false)
     }
 
     /// Stop: unschedules (releasing what the schedule held) but keeps the position, as AVAudioPlayer does.
@@ -206,7 +206,7 @@ extension Engine {
         audio.isScheduled = false
         audio.queued = []
         audio.transport = .stopped
-        node.values["playing"] = .bool(false)
+        node[.playing] = .bool(false)
         // The meters start again from the stop: the next reading is not the playing that came before.
         _ = state.meters[node.name]?.takePlayerLevels()
     }
@@ -237,10 +237,10 @@ extension Engine {
         if let old = audio.buffer, old !== buffer { bury(old) }
         audio.buffer = buffer
         audio.anchorFrame = 0
-        node.values["duration"] = .float(Double(buffer?.frameCount ?? 0) / state.configuration.sampleRate)
+        node[.duration] = .float(Double(buffer?.frameCount ?? 0) / state.configuration.sampleRate)
         if let buffer, buffer.channelCount != node.outputChannelCount {
             node.outputChannelCount = buffer.channelCount
-            node.values["channels"] = .int(buffer.channelCount)
+            node[.channels] = .int(buffer.channelCount)
             if node.rateStage != nil { try makeRateStage(node, channelCount: buffer.channelCount) }
             let t = node.mixingTargets
             try send([TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
@@ -263,7 +263,7 @@ extension Engine {
             audio.transport = .stopped
             audio.isScheduled = false
             audio.anchorFrame = 0
-            node.values["playing"] = .bool(false)
+            node[.playing] = .bool(false)
             events.append(.audioPlayerFinished(node: node.name, successfully: true))
         }
     }
@@ -277,9 +277,7 @@ extension Engine {
         guard let effect = EffectRef.make(.timepitch, sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
                                           channelCount: channelCount, bandCount: 1, spares: timePitchSpares)
         else { return }
-        if let index = NodeKind.effectParameterIndex(.timepitch, "rate") {
-            effect.setInitial(index, node.double("rate") == 0 ? 1 : node.double("rate"))
-        }
+        effect.setInitial(TimePitchKernel.Parameter.rate.rawValue, node.double(.rate) == 0 ? 1 : node.double(.rate))
         if let old = node.rateStage, let oldEffect = node.effect {
             // Still referenced by the installed program: released with the generation that drops it.
             state.buryAfterPublish.append(RetiredRateStage(stage: old, effect: oldEffect))
@@ -290,8 +288,9 @@ extension Engine {
 
     /// Sets the time-pitch rate of an audioplayer created with `enableRate` (lock held).
     func setAudioPlayerRate(_ node: NodeRecord, _ rate: Double, time: Int64) throws(EngineError) {
-        guard let effect = node.effect, let index = NodeKind.effectParameterIndex(.timepitch, "rate") else { return }
-        try send([TimedCommand(time: time, .effectParameter(effect, index: Int32(index), value: rate))])
+        guard let effect = node.effect else { return }
+        try send(TimedCommand(time: time, .effectParameter(effect, index: Int32(TimePitchKernel.Parameter.rate.rawValue),
+                                                           value: rate)))
     }
 }
 

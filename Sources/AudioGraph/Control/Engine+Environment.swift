@@ -8,35 +8,36 @@ extension Engine {
 
     /// Creation of an environment node: its layout, render state and initial mix (not visible yet).
     func makeEnvironment(_ node: NodeRecord) throws(EngineError) {
-        let index = NodeKind.environmentLayoutNames.firstIndex(of: node.string("layout")) ?? 0
+        let index = NodeKind.environmentLayoutNames.firstIndex(of: node.string(.layout)) ?? 0
         var layout = SpeakerLayout.presets[index].layout
-        if !node.string("speakers").isEmpty { layout = try Self.customLayout(node.string("speakers"), node: node.name) }
+        if !node.string(.speakers).isEmpty { layout = try Self.customLayout(node.string(.speakers), node: node.name) }
         let control = EnvironmentControl(layout: layout, sampleRate: state.configuration.sampleRate,
                                          maxBlockFrames: state.configuration.blockFrames)
-        if !node.string("hrtf").isEmpty {
+        if !node.string(.hrtf).isEmpty {
             // Offline: loaded now (or taken from the engine's sets), so a file that is not a usable SOFA set
             // is refused at creation. Live: loaded on the worker (a set known to fail is refused at once);
             // the sources render with the spherical head until it is ready, and a failure is reported
             // (`environmentProblem`).
             do throws(HRTFLoadError) {
-                control.datasets[.standard] = try hrtfSet(HRTFSetKey(path: node.string("hrtf"), quality: .standard),
+                control.datasets[.standard] = try hrtfSet(HRTFSetKey(path: node.string(.hrtf), quality: .standard),
                                                           for: node, now: !state.loadsHRTFSetsInBackground)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
         }
-        guard node.double("referenceDistance") <= node.double("maximumDistance") else {
-            throw EngineError(.outOfRange, "\(node.name): referenceDistance \(node.double("referenceDistance")) must not "
-                + "exceed maximumDistance \(node.double("maximumDistance"))")
+        guard node.double(.referenceDistance) <= node.double(.maximumDistance) else {
+            throw EngineError(.outOfRange, "\(node.name): referenceDistance \(node.double(.referenceDistance)) must not "
+                + "exceed maximumDistance \(node.double(.maximumDistance))")
         }
         node.environment = control
         node.outputChannelCount = layout.channelCount
-        node.values["channels"] = .int(layout.channelCount)
-        if let preset = ReverbPreset.allNames.firstIndex(of: node.string("reverbPreset")) {
-            control.state.pointee.reverb.setParameter(1, value: Double(preset))
+        node[.channels] = .int(layout.channelCount)
+        if let preset = ReverbPreset.allNames.firstIndex(of: node.string(.reverbPreset)) {
+            control.state.pointee.reverb.setParameter(ReverbKernel.Parameter.preset.rawValue, value: Double(preset))
         }
-        for (key, index) in NodeKind.reverbFilterIndices {
-            control.state.pointee.reverbFilter.setParameter(index, value: NodeKind.reverbFilterValue(key, node.values[key] ?? .float(0)))
+        for key in NodeKind.reverbFilterKeys {
+            guard let index = NodeKind.reverbFilterIndex(key) else { continue }
+            control.state.pointee.reverbFilter.setParameter(index, value: NodeKind.reverbFilterValue(key, node[key]))
         }
         let mix = environmentMix(node)
         control.state.pointee.reverbEnabled = mix.enabled
@@ -66,8 +67,8 @@ extension Engine {
     }
 
     private func environmentMix(_ node: NodeRecord) -> (enabled: Bool, level: Float, volume: Float) {
-        let level = Float(EffectMath.decibelsToGain(node.double("reverbLevel")))
-        return (node.bool("reverb"), level, Float(node.double("outputVolume")))
+        let level = Float(EffectMath.decibelsToGain(node.double(.reverbLevel)))
+        return (node.bool(.reverb), level, Float(node.double(.outputVolume)))
     }
 
     /// A new connection `edge` from `source` into the environment `environment`: its voice, placed at
@@ -89,10 +90,14 @@ extension Engine {
 
     /// Re-places every voice fed by `source` (after one of its 3D properties changed).
     func updateVoices(source: NodeRecord, time: Int64) throws(EngineError) {
-        for voice in source.spatialVoices {
+        // Indexed rather than iterated: an unspecialized (debug) iterator allocates per element.
+        var index = 0
+        while index < source.spatialVoices.count {
+            let voice = source.spatialVoices[index]
             let target = try voiceTarget(source: source, environment: voice.environment, record: voice.record,
                                          isNew: false, ramp: spatialRampFrames)
             try send(TimedCommand(time: time, .spatialVoice(voice.record.voice, target)))
+            index += 1
         }
     }
 
@@ -132,19 +137,19 @@ extension Engine {
     /// The environment's listener and models (cached until one of its parameters changes).
     private func environmentModel(_ environment: NodeRecord) -> EnvironmentModel {
         if let model = environment.environment?.model { return model }
-        let modelIndex = NodeKind.distanceModelNames.firstIndex(of: environment.string("distanceModel")) ?? 2
+        let modelIndex = NodeKind.distanceModelNames.firstIndex(of: environment.string(.distanceModel)) ?? 2
         let model = EnvironmentModel(
-            listener: SpatialVector(environment.double("listenerX"), environment.double("listenerY"),
-                                    environment.double("listenerZ")),
-            orientation: ListenerOrientation(yawDegrees: environment.double("listenerYaw"),
-                                             pitchDegrees: environment.double("listenerPitch"),
-                                             rollDegrees: environment.double("listenerRoll")),
+            listener: SpatialVector(environment.double(.listenerX), environment.double(.listenerY),
+                                    environment.double(.listenerZ)),
+            orientation: ListenerOrientation(yawDegrees: environment.double(.listenerYaw),
+                                             pitchDegrees: environment.double(.listenerPitch),
+                                             rollDegrees: environment.double(.listenerRoll)),
             distance: DistanceAttenuation(
-                model: NodeKind.distanceModels[modelIndex], referenceDistance: environment.double("referenceDistance"),
-                maximumDistance: environment.double("maximumDistance"), rolloffFactor: environment.double("rolloffFactor")),
-            doppler: DopplerShift(speedOfSound: environment.double("speedOfSound"),
-                                  dopplerFactor: environment.double("dopplerFactor")),
-            headphones: environment.bool("headphones"))
+                model: NodeKind.distanceModels[modelIndex], referenceDistance: environment.double(.referenceDistance),
+                maximumDistance: environment.double(.maximumDistance), rolloffFactor: environment.double(.rolloffFactor)),
+            doppler: DopplerShift(speedOfSound: environment.double(.speedOfSound),
+                                  dopplerFactor: environment.double(.dopplerFactor)),
+            headphones: environment.bool(.headphones))
         environment.environment?.model = model
         return model
     }
@@ -152,19 +157,30 @@ extension Engine {
     /// The source's 3D properties (cached until one of them changes; `setVector` updates the cache).
     private func sourceProperties(_ source: NodeRecord) -> SpatialSourceProperties {
         if let properties = source.spatialProperties { return properties }
+        guard source.kind.is3DSource else {
+            // A kind without 3D properties (an effect, an environment) feeding an environment: every
+            // number 0, the default algorithm, no source mode, as such a node has always been placed.
+            let properties = SpatialSourceProperties(
+                position: .zero, velocity: .zero, facing: .zero,
+                cone: ConeAttenuation(innerAngleDegrees: 0, outerAngleDegrees: 0, outerGain: 0),
+                reverbBlend: 0, obstruction: 0, occlusion: 0, requested: .equalPowerPanning, bypasses: false,
+                spatializesOnlyMono: false, rendersBed: false)
+            source.spatialProperties = properties
+            return properties
+        }
         let properties = SpatialSourceProperties(
-            position: SpatialVector(source.double("positionX"), source.double("positionY"), source.double("positionZ")),
-            velocity: SpatialVector(source.double("velocityX"), source.double("velocityY"), source.double("velocityZ")),
-            facing: SpatialVector(source.double("directionX"), source.double("directionY"), source.double("directionZ")),
-            cone: ConeAttenuation(innerAngleDegrees: source.double("coneInnerAngle"),
-                                  outerAngleDegrees: source.double("coneOuterAngle"),
-                                  outerGain: source.double("coneOuterGain")),
-            reverbBlend: source.double("reverbBlend"), obstruction: source.double("obstruction"),
-            occlusion: source.double("occlusion"),
-            requested: SpatialRenderingAlgorithm(name: source.string("renderingAlgorithm")) ?? .equalPowerPanning,
-            bypasses: source.string("sourceMode") == "bypass",
-            spatializesOnlyMono: source.string("sourceMode") == "spatializeIfMono",
-            rendersBed: source.string("sourceMode") == "ambienceBed")
+            position: SpatialVector(source.double(.positionX), source.double(.positionY), source.double(.positionZ)),
+            velocity: SpatialVector(source.double(.velocityX), source.double(.velocityY), source.double(.velocityZ)),
+            facing: SpatialVector(source.double(.directionX), source.double(.directionY), source.double(.directionZ)),
+            cone: ConeAttenuation(innerAngleDegrees: source.double(.coneInnerAngle),
+                                  outerAngleDegrees: source.double(.coneOuterAngle),
+                                  outerGain: source.double(.coneOuterGain)),
+            reverbBlend: source.double(.reverbBlend), obstruction: source.double(.obstruction),
+            occlusion: source.double(.occlusion),
+            requested: SpatialRenderingAlgorithm(name: source.string(.renderingAlgorithm)) ?? .equalPowerPanning,
+            bypasses: source.string(.sourceMode) == "bypass",
+            spatializesOnlyMono: source.string(.sourceMode) == "spatializeIfMono",
+            rendersBed: source.string(.sourceMode) == "ambienceBed")
         source.spatialProperties = properties
         return properties
     }
@@ -240,7 +256,7 @@ extension Engine {
                              direction: SourceDirection, isNew: Bool) throws(EngineError) -> HRTFReadiness {
         guard let control = environment.environment else { return .unavailable }
         if control.datasets[quality] == nil {
-            let path = environment.string("hrtf").isEmpty ? defaultHRTFPath : environment.string("hrtf")
+            let path = environment.string(.hrtf).isEmpty ? defaultHRTFPath : environment.string(.hrtf)
             do throws(HRTFLoadError) {
                 // nil: loading in the background; the voice renders with the spherical head meanwhile.
                 guard let set = try hrtfSet(HRTFSetKey(path: path, quality: quality), for: environment, now: false) else {
@@ -296,36 +312,37 @@ extension Engine {
     }
 
     /// A live set on an environment node. Returns false for the keys the common path handles.
-    func applyEnvironment(_ node: NodeRecord, _ key: String, _ value: ParameterValue, time: Int64) throws(EngineError)
-        -> Bool
+    func applyEnvironment(_ node: NodeRecord, _ key: ParameterKey, _ value: ParameterValue, time: Int64)
+        throws(EngineError) -> Bool
     {
         guard let control = node.environment else { return false }
         control.model = nil
         switch key {
-        case "reverb", "reverbLevel", "outputVolume":
-            node.values[key] = value
+        case .reverb, .reverbLevel, .outputVolume:
+            node[key] = value
             let mix = environmentMix(node)
             try send([TimedCommand(time: time, .environmentMix(control.state, reverbEnabled: mix.enabled,
                                                                reverbLevel: mix.level, outputVolume: mix.volume,
                                                                rampFrames: state.configuration.rampFrames))])
-        case _ where NodeKind.reverbFilterIndices[key] != nil:
-            node.values[key] = value
-            try send([TimedCommand(time: time, .environmentFilter(control.state, index: Int32(NodeKind.reverbFilterIndices[key]!),
-                                                                  value: NodeKind.reverbFilterValue(key, value)))])
-        case "referenceDistance", "maximumDistance":
-            let reference = key == "referenceDistance" ? value.doubleValue ?? 1 : node.double("referenceDistance")
-            let maximum = key == "maximumDistance" ? value.doubleValue ?? 1 : node.double("maximumDistance")
+        case .reverbFilterType, .reverbFilterFrequency, .reverbFilterBandwidth, .reverbFilterGain, .reverbFilterBypass:
+            guard let index = NodeKind.reverbFilterIndex(key) else { return false }
+            node[key] = value
+            try send(TimedCommand(time: time, .environmentFilter(control.state, index: Int32(index),
+                                                                 value: NodeKind.reverbFilterValue(key, value))))
+        case .referenceDistance, .maximumDistance:
+            let reference = key == .referenceDistance ? value.doubleValue ?? 1 : node.double(.referenceDistance)
+            let maximum = key == .maximumDistance ? value.doubleValue ?? 1 : node.double(.maximumDistance)
             guard reference <= maximum else {
                 throw EngineError(.outOfRange, "\(node.name): referenceDistance \(reference) must not exceed maximumDistance "
                     + "\(maximum)")
             }
-            node.values[key] = value
+            node[key] = value
             try updateVoices(environment: node, time: time)
-        case "reverbPreset":
-            node.values[key] = value
+        case .reverbPreset:
+            node[key] = value
             let index = ReverbPreset.allNames.firstIndex(of: value.stringValue ?? "") ?? 0
             try send([TimedCommand(time: time, .environmentReverbPreset(control.state, Int32(index)))])
-        case "hrtf":
+        case .hrtf:
             let path = value.stringValue ?? ""
             let file = path.isEmpty ? defaultHRTFPath : path
             let key = HRTFSetKey(path: file, quality: .standard)
@@ -355,10 +372,10 @@ extension Engine {
             }
             state.hrtfChanges[node.id] = nil
             try useHRTFSet(dataset, value: value, on: node, time: time)
-        case "volume", "pan":
+        case .volume, .pan:
             return false
         default:
-            node.values[key] = value
+            node[key] = value
             try updateVoices(environment: node, time: time)
         }
         return true
@@ -371,7 +388,7 @@ extension Engine {
         throws(EngineError)
     {
         guard let control = node.environment else { return }
-        node.values["hrtf"] = value
+        node[.hrtf] = value
         control.model = nil
         control.datasets = HRTFSets()
         control.datasets[.standard] = set
@@ -397,13 +414,14 @@ extension Engine {
                 try move(record, property, v, time: time ?? -1)
                 return
             }
-            let keys = (name + "X", name + "Y", name + "Z")
-            let vx = try validate(kind: record.kind, node: node, keys.0, .float(x), specs: record.specs)
-            let vy = try validate(kind: record.kind, node: node, keys.1, .float(y), specs: record.specs)
-            let vz = try validate(kind: record.kind, node: node, keys.2, .float(z), specs: record.specs)
-            record.values[keys.0] = vx
-            record.values[keys.1] = vy
-            record.values[keys.2] = vz
+            // Anything else (an environment's listener) by name, resolved once per coordinate.
+            let table = record.table
+            let vx = try Self.validate(kind: record.kind, node: node, name + "X", .float(x), table: table, creating: false)
+            let vy = try Self.validate(kind: record.kind, node: node, name + "Y", .float(y), table: table, creating: false)
+            let vz = try Self.validate(kind: record.kind, node: node, name + "Z", .float(z), table: table, creating: false)
+            record[vx.position] = vx.value
+            record[vy.position] = vy.value
+            record[vz.position] = vz.value
             if record.kind == .environment {
                 record.environment?.model = nil
                 try updateVoices(environment: record, time: time ?? -1)
@@ -446,8 +464,11 @@ extension Engine {
                 records.append(record)
             }
             try batchLocked { () throws(EngineError) in
-                for (m, record) in zip(moves, records) {
-                    try move(record, m.property, SpatialVector(m.x, m.y, m.z), time: time ?? -1)
+                var index = 0
+                while index < records.count {
+                    let m = moves[index]
+                    try move(records[index], m.property, SpatialVector(m.x, m.y, m.z), time: time ?? -1)
+                    index += 1
                 }
             }
         }
@@ -467,9 +488,9 @@ extension Engine {
         }
         let keys = property.parameterKeys
         // The generic check names the parameter and its range.
-        _ = try validate(kind: record.kind, node: record.name, keys.0, .float(x), specs: record.specs)
-        _ = try validate(kind: record.kind, node: record.name, keys.1, .float(y), specs: record.specs)
-        _ = try validate(kind: record.kind, node: record.name, keys.2, .float(z), specs: record.specs)
+        _ = try validate(record, keys.0, .float(x))
+        _ = try validate(record, keys.1, .float(y))
+        _ = try validate(record, keys.2, .float(z))
         throw EngineError(.outOfRange, "\(record.name).\(property): (\(x), \(y), \(z)) is out of range")
     }
 
@@ -510,12 +531,12 @@ extension Engine {
             guard record.kind == .environment else {
                 throw EngineError(.notAllowed, "'\(node)' is a \(record.kind.rawValue), not an environment")
             }
-            let values = [("listenerYaw", yaw), ("listenerPitch", pitch), ("listenerRoll", roll)]
-            var validated: [(String, ParameterValue)] = []
-            for (key, v) in values {
-                validated.append((key, try validate(kind: .environment, node: node, key, .float(v), specs: record.specs)))
-            }
-            for (key, value) in validated { record.values[key] = value }
+            let yawValue = try validate(record, .listenerYaw, .float(yaw))
+            let pitchValue = try validate(record, .listenerPitch, .float(pitch))
+            let rollValue = try validate(record, .listenerRoll, .float(roll))
+            record[.listenerYaw] = yawValue
+            record[.listenerPitch] = pitchValue
+            record[.listenerRoll] = rollValue
             record.environment?.model = nil
             try updateVoices(environment: record, time: time ?? -1)
         }

@@ -12,10 +12,11 @@ public struct NodeInfo: Sendable, Equatable {
 
 extension Engine {
     /// What `attach` checks besides the name: the kind may be made here, and every parameter exists and
-    /// takes its value. Returns the node's parameter table and the validated values. Reads no state.
+    /// takes its value. Returns the node's parameter table and the validated values with their positions
+    /// in it, in name order. Reads no state.
     static func validatedNewNode(_ kind: NodeKind, name: String, parameters: [String: ParameterValue],
                                  inputChannelCount: Int) throws(EngineError)
-        -> (specs: [ParameterSpec], validated: [(String, ParameterValue)])
+        -> (table: ParameterTable, validated: [(Int, ParameterValue)])
     {
         guard kind != .output else {
             throw EngineError(.notAllowed, "the engine has exactly one output node, named 'output'")
@@ -25,16 +26,17 @@ extension Engine {
                 + "nothing; start it with a patch that has inputs (engine: inputs: N, or an input node)")
         }
         // An EQ's parameter table depends on its band count, so read that first.
-        var specs = kind.parameters
-        if kind == .eq, let bands = parameters["bands"] {
-            let count = try validate(kind: kind, node: name, "bands", bands, specs: specs, creating: true).intValue ?? 1
-            specs = kind.parameters(bandCount: count)
+        var table = kind.parameterTable
+        if kind == .eq, let bands = parameters[ParameterKey.bands.name] {
+            let count = try validate(kind: kind, node: name, ParameterKey.bands.name, bands, table: table, creating: true)
+                .value.intValue ?? 1
+            table = kind.parameterTable(bandCount: count)
         }
-        var validated: [(String, ParameterValue)] = []
+        var validated: [(Int, ParameterValue)] = []
         for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
-            validated.append((key, try validate(kind: kind, node: name, key, value, specs: specs, creating: true)))
+            validated.append(try validate(kind: kind, node: name, key, value, table: table, creating: true))
         }
-        return (specs, validated)
+        return (table, validated)
     }
 
     /// Adds a node. `parameters` are validated first; on any error nothing is added.
@@ -46,10 +48,10 @@ extension Engine {
             guard state.nodes[name] == nil else {
                 throw EngineError(.duplicateName, "a node named '\(name)' already exists")
             }
-            let (specs, validated) = try Self.validatedNewNode(
+            let (table, validated) = try Self.validatedNewNode(
                 kind, name: name, parameters: parameters, inputChannelCount: state.configuration.inputChannelCount)
             let record = state.makeRecord(name: name, kind: kind)
-            if kind == .eq { record.useSpecs(specs) }
+            if kind == .eq { record.useTable(table) }
             state.nodes[name] = record
             do throws(EngineError) {
                 // Initial values are applied before any program or command can reach the new state.
@@ -226,7 +228,7 @@ extension Engine {
                 nodes: state.nodes, connections: state.connections, tappedNodes: Set(state.taps.values.map(\.node)))
             return state.nodes.values.filter { !$0.isInternal }.sorted { $0.name < $1.name }.map {
                 NodeInfo(name: $0.name, kind: $0.kind, outputChannelCount: $0.outputChannelCount,
-                         isActive: active.contains($0.name), parameters: $0.values)
+                         isActive: active.contains($0.name), parameters: $0.valuesByName)
             }
         }
     }

@@ -10,7 +10,7 @@ extension Engine {
             }
             let player = try playerState(node)
             try send([TimedCommand(time: time ?? -1, .playerPlay(player.1))])
-            player.0.values["playing"] = .bool(true)
+            player.0[.playing] = .bool(true)
         }
     }
 
@@ -22,7 +22,7 @@ extension Engine {
             }
             let player = try playerState(node)
             try send([TimedCommand(time: time ?? -1, .playerPause(player.1))])
-            player.0.values["playing"] = .bool(false)
+            player.0[.playing] = .bool(false)
         }
     }
 
@@ -36,7 +36,7 @@ extension Engine {
             }
             let player = try playerState(node)
             try send([TimedCommand(time: time ?? -1, .playerStop(player.1))])
-            player.0.values["playing"] = .bool(false)
+            player.0[.playing] = .bool(false)
             // Stop unschedules everything; the parameter material is queued again so `play` replays it.
             requeueMaterial(player.0)
         }
@@ -74,9 +74,9 @@ extension Engine {
                 if let player = node.player { try send([TimedCommand(.playerStop(player))]) }
                 if node.materialBuffer === buffer {
                     node.materialBuffer = nil
-                    node.values["buffer"] = .string("")
+                    node[.buffer] = .string("")
                 }
-                node.values["playing"] = .bool(false)
+                node[.playing] = .bool(false)
                 requeueMaterial(node)
             }
             state.buffers[name] = nil

@@ -166,7 +166,7 @@ extension Engine {
         let reshape = buffer.channelCount != node.outputChannelCount
         if reshape {
             node.outputChannelCount = buffer.channelCount
-            node.values["channels"] = .int(buffer.channelCount)
+            node[.channels] = .int(buffer.channelCount)
             let t = node.mixingTargets
             commands.append(TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
                                                     rampFrames: state.configuration.rampFrames)))
@@ -184,9 +184,9 @@ extension Engine {
     func setMaterial(_ node: NodeRecord, _ buffer: SampleBuffer?, time: Int64 = -1) throws(EngineError) {
         guard let player = node.player else { return }
         if let buffer {
-            _ = try enqueue(node, buffer, startFrame: node.int("start"),
-                            frameCount: node.int("frames") == 0 ? nil : node.int("frames"), playerTime: nil,
-                            options: node.bool("loop") ? [.interrupts, .loops] : [.interrupts], completion: nil,
+            _ = try enqueue(node, buffer, startFrame: node.int(.start),
+                            frameCount: node.int(.frames) == 0 ? nil : node.int(.frames), playerTime: nil,
+                            options: node.bool(.loop) ? [.interrupts, .loops] : [.interrupts], completion: nil,
                             isMaterial: true, commandTime: time)
         } else if node.materialBuffer != nil {
             try send([TimedCommand(time: time, .playerStop(player))])
@@ -197,9 +197,9 @@ extension Engine {
     /// Queues the material again after it ended or after a stop (so `play` replays it).
     func requeueMaterial(_ node: NodeRecord) {
         guard let buffer = node.materialBuffer else { return }
-        _ = try? enqueue(node, buffer, startFrame: node.int("start"),
-                         frameCount: node.int("frames") == 0 ? nil : node.int("frames"), playerTime: nil,
-                         options: node.bool("loop") ? [.loops] : [], completion: nil, isMaterial: true, commandTime: -1)
+        _ = try? enqueue(node, buffer, startFrame: node.int(.start),
+                         frameCount: node.int(.frames) == 0 ? nil : node.int(.frames), playerTime: nil,
+                         options: node.bool(.loop) ? [.loops] : [], completion: nil, isMaterial: true, commandTime: -1)
     }
 
     /// Handles a player event from the render thread (poll, lock held); returns events for the user.
@@ -215,7 +215,7 @@ extension Engine {
                 events.append(.soundFinished(id: sound, sampleTime: time, completed: completed))
             }
             if item.isMaterial && completed && item.buffer === node.materialBuffer {
-                node.values["playing"] = .bool(false)
+                node[.playing] = .bool(false)
                 events.append(.playerFinished(node: node.name, sampleTime: time))
                 requeueMaterial(node)
             }

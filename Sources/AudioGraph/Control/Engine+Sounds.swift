@@ -27,16 +27,16 @@ extension Engine {
             guard let sample = try bufferNamed(buffer) else {
                 throw EngineError(.unknownBuffer, "no buffer named ''")
             }
-            let gain = try ParameterSpec("volume", .float, range: 0...1, default: .float(1), "").coerce(.float(volume), node: "sound")
-            let position = try ParameterSpec("pan", .float, range: -1...1, default: .float(0), "").coerce(.float(pan), node: "sound")
+            let gain = try ParameterSpec(.volume, .float, range: 0...1, default: .float(1), "").coerce(.float(volume), node: "sound")
+            let position = try ParameterSpec(.pan, .float, range: -1...1, default: .float(0), "").coerce(.float(pan), node: "sound")
             if state.soundVoices.isEmpty { try createSoundPool() }
             let (voiceName, fadeOut) = chooseSoundVoice()
             guard let voice = state.nodes[voiceName], let player = voice.player else {
                 throw EngineError(.notAllowed, "the sound pool is unavailable")
             }
             if let fadeOut { try send([TimedCommand(fadeOut)]) }
-            voice.values["volume"] = gain
-            voice.values["pan"] = position
+            voice[.volume] = gain
+            voice[.pan] = position
             let item = try enqueue(voice, sample, startFrame: 0, frameCount: nil, playerTime: nil, options: [.interrupts],
                                    completion: nil, isMaterial: false, commandTime: -1, pausesAtEnd: true)
             // Each sound starts at its own level at once (after any channel-count change of the voice).
@@ -87,7 +87,7 @@ extension Engine {
         if state.nodes["sounds"] == nil {
             let mixer = state.makeRecord(name: "sounds", kind: .mixer)
             mixer.outputChannelCount = state.configuration.outputChannelCount
-            mixer.values["channels"] = .int(mixer.outputChannelCount)
+            mixer[.channels] = .int(mixer.outputChannelCount)
             state.nodes["sounds"] = mixer
             state.soundPoolMixerID = mixer.id
             try addEdge(Connection(source: "sounds", destination: "main", destinationBus: nextAvailableInputBus(of: "main")),

@@ -76,7 +76,7 @@ extension Engine {
         let reshape = handle.ring.channelCount != node.outputChannelCount
         if reshape {
             node.outputChannelCount = handle.ring.channelCount
-            node.values["channels"] = .int(handle.ring.channelCount)
+            node[.channels] = .int(handle.ring.channelCount)
             let t = node.mixingTargets
             commands.append(TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
                                                     rampFrames: state.configuration.rampFrames)))

@@ -55,10 +55,10 @@ public final class Engine: @unchecked Sendable {
         state = ControlState(configuration: config)
         self.fileLoader = fileLoader
         let output = state.makeRecord(name: "output", kind: .output)
-        output.values["channels"] = .int(config.outputChannelCount)
+        output[.channels] = .int(config.outputChannelCount)
         let main = state.makeRecord(name: "main", kind: .mixer)
         main.outputChannelCount = config.outputChannelCount
-        main.values["channels"] = .int(config.outputChannelCount)
+        main[.channels] = .int(config.outputChannelCount)
         state.nodes["output"] = output
         state.nodes["main"] = main
         let mainToOutput = Connection(source: "main", destination: "output", destinationBus: 0)
@@ -344,7 +344,7 @@ struct ControlState {
         case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq, .timepitch, .varispeed, .environment: channels = 2
         }
         let record = NodeRecord(name: name, kind: kind, id: nextNodeID, outputChannelCount: channels)
-        if kind == .input { record.values["channels"] = .int(channels) }
+        if kind == .input { record[.channels] = .int(channels) }
         nextNodeID += 1
         nodesByID[record.id] = record
         return record

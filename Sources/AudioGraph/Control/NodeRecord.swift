@@ -10,28 +10,17 @@ final class NodeRecord {
     let id: Int32
     /// Engine-owned helper nodes (the sound pool's voices): not listed, not saved.
     var isInternal = false
-    /// Current parameter values, every spec present. Moves of a 3D source (`Engine.setVector`,
-    /// `moveSources`) land in `spatialProperties` only and are written back here when the values are
-    /// next read or changed, so a move at frame rate costs no dictionary writes.
-    var values: [String: ParameterValue] {
-        get {
-            if pendingVectors != 0 { writeBackVectors() }
-            return storedValues
-        }
-        _modify {
-            if pendingVectors != 0 { writeBackVectors() }
-            yield &storedValues
-        }
-        set {
-            storedValues = newValue
-            pendingVectors = 0
-        }
-    }
-    private var storedValues: [String: ParameterValue]
-    /// The vectors moved since `values` was last read: a bit per `SpatialVectorProperty`.
+    /// This node's parameter table (an EQ's depends on its band count), shared with every node of the
+    /// same kind; `storedValues` is in its order.
+    private(set) var table: ParameterTable
+    /// This node's parameters, in table order.
+    var specs: [ParameterSpec] { table.specs }
+    /// Current parameter values, one per spec, in table order. Moves of a 3D source (`Engine.setVector`,
+    /// `moveSources`) land in `spatialProperties` only and are written back here when the values are next
+    /// read or changed, so a move at frame rate writes nothing here.
+    private var storedValues: [ParameterValue]
+    /// The vectors moved since the values were last read: a bit per `SpatialVectorProperty`.
     private var pendingVectors: UInt8 = 0
-    /// This node's parameters (an EQ's depend on its band count).
-    var specs: [ParameterSpec]
     /// The effect kernel of an effect node.
     var effect: EffectRef?
     /// Channels of the output bus (0 for the output node).
@@ -50,11 +39,18 @@ final class NodeRecord {
     var rateStage: RateStage?
     /// An environment's state (the `environment` kind).
     var environment: EnvironmentControl?
-    /// A 3D source's properties as voice targets read them, parsed from `values` on first use after a
-    /// change (nil: to be read again). Newer than `values` for the vectors in `pendingVectors`.
+    /// A 3D source's properties as voice targets read them, parsed from the values on first use after a
+    /// change (nil: to be read again). Newer than the values for the vectors in `pendingVectors`.
     var spatialProperties: SpatialSourceProperties? {
-        willSet { if newValue == nil, pendingVectors != 0 { writeBackVectors() } }
+        get { storedSpatialProperties }
+        set {
+            if newValue == nil, pendingVectors != 0 { writeBackVectors() }
+            storedSpatialProperties = newValue
+        }
     }
+    /// Kept apart from its accessor so a move updates one vector in place (an observer would copy the
+    /// whole value twice per move).
+    private var storedSpatialProperties: SpatialSourceProperties?
     /// The voices this node feeds (one per connection into an environment), so a move reaches them
     /// without a search.
     var spatialVoices: [SourceVoice] = []
@@ -68,10 +64,8 @@ final class NodeRecord {
         self.kind = kind
         self.id = id
         self.outputChannelCount = outputChannelCount
-        specs = kind.parameters
-        var values: [String: ParameterValue] = [:]
-        for spec in kind.parameters { values[spec.name] = spec.defaultValue }
-        storedValues = values
+        table = kind.parameterTable
+        storedValues = table.defaultValues
         mixing = .allocate(capacity: 1)
         mixing.initialize(to: MixingState(left: 1, right: 1, mono: 1))
         if kind.isPlayer {
@@ -92,10 +86,56 @@ final class NodeRecord {
     }
 
     /// Replaces the parameter table (an EQ created with a band count), resetting values to defaults.
-    func useSpecs(_ newSpecs: [ParameterSpec]) {
-        specs = newSpecs
-        values = [:]
-        for spec in newSpecs { values[spec.name] = spec.defaultValue }
+    func useTable(_ newTable: ParameterTable) {
+        table = newTable
+        storedValues = newTable.defaultValues
+        pendingVectors = 0
+    }
+
+    // MARK: Values
+
+    /// The value at `position` in the table.
+    subscript(position: Int) -> ParameterValue {
+        get {
+            if pendingVectors != 0 { writeBackVectors() }
+            return storedValues[position]
+        }
+        set {
+            if pendingVectors != 0 { writeBackVectors() }
+            storedValues[position] = newValue
+        }
+    }
+
+    /// The value of `key`, which this node's kind must have: asking a kind for a parameter it lacks is a
+    /// programming error and traps (it never reads as 0).
+    subscript(key: ParameterKey) -> ParameterValue {
+        get { self[table.requiredPosition(key)] }
+        set { self[table.requiredPosition(key)] = newValue }
+    }
+
+    /// The value of `key` when this node's kind has it, else nil.
+    func value(_ key: ParameterKey) -> ParameterValue? { table.position(key).map { self[$0] } }
+
+    /// Every value in table order (to save and restore around a change that may fail).
+    var allValues: [ParameterValue] {
+        get {
+            if pendingVectors != 0 { writeBackVectors() }
+            return storedValues
+        }
+        set {
+            precondition(newValue.count == table.specs.count)
+            storedValues = newValue
+            pendingVectors = 0
+        }
+    }
+
+    /// The values by name, for listings and snapshots (the edges).
+    var valuesByName: [String: ParameterValue] {
+        let values = allValues
+        var byName: [String: ParameterValue] = [:]
+        byName.reserveCapacity(values.count)
+        for (spec, value) in zip(table.specs, values) { byName[spec.name] = value }
+        return byName
     }
 
     deinit {
@@ -108,12 +148,12 @@ final class NodeRecord {
     }
 
     /// Records a move of a 3D source's vector in `spatialProperties` (which must be parsed), leaving
-    /// `values` to be brought up to date when next read.
+    /// the values to be brought up to date when next read.
     func move(_ property: SpatialVectorProperty, to v: SpatialVector) {
         switch property {
-        case .position: spatialProperties?.position = v
-        case .velocity: spatialProperties?.velocity = v
-        case .direction: spatialProperties?.facing = v
+        case .position: storedSpatialProperties?.position = v
+        case .velocity: storedSpatialProperties?.velocity = v
+        case .direction: storedSpatialProperties?.facing = v
         }
         pendingVectors |= 1 << property.rawValue
     }
@@ -121,7 +161,7 @@ final class NodeRecord {
     private func writeBackVectors() {
         let pending = pendingVectors
         pendingVectors = 0
-        guard let p = spatialProperties else { return }
+        guard let p = storedSpatialProperties else { return }
         for property in SpatialVectorProperty.allCases where pending & (1 << property.rawValue) != 0 {
             let v: SpatialVector
             switch property {
@@ -130,22 +170,24 @@ final class NodeRecord {
             case .direction: v = p.facing
             }
             let keys = property.parameterKeys
-            storedValues[keys.0] = .float(v.x)
-            storedValues[keys.1] = .float(v.y)
-            storedValues[keys.2] = .float(v.z)
+            storedValues[table.requiredPosition(keys.0)] = .float(v.x)
+            storedValues[table.requiredPosition(keys.1)] = .float(v.y)
+            storedValues[table.requiredPosition(keys.2)] = .float(v.z)
         }
     }
 
-    func double(_ key: String) -> Double { values[key]?.doubleValue ?? 0 }
-    func int(_ key: String) -> Int { values[key]?.intValue ?? 0 }
-    func bool(_ key: String) -> Bool { values[key]?.boolValue ?? false }
-    func string(_ key: String) -> String { values[key]?.stringValue ?? "" }
+    // The value of `key` as its spec's type (values are coerced to it when set). Traps when this node's
+    // kind has no `key`.
+    func double(_ key: ParameterKey) -> Double { self[key].doubleValue ?? 0 }
+    func int(_ key: ParameterKey) -> Int { self[key].intValue ?? 0 }
+    func bool(_ key: ParameterKey) -> Bool { self[key].boolValue ?? false }
+    func string(_ key: ParameterKey) -> String { self[key].stringValue ?? "" }
 
     /// Gain targets (left, right, mono) for this node's volume and pan, given its channel count.
     var mixingTargets: (left: Float, right: Float, mono: Float) {
         // Kinds without mixing settings (effects) pass their sources at unity.
-        let volume = Float(values["volume"]?.doubleValue ?? 1)
-        let pan = Float(values["pan"]?.doubleValue ?? 0)
+        let volume = Float(value(.volume)?.doubleValue ?? 1)
+        let pan = Float(value(.pan)?.doubleValue ?? 0)
         let (l, r) = outputChannelCount == 1
             ? EqualPowerPanner.monoGains(pan: pan) : EqualPowerPanner.balanceGains(pan: pan)
         return (l * volume, r * volume, volume)

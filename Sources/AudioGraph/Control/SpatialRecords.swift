@@ -169,11 +169,11 @@ public enum SpatialVectorProperty: UInt8, CaseIterable, Sendable, BitwiseCopyabl
     }
 
     /// The three parameters the vector is made of.
-    var parameterKeys: (String, String, String) {
+    var parameterKeys: (ParameterKey, ParameterKey, ParameterKey) {
         switch self {
-        case .position: return ("positionX", "positionY", "positionZ")
-        case .velocity: return ("velocityX", "velocityY", "velocityZ")
-        case .direction: return ("directionX", "directionY", "directionZ")
+        case .position: return (.positionX, .positionY, .positionZ)
+        case .velocity: return (.velocityX, .velocityY, .velocityZ)
+        case .direction: return (.directionX, .directionY, .directionZ)
         }
     }
 

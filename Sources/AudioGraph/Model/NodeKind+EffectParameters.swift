@@ -9,20 +9,26 @@ extension NodeKind {
     static func effectParameters(_ kind: NodeKind, bandCount: Int) -> [ParameterSpec] {
         var specs: [ParameterSpec] = []
         switch kind {
-        case .reverb: specs = ReverbKernel.parameters.map { spec(from: $0) }
-        case .delay: specs = DelayKernel.parameters.map { spec(from: $0) }
-        case .distortion: specs = DistortionKernel.parameters.map { spec(from: $0) }
-        case .timepitch: specs = TimePitchKernel.parameters.map { spec(from: $0) }
-        case .varispeed: specs = VarispeedKernel.parameters.map { spec(from: $0) }
+        case .reverb: specs = kernelSpecs(ReverbKernel.parameters)
+        case .delay: specs = kernelSpecs(DelayKernel.parameters)
+        case .distortion: specs = kernelSpecs(DistortionKernel.parameters)
+        case .timepitch: specs = kernelSpecs(TimePitchKernel.parameters)
+        case .varispeed: specs = kernelSpecs(VarispeedKernel.parameters)
         case .eq:
-            specs = EQKernel.globalParameters.map { spec(from: $0) }
-            specs.append(ParameterSpec("bands", .int, unit: "bands", range: 1...Double(EQKernel.maxBandCount),
+            for parameter in EQKernel.globalParameters {
+                var s = spec(from: parameter)
+                s.kernelIndex = EQKernel.globalGainIndex
+                specs.append(s)
+            }
+            specs.append(ParameterSpec(.bands, .int, unit: "bands", range: 1...Double(EQKernel.maxBandCount),
                                        default: .int(defaultEQBandCount), creationOnly: true,
                                        "Number of bands (AVAudioUnitEQ numberOfBands); set when the node is created."))
             for band in 0..<bandCount {
-                for parameter in EQKernel.bandParameters {
+                for (parameter, which) in zip(EQKernel.bandParameters, EQBandParameter.allCases) {
                     var s = spec(from: parameter)
                     s.name = "band\(band).\(parameter.name)"
+                    s.key = nil
+                    s.kernelIndex = EQKernel.parameterIndex(band: band, which)
                     specs.append(s)
                 }
             }
@@ -33,40 +39,30 @@ extension NodeKind {
         // Varispeed only changes the clock, which a JACK insert (one period in, one out) cannot do; a
         // time-pitch insert runs at rate 1 and shifts pitch (DECISIONS.md).
         if kind != .varispeed {
-            specs.append(ParameterSpec("insert", .bool, default: .bool(false),
+            specs.append(ParameterSpec(.insert, .bool, default: .bool(false),
                                    kind == .timepitch
                                    ? "true exposes the effect as JACK ports <node>_in_N and <node>_out_N and runs it at rate 1 "
                                        + "(a pitch shifter; rate is kept for later): its sources then run on the engine's clock."
                                    : "true exposes the effect as JACK ports <node>_in_N and <node>_out_N: what arrives "
                                        + "there is added to its input, and its output also goes there (latency reported)."))
         }
-        specs.append(ParameterSpec("channels", .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
+        specs.append(ParameterSpec(.channels, .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
                                    "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
         if kind == .timepitch {
-            specs.append(ParameterSpec("latency", .int, unit: "frames", range: 0...1e6, default: .int(0), readOnly: true,
+            specs.append(ParameterSpec(.latency, .int, unit: "frames", range: 0...1e6, default: .int(0), readOnly: true,
                                        "Exact delay of the output behind the input as an insert at rate 1 and pitch 0, "
                                            + "measured when the kernel is built (2686 at 48 kHz); the insert ports report it to JACK."))
         }
         return specs
     }
 
-    /// The kernel parameter index of `name` (nil for bypass, channels, bands).
-    static func effectParameterIndex(_ kind: NodeKind, _ name: String) -> Int? {
-        switch kind {
-        case .reverb: return ReverbKernel.parameters.firstIndex { $0.name == name }
-        case .delay: return DelayKernel.parameters.firstIndex { $0.name == name }
-        case .distortion: return DistortionKernel.parameters.firstIndex { $0.name == name }
-        case .timepitch: return TimePitchKernel.parameters.firstIndex { $0.name == name }
-        case .varispeed: return VarispeedKernel.parameters.firstIndex { $0.name == name }
-        case .eq:
-            if name == "globalGain" { return 0 }
-            guard name.hasPrefix("band"), let dot = name.firstIndex(of: "."),
-                  let band = Int(name[name.index(name.startIndex, offsetBy: 4)..<dot]),
-                  let p = EQKernel.bandParameters.firstIndex(where: { $0.name == name[name.index(after: dot)...] })
-            else { return nil }
-            return 1 + 5 * band + p
-        default:
-            return nil
+    /// The specs of a kernel's parameters, each carrying its `setParameter` index (its position in the
+    /// kernel's table, which is the kernel's `Parameter` order).
+    private static func kernelSpecs(_ parameters: [EffectParameter]) -> [ParameterSpec] {
+        parameters.enumerated().map { index, parameter in
+            var s = spec(from: parameter)
+            s.kernelIndex = index
+            return s
         }
     }
 

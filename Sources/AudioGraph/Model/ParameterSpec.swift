@@ -8,6 +8,11 @@ public struct ParameterSpec: Sendable, Equatable {
     }
 
     public var name: String
+    /// The engine's typed key for this parameter (nil for the ones only users name: an effect kernel's,
+    /// an EQ band's).
+    public var key: ParameterKey?
+    /// The effect kernel's `setParameter` index this parameter drives, if any.
+    public var kernelIndex: Int?
     public var type: ValueType
     /// Unit shown to users ("linear", "frames", "" for none).
     public var unit: String
@@ -38,6 +43,7 @@ public struct ParameterSpec: Sendable, Equatable {
         isFilePath = filePath
         self.choices = choices
         self.name = name
+        key = ParameterKey(name: name)
         self.type = type
         self.unit = unit
         minimum = range?.lowerBound
@@ -46,6 +52,16 @@ public struct ParameterSpec: Sendable, Equatable {
         isSmoothed = smoothed
         isReadOnly = readOnly
         self.summary = summary
+    }
+
+    /// A parameter the engine has a key for (how the node kinds' tables are declared).
+    public init(
+        _ key: ParameterKey, _ type: ValueType, unit: String = "", range: ClosedRange<Double>? = nil,
+        default defaultValue: ParameterValue, smoothed: Bool = false, readOnly: Bool = false,
+        creationOnly: Bool = false, filePath: Bool = false, choices: [String] = [], _ summary: String
+    ) {
+        self.init(key.name, type, unit: unit, range: range, default: defaultValue, smoothed: smoothed, readOnly: readOnly,
+                  creationOnly: creationOnly, filePath: filePath, choices: choices, summary)
     }
 
     /// Converts `value` to this parameter's type, or explains why it cannot.

@@ -271,7 +271,7 @@ public final class RenderEngine: @unchecked Sendable {
             env.pointee.reverbLevel.ramp(to: reverbEnabled ? reverbLevel : 0, frames: Int(frames))
             env.pointee.outputVolume.ramp(to: outputVolume, frames: Int(frames))
         case .environmentReverbPreset(let env, let index):
-            env.pointee.reverb.setParameter(1, value: Double(index))
+            env.pointee.reverb.setParameter(ReverbKernel.Parameter.preset.rawValue, value: Double(index))
         case .environmentFilter(let env, let index, let value):
             env.pointee.reverbFilter.setParameter(Int(index), value: value)
         case .purge(let target):
