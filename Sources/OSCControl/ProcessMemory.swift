@@ -8,7 +8,8 @@ import Glibc
 struct ProcessMemory: Sendable, Equatable {
     /// Resident set size (`/proc/self/statm`, second field times the page size).
     var residentBytes: Int64
-    /// Bytes handed out by malloc and not yet freed, including blocks served by their own mapping.
+    /// Bytes handed out by malloc and not yet freed, including blocks served by their own mapping (-1 for
+    /// each heap figure when the allocator gives none, as under a sanitizer).
     var heapInUseBytes: Int64
     /// Bytes malloc holds free inside its arenas (returned to it, not to the kernel).
     var heapFreeBytes: Int64
@@ -19,9 +20,11 @@ struct ProcessMemory: Sendable, Equatable {
     /// call, never a render-thread one.
     static func current() -> ProcessMemory {
         let heap = ss_heap_stats_now()
+        // A process whose allocator is not glibc's (a sanitizer's, say) gets all zeros: unknown, -1.
+        let known = heap.arena_in_use != 0 || heap.arena_free != 0 || heap.mapped != 0
         return ProcessMemory(
-            residentBytes: residentSetBytes(), heapInUseBytes: heap.arena_in_use + heap.mapped,
-            heapFreeBytes: heap.arena_free, heapMappedBytes: heap.mapped)
+            residentBytes: residentSetBytes(), heapInUseBytes: known ? heap.arena_in_use + heap.mapped : -1,
+            heapFreeBytes: known ? heap.arena_free : -1, heapMappedBytes: known ? heap.mapped : -1)
     }
 
     private static func residentSetBytes() -> Int64 {

@@ -39,9 +39,14 @@ import Testing
             Issue.record("unexpected arguments \(reply.arguments)")
             return
         }
-        #expect(inUse >= Int64(frames * 2 * MemoryLayout<Float>.size))
-        #expect(mapped <= inUse)
-        #expect(free >= 0)
+        if inUse == -1 {
+            // The allocator gives no figures (a sanitizer's replaces glibc's): all three say so.
+            #expect(free == -1 && mapped == -1)
+        } else {
+            #expect(inUse >= Int64(frames * 2 * MemoryLayout<Float>.size))
+            #expect(mapped <= inUse)
+            #expect(free >= 0)
+        }
         #expect(resident >= Int64(frames * 2 * MemoryLayout<Float>.size))
         #expect(reply.arguments[4] == .int32(2))  // main and output
         #expect(f.client.command("/status/memory", [.int32(1)])?.errorCode == OSCErrorCode.Layer.badArguments.rawValue)

@@ -449,7 +449,9 @@ class Soak:
                 self.latest_status = {"state": p[0], "dsp": p[3], "xruns": p[4], "nodes": p[5]}
             elif m.address == "/status/memory.reply":
                 p = m.params
-                self.latest_memory = {"heap_in_use_kb": p[1] // 1024, "heap_free_kb": p[2] // 1024}
+                # -1: the allocator gives no figures (a sanitizer's); recorded as unknown.
+                self.latest_memory = {"heap_in_use_kb": p[1] // 1024 if p[1] >= 0 else None,
+                                      "heap_free_kb": p[2] // 1024 if p[2] >= 0 else None}
         now = self.now()
         if now >= self.next_sweep:
             self.next_sweep = now + 0.5
