@@ -226,8 +226,8 @@ extension Engine {
     /// spherical head, and the reason is reported as an event).
     ///
     /// Each quality has its own set (SoundstageKit's source prepares 64 or 128 minimum-phase taps at
-    /// 48 kHz). With the standard quality (nearest measurement) a direction that maps to the
-    /// measurement already published publishes nothing, so the render side starts no crossfade.
+    /// 48 kHz). Both qualities interpolate (`HRTFQuality.interpolates`); for a quality that did not, a
+    /// direction that maps to the measurement already published would publish nothing.
     private func prepareHRTF(_ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
                              direction: SourceDirection, isNew: Bool) throws(EngineError) -> Bool {
         guard let control = environment.environment else { return false }
