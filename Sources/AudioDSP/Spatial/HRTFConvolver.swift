@@ -8,7 +8,8 @@ import CSpatialKernels
 /// Both render identically on the render side; they differ in the filters an engine loads for them, in
 /// what the control side writes into the HRIR slot and in the crossfade length:
 /// - `standard`: minimum-phase filters of 64 taps at 48 kHz (`filterLength(sampleRate:)`); crossfade of
-///   128 frames at 48 kHz (2.7 ms; scaled with the rate).
+///   128 frames at 48 kHz (2.7 ms; scaled with the rate); interpolated at the centre of the source's
+///   direction cell, a new pair only when the source enters another cell (`cellKey(for:)`).
 /// - `high`: minimum-phase filters of 128 taps; crossfade of 512 frames (10.7 ms), which keeps up with
 ///   60 updates per second (800 frames).
 ///

@@ -258,3 +258,29 @@ import Testing
         #expect(out[1][Int(delay)] == 1 && out[1].reduce(0, +) == 1)
     }
 }
+
+/// The direction cells HRTF interpolates on.
+@Suite struct HRTFDirectionCellTests {
+    @Test func cellsAreFinerThanAFiveDegreeGridMirroredAndCentred() throws {
+        let q = HRTFQuality.standard
+        #expect(HRTFQuality.high.cellKey(for: SourceDirection(azimuth: 0.3, elevation: 0)) == -1)
+        func key(_ degrees: Double, _ elevation: Double = 0) -> Int {
+            q.cellKey(for: SourceDirection(azimuth: degrees * Double.pi / 180, elevation: elevation * Double.pi / 180))
+        }
+        // 35° and 37° are different cells (they were one measurement's neighbourhood).
+        #expect(key(35) != key(37))
+        for degrees in stride(from: -180.0, through: 180, by: 7.3) {
+            for elevation in [-40.0, 0, 25, 80] {
+                let d = SourceDirection(azimuth: degrees * Double.pi / 180, elevation: elevation * Double.pi / 180)
+                let k = q.cellKey(for: d)
+                let centre = try #require(q.cellCentre(k))
+                // The centre is within about one cell (1/20 rad per coordinate) of the direction…
+                let distance = (centre.local - d.local).length
+                #expect(distance < 0.05, "\(degrees)°/\(elevation)°: \(distance)")
+                // …and the mirrored direction's cell has the mirrored centre.
+                let m = try #require(q.cellCentre(q.cellKey(for: d.mirrored)))
+                #expect(m.local.x == -centre.local.x && m.local.y == centre.local.y && m.local.z == centre.local.z)
+            }
+        }
+    }
+}
