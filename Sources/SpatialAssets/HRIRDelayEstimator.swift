@@ -110,9 +110,9 @@ final class HRIRDelayEstimator {
                 }
             }
         }
-        // Newton on r(τ) near the whole-frame peak: r'(τ) = −Σ ωₖ·Im(Cₖe^{iωₖτ}), r''(τ) = −Σ ωₖ²·Re(…)
-        // (the factor 2/N and the DC and Nyquist terms do not move the maximum of the sum's real part
-        // enough to matter: DC has ω = 0, Nyquist is weighted by the same sum).
+        // Newton on r(τ) ∝ Σₖ wₖ·Re(Cₖe^{iωₖτ}) over k = 0 … N/2 (wₖ = ½ at DC and Nyquist, 1 between)
+        // near the whole-frame peak: r'(τ) ∝ −Σ wₖωₖ·Im(Cₖe^{iωₖτ}), r''(τ) ∝ −Σ wₖωₖ²·Re(Cₖe^{iωₖτ});
+        // the constant factor does not move the maximum.
         var tau = Double(best)
         for _ in 0..<8 {
             let theta = 2 * Double.pi * tau / Double(n)

@@ -147,7 +147,10 @@ func soundstage(_ quality: HRTFQuality) throws -> (SourceDirection) -> [[Float]]
     }
 }
 
-func openAL() throws -> (String, (SourceDirection) -> [[Float]]) {
+/// Closes the loopback device when the measurement is done.
+var openALCleanup: () -> Void = {}
+
+@MainActor func openAL() throws -> (String, (SourceDirection) -> [[Float]]) {
     guard let device = alcLoopbackOpenDeviceSOFT(nil) else { throw NSError(domain: "no loopback device", code: 1) }
     let attributes: [ALCint] = [ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT,
                                 ALC_FREQUENCY, ALCint(rate), ALC_HRTF_SOFT, ALC_TRUE, 0]
@@ -169,6 +172,14 @@ func openAL() throws -> (String, (SourceDirection) -> [[Float]]) {
     alSourcei(source, AL_BUFFER, ALint(buffer))
     alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
     let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 2048)
+    openALCleanup = {
+        alDeleteSources(1, &source)
+        alDeleteBuffers(1, &buffer)
+        alcMakeContextCurrent(nil)
+        alcDestroyContext(context)
+        alcCloseDevice(device)
+        out.deallocate()
+    }
     return (name, { d in
         let v = d.local
         alSource3f(source, AL_POSITION, Float(v.x), Float(v.y), Float(v.z))
@@ -221,6 +232,7 @@ rows.append(("Soundstage HRTF (64 taps)", measure(try soundstage(.standard))))
 rows.append(("Soundstage HRTF HQ (128 taps)", measure(try soundstage(.high))))
 let (name, openALRender) = try openAL()
 rows.append(("OpenAL Soft \(String(cString: alGetString(AL_VERSION))) (\(name))", measure(openALRender)))
+openALCleanup()
 print("| 48 kHz, \(directions.count) KEMAR directions | ITD broadband / < 1.5 kHz, largest error (frames) | off > 0.5 frame | wrong side | ILD broadband / octave, largest error (dB) | third-octave RMS per ear, raw / equalised (dB) |")
 print("| --- | ---: | ---: | ---: | ---: | ---: |")
 for (n, r) in rows {
