@@ -69,6 +69,15 @@ let package = Package(
             ],
             path: "Tools/OpenALCompare"
         ),
+        // The HRTF cues of OpenAL Soft and of Soundstage against the MIT KEMAR set, side by side.
+        .executableTarget(
+            name: "HRTFFidelityCompare",
+            dependencies: [
+                "COpenAL", .product(name: "AudioDSP", package: "Soundstage"),
+                .product(name: "SpatialAssets", package: "Soundstage"),
+            ],
+            path: "Tools/HRTFFidelityCompare"
+        ),
         // Plain measurement of one stereo instance of each effect node, and of the time-effect kernels.
         .executableTarget(
             name: "EffectCost",

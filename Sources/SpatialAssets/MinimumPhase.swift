@@ -12,14 +12,15 @@ import Glibc
 /// For a filter h (taps at the engine rate):
 /// 1. |H| on an N-point grid (N = 1024, or the next power of two ≥ 2 × the filter length), power-averaged
 ///    over ±1/12 octave (1/6-octave smoothing: notches a short filter cannot follow are filled in; band
-///    levels are kept);
+///    levels are kept; `SOFADataset` asks for 1/12 octave for filters of 2.1 ms or more, which can follow
+///    more of a notch);
 /// 2. the minimum-phase filter with that magnitude by the real cepstrum (Oppenheim & Schafer,
 ///    *Discrete-Time Signal Processing*, §12: fold the cepstrum of log|H| onto positive quefrencies,
 ///    exponentiate);
 /// 3. the first `length` taps, the last quarter under a half raised-cosine fade (no step at the cut);
-/// 4. its delay: the lag (searched near the original's onset) at which it best matches h (cross-correlation peak), so the
-///    short filter sits where the original's energy was and the interaural time difference survives
-///    (within 0.06 ms below 1.5 kHz for the KEMAR set at 48 kHz).
+/// 4. its whole-frame lag (searched near the original's onset) at which it best matches h
+///    (cross-correlation peak); `SOFADataset` refines it and sets the pair's delays from the interaural
+///    cross-correlation (`HRIRDelayEstimator`).
 ///
 /// The energy a minimum-phase filter packs into its first taps is the most any filter with that
 /// magnitude can, so truncating it loses the least; what is lost is mostly low-frequency detail
@@ -38,8 +39,9 @@ final class MinimumPhaseDesigner {
     private let upper: UnsafeMutablePointer<Int>
     private let fade: UnsafeMutablePointer<Double>
 
-    /// A designer for filters of up to `inputLength` taps, cut to `length` taps, at `sampleRate`.
-    init(inputLength: Int, length: Int, sampleRate: Double) {
+    /// A designer for filters of up to `inputLength` taps, cut to `length` taps, at `sampleRate`, with the
+    /// magnitude power-averaged over `smoothingOctaves` (1/6 octave by default).
+    init(inputLength: Int, length: Int, sampleRate: Double, smoothingOctaves: Double = 1.0 / 6) {
         var n = 1024
         while n < 2 * inputLength { n <<= 1 }
         fftSize = n
@@ -55,7 +57,7 @@ final class MinimumPhaseDesigner {
         upper = .allocate(capacity: half)
         fade = .allocate(capacity: length)
         let binHz = sampleRate / Double(n)
-        let edge = pow(2.0, 1.0 / 12)
+        let edge = pow(2.0, smoothingOctaves / 2)
         for k in 0..<half {
             let f = max(Double(k) * binHz, 20)
             let lo = Int((f / edge / binHz).rounded(.up))
@@ -82,8 +84,15 @@ final class MinimumPhaseDesigner {
 
     /// Writes the `length`-tap minimum-phase version of `input` (`count` taps) to `output` and returns
     /// its delay in whole frames relative to `input`'s first tap, searched over `lags`.
+    ///
+    /// `lowDelay` (frames, ≥ 0) delays the low frequencies against the high ones with a first-order
+    /// all-pass A(z) = (a + z⁻¹)/(1 + a·z⁻¹), −1 < a ≤ 0, whose group delay falls from (1 − a)/(1 + a) at
+    /// DC to (1 + a)/(1 − a) at Nyquist; `lowDelay` is that difference. The magnitude is untouched and the
+    /// filter stays causal (its response decays as |a|ⁿ). `SOFADataset` uses it to give a pair the
+    /// difference between low-frequency and broadband interaural delay that the measurement has and a
+    /// minimum-phase pair lacks.
     func design(_ input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>,
-                lags: ClosedRange<Int>) -> Int
+                lags: ClosedRange<Int>, lowDelay: Double = 0) -> Int
     {
         let n = fftSize
         let half = n / 2 + 1
@@ -129,6 +138,7 @@ final class MinimumPhaseDesigner {
             re[k] = magnitude * cos(phase)
             im[k] = magnitude * sin(phase)
         }
+        if lowDelay != 0 { delayLowFrequencies(by: lowDelay) }
         fft.transform(re, im, inverse: true)
         // 3. The first taps, faded out.
         for i in 0..<length { output[i] = Float(re[i] * scale * fade[i]) }
@@ -144,6 +154,28 @@ final class MinimumPhaseDesigner {
             }
         }
         return bestLag
+    }
+}
+
+extension MinimumPhaseDesigner {
+    /// Multiplies the spectrum in `re`/`im` by the all-pass of `design`'s `lowDelay` = `difference`.
+    private func delayLowFrequencies(by difference: Double) {
+        let n = fftSize
+        // x − 1/x = difference, x = (1 − a)/(1 + a) the group delay at DC.
+        let x = (difference + (difference * difference + 4).squareRoot()) / 2
+        let a = (1 - x) / (1 + x)
+        for k in 0..<n {
+            let omega = 2 * Double.pi * Double(k) / Double(n)
+            // A(e^{iω}) = (a + e^{−iω})/(1 + a·e^{−iω})
+            let (c, s) = (cos(omega), -sin(omega))
+            let (nr, ni) = (a + c, s)
+            let (dr, di) = (1 + a * c, a * s)
+            let dd = dr * dr + di * di
+            let gr = (nr * dr + ni * di) / dd, gi = (ni * dr - nr * di) / dd
+            let (r, m) = (re[k], im[k])
+            re[k] = r * gr - m * gi
+            im[k] = r * gi + m * gr
+        }
     }
 }
 

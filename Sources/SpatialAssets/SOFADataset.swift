@@ -16,8 +16,10 @@ import Glibc
 /// of its energy) and stored, with the file's own Data.Delay, as that filter's delay in frames; all IRs
 /// are cut to the longest remaining span (the tail after the last `discardedEnergyFraction`
 /// of energy goes), or to `Options.maximumFilterLength`. With `Options.minimumPhase` each IR is
-/// instead replaced by a short minimum-phase filter with the same smoothed magnitude, and its delay by
-/// the lag where that filter matches the original best (what the engine uses: `Options(quality:)`). What is left replaces libmysofa's Data.IR / Data.Delay, so `mysofa_interpolate`
+/// instead replaced by a short minimum-phase filter with the same smoothed magnitude, and the pair's
+/// delays (fractional frames) are set so that its interaural cross-correlation lags, broadband and below
+/// 1.5 kHz, are the measurement's (`SPATIAL.md`, "How the delays are extracted"; what the engine uses:
+/// `Options(quality:)`). What is left replaces libmysofa's Data.IR / Data.Delay, so `mysofa_interpolate`
 /// blends onset-aligned filters and delays separately. Finally the positions are made Cartesian and
 /// libmysofa builds its k-d tree (`mysofa_lookup_init`) and neighbour table (`mysofa_neighborhood_init`).
 ///
@@ -38,9 +40,10 @@ public final class SOFADataset: HRIRSet {
         /// Longest filter kept, in taps at the engine rate (nil: the whole trimmed span). A cut filter's
         /// last quarter is faded out with a half raised cosine.
         public var maximumFilterLength: Int?
-        /// Replace each filter by the minimum-phase filter with its (1/6-octave smoothed) magnitude, cut
-        /// to `maximumFilterLength` taps (128 if nil) and placed at the lag where it matches the original
-        /// best (`MinimumPhaseDesigner`). Short filters lose much less this way than by cutting.
+        /// Replace each filter by the minimum-phase filter with its smoothed magnitude (1/6 octave, or
+        /// 1/12 for filters of 2.1 ms or more), cut to `maximumFilterLength` taps (128 if nil), with
+        /// fractional delays that keep the measured pair's interaural delay (`MinimumPhaseDesigner`,
+        /// `HRIRDelayEstimator`). Short filters lose much less this way than by cutting.
         public var minimumPhase: Bool
 
         public init(discardedEnergyFraction: Double = 1e-5, maximumFilterLength: Int? = nil, minimumPhase: Bool = false) {

@@ -79,6 +79,9 @@ import Testing
         for m in stride(from: 0, to: errors.count, by: 2) {
             for (l, r) in zip(errors[m], errors[m + 1]) { ild = max(ild, abs(l - r)) }
         }
+        print(String(format: "short HRIRs %@: spectral distortion median %.2f, 95th percentile %.2f, largest %.2f dB; "
+                     + "largest band error %.2f dB; largest ILD error %.2f dB", quality == .standard ? "HRTF" : "HRTF HQ",
+                     percentile(distortion, 0.5), percentile(distortion, 0.95), distortion.max()!, band, ild))
         return (percentile(distortion, 0.5), distortion.max()!, band, ild)
     }
 

@@ -102,8 +102,8 @@ row("spherical head", measure(channels: 2, update: { _ in }, timedUpdate: {
 do {
     // The filters the engine renders with (minimum phase, 64 or 128 taps), then the full-length set.
     let cases: [(String, HRTFQuality, SOFADataset.Options)] = [
-        ("HRTF (KEMAR, nearest)", .standard, SOFADataset.Options(quality: .standard, sampleRate: rate)),
-        ("HRTF HQ (KEMAR, interpolated)", .high, SOFADataset.Options(quality: .high, sampleRate: rate)),
+        ("HRTF (KEMAR, 64 taps)", .standard, SOFADataset.Options(quality: .standard, sampleRate: rate)),
+        ("HRTF HQ (KEMAR, 128 taps)", .high, SOFADataset.Options(quality: .high, sampleRate: rate)),
         ("HRTF, full-length filters (nearest)", .standard, SOFADataset.Options()),
         ("HRTF HQ, full-length filters", .high, SOFADataset.Options()),
     ]
@@ -115,12 +115,19 @@ do {
         var count = 0
         var publishedKey = -1
         let cost = measure(channels: 2, update: { d in
-            // As the engine does: interpolated sets publish every update; nearest-measurement sets look
-            // up from the previous measurement and publish only when it changes.
+            // As the engine does: interpolating qualities (both, since 2026-11) publish a new pair when the
+            // source enters another direction cell (HRTF) or on every update (HRTF HQ); a
+            // nearest-measurement quality looks up from the previous measurement and publishes only when
+            // it changes.
             let start = threadCPUSeconds()
             if quality.interpolates {
-                set.fill(exchange.writableSlot, direction: d, interpolated: true)
-                exchange.publish()
+                // HRTF on direction cells (a new pair only in a new cell), HRTF HQ every update.
+                let cell = quality.cellKey(for: d)
+                if cell < 0 || cell != publishedKey {
+                    set.fill(exchange.writableSlot, direction: quality.cellCentre(cell) ?? d, interpolated: true)
+                    exchange.publish()
+                    publishedKey = cell
+                }
             } else {
                 let key = set.nearestKey(for: d, hint: publishedKey)
                 if key != publishedKey {

@@ -10,7 +10,7 @@ public struct HRIRSlot: BitwiseCopyable {
     public let capacity: Int
     /// `2 × capacity` floats: reversed left filter, then reversed right filter.
     @usableFromInline let taps: UnsafeMutablePointer<Float>
-    /// Left and right delays in whole frames.
+    /// Left and right whole-frame delays the convolver applies (fractions are folded into the taps).
     @usableFromInline let delays: UnsafeMutablePointer<Double>
 
     @inlinable
@@ -20,24 +20,18 @@ public struct HRIRSlot: BitwiseCopyable {
         self.delays = delays
     }
 
-    /// Stores `count` (≤ `capacity`) taps per ear in time order, and the delays in frames (≥ 0, rounded to
-    /// whole frames: the convolver applies them as offsets into its input history). Taps beyond `count`
-    /// become zero.
+    /// Stores `count` (≤ `capacity`) taps per ear in time order, and the delays in frames (≥ 0). A delay's
+    /// fractional part is folded into the taps (`HRIRFractionalDelay`: an 8-tap windowed sinc, so taps
+    /// past `capacity` are cut) and the convolver applies the whole frames left as offsets into its input
+    /// history; whole-frame delays (and delays under 3 frames) store the taps unchanged. Taps beyond
+    /// `count` become zero.
     @inlinable
     public func setFilters(
         left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int, leftDelay: Double, rightDelay: Double
     ) {
-        let n = min(max(count, 0), capacity)
-        let l = taps
-        let r = taps + capacity
-        for j in 0..<capacity {
-            let k = capacity &- 1 &- j
-            l[j] = k < n ? left[k] : 0
-            r[j] = k < n ? right[k] : 0
-        }
-        // Round half up by conversion (`rounded()` is not accepted by the real-time checker).
-        delays[0] = leftDelay.isFinite ? Double(Int(min(max(0, leftDelay), 1e9) + 0.5)) : 0
-        delays[1] = rightDelay.isFinite ? Double(Int(min(max(0, rightDelay), 1e9) + 0.5)) : 0
+        delays[0] = HRIRFractionalDelay.write(left, count: count, delay: leftDelay, reversed: taps, capacity: capacity)
+        delays[1] = HRIRFractionalDelay.write(right, count: count, delay: rightDelay, reversed: taps + capacity,
+                                              capacity: capacity)
     }
 
     /// Tap `k` (time order) of the left or right filter.

@@ -7,14 +7,15 @@ import CSpatialKernels
 ///
 /// Both render identically on the render side; they differ in the filters an engine loads for them, in
 /// what the control side writes into the HRIR slot and in the crossfade length:
-/// - `standard`: minimum-phase filters of 64 taps at 48 kHz (`filterLength(sampleRate:)`); the nearest
-///   measured direction (`SOFADataset` without interpolation); crossfade of 128 frames at 48 kHz
-///   (2.7 ms; scaled with the rate). Changes happen only when the source crosses into another
-///   measurement's neighbourhood (the engine publishes nothing otherwise).
-/// - `high`: minimum-phase filters of 128 taps; the inverse-distance-weighted blend of the nearest
-///   measurement and its closest neighbours in azimuth and elevation (libmysofa's `mysofa_interpolate`),
-///   delays interpolated separately from the (aligned) filters, so the blend does not comb-filter;
-///   crossfade of 512 frames (10.7 ms), which keeps up with 60 updates per second (800 frames).
+/// - `standard`: minimum-phase filters of 64 taps at 48 kHz (`filterLength(sampleRate:)`); crossfade of
+///   128 frames at 48 kHz (2.7 ms; scaled with the rate); interpolated at the centre of the source's
+///   direction cell, a new pair only when the source enters another cell (`cellKey(for:)`).
+/// - `high`: minimum-phase filters of 128 taps; crossfade of 512 frames (10.7 ms), which keeps up with
+///   60 updates per second (800 frames).
+///
+/// Both interpolate: the inverse-distance-weighted blend of the nearest measurement and its closest
+/// neighbours in azimuth and elevation (libmysofa's `mysofa_interpolate`), delays (fractional frames)
+/// interpolated separately from the (aligned) filters, so the blend does not comb-filter.
 public enum HRTFQuality: Sendable, BitwiseCopyable {
     case standard
     case high
@@ -36,17 +37,19 @@ public enum HRTFQuality: Sendable, BitwiseCopyable {
         return max(8, (taps + 7) / 8 * 8)
     }
 
-    /// Whether the control side interpolates between measured directions.
+    /// Whether the control side interpolates between measured directions: true for both (HRTF used the
+    /// nearest measurement until 2026-11, so a moving source stepped between measurements).
     @inlinable
-    public var interpolates: Bool { self == .high }
+    public var interpolates: Bool { true }
 }
 
 /// Binaural rendering by HRIR convolution.
 ///
 /// Per ear: y[n] = Σₖ h[k]·x[n − d − k], a direct convolution with the ear's filter h applied to the input
-/// delayed by the ear's whole-frame onset delay d (the HRIR sets store each filter with its leading delay
-/// removed, as OpenAL Soft does; the interaural time difference lives in these delays, which the slots
-/// round to whole frames). The delay is a read offset into the input history, so it costs nothing. The
+/// delayed by the ear's whole-frame delay d (the HRIR sets store each filter with its leading delay
+/// removed, as OpenAL Soft does; the interaural time difference lives in these delays, whose fractional
+/// parts the slots fold into the filters, `HRIRFractionalDelay`). The delay is a read offset into the
+/// input history, so it costs nothing. The
 /// convolution is vectorised over output frames: 16 frames per pass, eight-lane accumulators, one
 /// broadcast tap at a time, both ears in the same loop. The result is scaled by the source gain and added
 /// to channels 0 and 1.

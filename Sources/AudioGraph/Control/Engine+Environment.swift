@@ -250,8 +250,8 @@ extension Engine {
     /// spherical head, and the reason is reported as an event).
     ///
     /// Each quality has its own set (SoundstageKit's source prepares 64 or 128 minimum-phase taps at
-    /// 48 kHz). With the standard quality (nearest measurement) a direction that maps to the
-    /// measurement already published publishes nothing, so the render side starts no crossfade.
+    /// 48 kHz). Both qualities interpolate (`HRTFQuality.interpolates`); HRTF on direction cells, so a
+    /// direction in the cell already published publishes nothing and the render side starts no crossfade.
     private func prepareHRTF(_ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
                              direction: SourceDirection, isNew: Bool) throws(EngineError) -> HRTFReadiness {
         guard let control = environment.environment else { return .unavailable }
@@ -280,7 +280,11 @@ extension Engine {
         }
         let slot = convolver.pointer.pointee.exchange.writableSlot
         if quality.interpolates {
-            dataset.fill(slot, direction: direction, interpolated: true)
+            // HRTF interpolates on cells (`HRTFQuality.cellKey`): nothing is published within one.
+            let cell = quality.cellKey(for: direction)
+            if cell >= 0 && cell == convolver.publishedKey { return .ready }
+            dataset.fill(slot, direction: quality.cellCentre(cell) ?? direction, interpolated: true)
+            convolver.publishedKey = cell >= 0 ? cell : nil
         } else {
             let key = dataset.nearestKey(for: direction, hint: convolver.publishedKey ?? -1)
             if key == convolver.publishedKey { return .ready }

@@ -134,8 +134,8 @@ final class OwnedBed {
 final class OwnedConvolver {
     let pointer: UnsafeMutablePointer<HRTFConvolver>
     let quality: HRTFQuality
-    /// The nearest-measurement key (`HRIRSet.nearestKey`) last published (standard quality), so an
-    /// update that lands on the same measurement publishes nothing and starts no crossfade.
+    /// The direction cell (`HRTFQuality.cellKey`) last published (standard quality), so an update that
+    /// lands in the same cell publishes nothing and starts no crossfade.
     var publishedKey: Int?
 
     init(_ convolver: HRTFConvolver, quality: HRTFQuality) {

@@ -224,3 +224,63 @@ import Testing
         }
     }
 }
+
+/// Fractional delays: the fraction is folded into the taps with a windowed sinc, the whole frames stay a
+/// read offset.
+@Suite struct HRIRFractionalDelayTests {
+    /// A one-tap filter at delay d renders the kernel: unit gain at DC, its centre of mass (the group
+    /// delay at DC) at d, and a flat magnitude up to 16 kHz.
+    @Test(arguments: [10.25, 10.5, 17.9, 3.01])
+    func aFractionalDelayIsBandLimited(delay: Double) {
+        var k = HRTFConvolver(sampleRate: 48_000, maxBlockFrames: 128, filterLength: 16, maximumDelayFrames: 64,
+                              crossfadeFrames: 16)
+        defer { k.deallocate() }
+        HRTFConvolverTests.publish(k, [1], [1], delay, Double(Int(delay)))
+        var click = [Float](repeating: 0, count: 128)
+        click[0] = 1
+        let out = renderSource(click, channelCount: 2, block: 128) { i, bus, n in k.process(input: i, output: bus, frames: n) }
+        let y = out[0].map(Double.init)
+        let sum = y.reduce(0, +)
+        let centre = y.enumerated().reduce(0.0) { $0 + Double($1.offset) * $1.element } / sum
+        #expect(abs(sum - 1) < 1e-6, "DC gain \(sum)")
+        #expect(abs(centre - delay) < 0.02, "centre \(centre) for \(delay)")
+        for f in [1000.0, 8000, 16_000] {
+            let w = 2 * Double.pi * f / 48_000
+            var (re, im) = (0.0, 0.0)
+            for (n, v) in y.enumerated() {
+                re += v * cos(w * Double(n))
+                im -= v * sin(w * Double(n))
+            }
+            let db = 10 * log10(re * re + im * im)
+            #expect(abs(db) < 0.1, "\(db) dB at \(f) Hz for \(delay)")
+        }
+        // The right ear's whole-frame delay is exact.
+        #expect(out[1][Int(delay)] == 1 && out[1].reduce(0, +) == 1)
+    }
+}
+
+/// The direction cells HRTF interpolates on.
+@Suite struct HRTFDirectionCellTests {
+    @Test func cellsAreFinerThanAFiveDegreeGridMirroredAndCentred() throws {
+        let q = HRTFQuality.standard
+        #expect(HRTFQuality.high.cellKey(for: SourceDirection(azimuth: 0.3, elevation: 0)) == -1)
+        func key(_ degrees: Double, _ elevation: Double = 0) -> Int {
+            q.cellKey(for: SourceDirection(azimuth: degrees * Double.pi / 180, elevation: elevation * Double.pi / 180))
+        }
+        // 35° and 37° are different cells (they were one measurement's neighbourhood).
+        #expect(key(35) != key(37))
+        for degrees in stride(from: -180.0, through: 180, by: 7.3) {
+            for elevation in [-40.0, 0, 25, 80] {
+                let d = SourceDirection(azimuth: degrees * Double.pi / 180, elevation: elevation * Double.pi / 180)
+                let k = q.cellKey(for: d)
+                let centre = try #require(q.cellCentre(k))
+                // The centre is within about one cell (1/20 rad per coordinate) of the direction…
+                let distance = (centre.local - d.local).length
+                #expect(distance < 0.05, "\(degrees)°/\(elevation)°: \(distance)")
+                // …and the mirrored direction's cell has the mirrored centre.
+                let m = try #require(q.cellCentre(q.cellKey(for: d.mirrored)))
+                #expect(m.local.x == -centre.local.x && m.local.y == centre.local.y && m.local.z == centre.local.z)
+            }
+        }
+    }
+}
