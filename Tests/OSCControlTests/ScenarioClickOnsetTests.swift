@@ -72,9 +72,17 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
         let inexact = errors.filter { $0 != 0 }
         #expect(errors.count == Self.repetitions, context)
         #expect(inexact.allSatisfy { $0 % 256 == 0 } && inexact.count <= min(xrunCount, Self.repetitions / 4), context)
-        // Each repetition is its own bundle: consecutive left onsets are about one spacing apart.
-        for (earlier, later) in zip(left, left.dropFirst()) {
-            #expect(abs(later - earlier - 48_000) < 4_800, context)
+        // Each repetition is its own bundle: consecutive left onsets are about one spacing apart. The
+        // spacing is wall-clock time (the client sends a bundle a second); an overloaded dummy backend
+        // that reports many xruns drops cycles, so its frame clock falls behind the wall clock and the
+        // spacing can only be checked in frames on a run with few xruns. The distance inside each
+        // bundle (above) is checked on every run.
+        if xrunCount <= Self.repetitions / 4 {
+            for (earlier, later) in zip(left, left.dropFirst()) {
+                #expect(abs(later - earlier - 48_000) < 4_800, context)
+            }
+        } else {
+            for (earlier, later) in zip(left, left.dropFirst()) { #expect(later > earlier, context) }
         }
         #expect(client.take("/late").isEmpty)
         #expect(client.takeErrors().isEmpty)
