@@ -97,11 +97,13 @@ public final class Engine: @unchecked Sendable {
             state.graveyard.bury(previous, generation: program.generation, commandCount: 0)
         }
         state.lastPublished = program
-        // Which players this program renders: a player it leaves out does not advance its timeline.
+        // Which players this program renders: a player it leaves out does not advance its timeline. Kept
+        // until an install reports a later generation; bounded for an engine that never renders (the
+        // render thread installs the newest program, so only the oldest can go unclaimed).
         state.publishedPlayers[program.generation] = Set(program.activeNodeNames.compactMap { name in
             nodes[name].flatMap { $0.player != nil ? $0.id : nil }
         })
-        if state.publishedPlayers.count > 64, let oldest = state.publishedPlayers.keys.min() {
+        if state.publishedPlayers.count > 1_024, let oldest = state.publishedPlayers.keys.min() {
             state.publishedPlayers[oldest] = nil
         }
         // Objects the previous program referenced and the new one does not.
