@@ -64,7 +64,9 @@ let package = Package(
         .target(name: "DSPTestSupport", dependencies: ["AudioDSP", "CAllocationCounter"]),
         .testTarget(name: "AudioDSPTests", dependencies: ["AudioDSP", "DSPTestSupport"]),
         .testTarget(name: "SpatialAssetsTests", dependencies: ["SpatialAssets", "AudioDSP", "CMySofa", "DSPTestSupport"]),
-        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "SpatialAssets", "DSPTestSupport", "CAllocationCounter"]),
+        .testTarget(
+            name: "AudioGraphTests",
+            dependencies: ["AudioGraph", "SpatialAssets", "SoundstageKit", "DSPTestSupport", "CAllocationCounter"]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "DSPTestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "PatchesTests", dependencies: ["Patches"]),
         .testTarget(

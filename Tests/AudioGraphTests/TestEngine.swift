@@ -1,5 +1,6 @@
 import AudioGraph
 import DSPTestSupport
+import SoundstageKit
 import SpatialAssets
 
 /// Shared fixtures: engines, buffers and renders at 48 kHz.
@@ -12,15 +13,7 @@ enum TestEngine {
     }
 
     /// HRTF sets from SOFA files, as SoundstageKit gives them to the engines it makes.
-    static let sofaFiles = HRTFSetSource(defaultPath: SOFADataset.debianKEMARPath) {
-        path, quality, rate throws(HRTFLoadError) in
-        do throws(SOFALoadError) {
-            return try SOFADataset(path: path, sampleRate: rate,
-                                   options: SOFADataset.Options(quality: quality, sampleRate: rate))
-        } catch {
-            throw HRTFLoadError(path: error.path, reason: error.reason)
-        }
-    }
+    static let sofaFiles = HRTFSetSource.sofaFiles
 
     static func constant(_ name: String, value: Float, frames: Int = 48_000, channels: Int = 1) -> SampleBuffer {
         SampleBuffer(name: name, channels: Array(repeating: Array(repeating: value, count: frames), count: channels),
