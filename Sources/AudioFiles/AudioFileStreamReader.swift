@@ -18,6 +18,7 @@ import Foundation
 ///
 /// One thread at a time (the control side to open and prime, then the disk thread).
 public final class AudioFileStreamReader: @unchecked Sendable {
+    // @unchecked: a decoder used by one thread at a time (the control side opens, then the disk thread reads).
     public let path: String
     public let channelCount: Int
     /// The file's own rate.

@@ -73,6 +73,7 @@ struct JackInsertTable {
 
 /// One exposed effect's registered ports.
 struct JackInsertPorts: @unchecked Sendable {
+    // @unchecked: libjack port handles; jackd allows their use from the process and notification threads.
     var base: Int
     var latencyFrames: Int
     var inputs: [OpaquePointer]
@@ -84,6 +85,7 @@ struct JackInsertPorts: @unchecked Sendable {
 /// What the latency callback needs: our ports and how they are related. Guarded by
 /// `JackHostCore.latencyPorts`, which is never held across a call into jackd.
 struct JackLatencyPorts: @unchecked Sendable {
+    // @unchecked: libjack port handles, read under `JackHostCore.latencyPorts`.
     var mainInputs: [OpaquePointer] = []
     var mainOutputs: [OpaquePointer] = []
     var inserts: [JackInsertPorts] = []

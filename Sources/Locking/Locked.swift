@@ -65,3 +65,23 @@ public struct Callback<Argument>: Sendable {
 
     public init(_ call: @escaping @Sendable (Argument) -> Void) { self.call = call }
 }
+
+/// An object reachable only while a reentrant POSIX mutex is held: `Locked` for state whose methods call
+/// back into the API that locks it (a batch's body calls the engine's public methods while the batch
+/// holds the lock). The object is handed out, not `inout`, so a nested `withLock` on the same thread
+/// begins no second exclusive access. Give it a non-`Sendable` class: then code outside `withLock` has
+/// no way to it, and the compiler refuses to send it to another thread.
+public final class ReentrantLocked<State: AnyObject>: @unchecked Sendable {
+    // @unchecked: `state` is used only while `lock` is held.
+    private let lock = Lock(recursive: true)
+    private let state: State
+
+    public init(_ state: sending State) {
+        self.state = state
+    }
+
+    /// Runs `body` with the object while holding the lock (again, if this thread holds it already).
+    public func withLock<Result, Failure: Error>(_ body: (State) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lock.withLock { _ throws(Failure) -> Result in try body(state) }
+    }
+}

@@ -45,6 +45,7 @@ enum ReplyTarget {
 /// The sender of a request. `@unchecked Sendable`: it only travels to the worker and back, and its
 /// target is used on the OSC thread only.
 struct ClientRef: @unchecked Sendable {
+    // @unchecked: travels to the OSC worker and back; its target is used on the OSC thread only.
     /// "udp:host:port" or "tcp:host:port".
     let key: String
     let target: ReplyTarget

@@ -5,6 +5,7 @@ import Glibc
 /// A liblo address owned by Swift (freed on deinit). Used only on the OSC thread; `@unchecked Sendable`
 /// only so a reply target can ride along with a job on the worker queue and come back.
 final class LoAddress: @unchecked Sendable {
+    // @unchecked: a liblo handle, used on the OSC thread only; it rides along with a job and comes back.
     let raw: lo_address
     /// LO_UDP or LO_TCP.
     let proto: Int32

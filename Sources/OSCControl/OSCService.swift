@@ -27,7 +27,7 @@ public final class OSCService: Sendable {
     private let counters = OSCCounters()
     private let running = Locked<Running?>(nil)
 
-    private struct Running: @unchecked Sendable {
+    private struct Running: Sendable {
         let core: OSCServiceCore
         let finished: DispatchSemaphore
     }

@@ -12,6 +12,7 @@ import Synchronization
 
 /// Work other threads hand to the OSC thread.
 enum InboxItem: @unchecked Sendable {
+    // @unchecked: handed from other threads to the OSC thread, which owns it from then on.
     case engineEvent(EngineEvent)
     case hostEvent(OSCHostEvent)
     /// A recorder made over OSC reported something (from its own threads).
@@ -92,6 +93,7 @@ struct PatternContext {
 }
 
 final class OSCServiceCore: @unchecked Sendable {
+    // @unchecked: owned by the OSC thread; the worker's jobs hand their completions back to it.
     let engine: Engine
     let host: OSCHost?
     let options: OSCServiceOptions

@@ -6,12 +6,11 @@ import Synchronization
 
 /// The disk thread (`soundstage-disk`): wakes every few milliseconds and tops up every stream's ring.
 /// One per engine, made through the engine's `StreamOpener`.
-public final class DiskStreamer: DiskThread, @unchecked Sendable {
+public final class DiskStreamer: DiskThread, Sendable {
     private let streams = Locked<[ObjectIdentifier: any RefillableStream]>([:])
     private let running = Atomic<Bool>(true)
     /// Set by tests to starve streams on purpose.
     private let isPaused = Atomic<Bool>(false)
-    private var thread: Thread?
 
     public init() {
         let thread = Thread { [weak self] in
@@ -29,8 +28,8 @@ public final class DiskStreamer: DiskThread, @unchecked Sendable {
                 usleep(busy ? 3_000 : 20_000)
             }
         }
+        // The thread keeps itself (and, while it runs, nothing else) alive; it ends after `stop()`.
         thread.start()
-        self.thread = thread
     }
 
     public func add(_ stream: any RefillableStream) { streams.withLock { $0[ObjectIdentifier(stream)] = stream } }

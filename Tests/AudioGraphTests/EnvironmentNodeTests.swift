@@ -265,7 +265,7 @@ import Testing
     @Test func aSourceUsesTheSphericalHeadUntilItsSetArrivesThenHRTF() throws {
         let live = TestEngine.make()
         // The set's load is held until the first render is done, however fast the worker is.
-        let gate = live.hrtfLoader.holdLoads()
+        let gate = live.services.hrtfLoader.holdLoads()
         try populate(live, algorithm: "HRTF", background: true)
         let head = try engine(algorithm: "sphericalHead", background: false)
         let loaded = try engine(algorithm: "HRTF", background: false)
@@ -291,7 +291,7 @@ import Testing
         try populate(live, algorithm: "equalPowerPanning", background: true)
         let panned = try engine(algorithm: "equalPowerPanning", background: false)
         #expect(TestEngine.render(live, frames: 4_800) == TestEngine.render(panned, frames: 4_800))
-        let gate = live.hrtfLoader.holdLoads()
+        let gate = live.services.hrtfLoader.holdLoads()
         try live.set("src", "renderingAlgorithm", to: .string("HRTF"))  // returns with the load still held
         let whileLoading = TestEngine.render(live, frames: 9_600)
         #expect(whileLoading == TestEngine.render(panned, frames: 9_600), "equal power until the set is ready")

@@ -71,7 +71,7 @@ private final class LeftEarOnlySet: HRIRSet {
         reference.waitForHRTFSets()
         #expect(TestEngine.render(live, frames: 4_800) == TestEngine.render(reference, frames: 4_800))
 
-        let gate = live.hrtfLoader.holdLoads()
+        let gate = live.services.hrtfLoader.holdLoads()
         try live.set("env", "hrtf", to: .string(Self.leftEarOnly))
         // The request did not wait for the set: the environment still has its old value and set.
         #expect(try live.get("env", "hrtf") == .string(""))
@@ -109,7 +109,7 @@ private final class LeftEarOnlySet: HRIRSet {
         // Made while the worker is held: the sources render with the spherical head meanwhile.
         let live = Engine(configuration: EngineConfiguration(sampleRate: TestEngine.rate, blockFrames: 64,
                                                              outputChannelCount: 2), hrtfSets: Self.sets)
-        let gate = live.hrtfLoader.holdLoads()
+        let gate = live.services.hrtfLoader.holdLoads()
         live.setLoadsHRTFSetsInBackground(true)
         let samples = TestSignal.sine(frequency: 700, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
         try live.addBuffer(SampleBuffer(name: "s", channels: [samples], sampleRate: TestEngine.rate))

@@ -71,9 +71,9 @@ import Testing
 
         let engine = TestEngine.make()
         engine.keepTimePitchSpares(1, channelCounts: [2])
-        engine.timePitchSpares.waitForBuilds()
+        engine.services.timePitchSpares.waitForBuilds()
         let shape = TimePitchSpares.Shape(sampleRate: Self.rate, maxBlockFrames: 64, channelCount: 2)
-        #expect(engine.timePitchSpares.readyCount(shape) == 1)
+        #expect(engine.services.timePitchSpares.readyCount(shape) == 1)
         let sine = TestSignal.sine(frequency: 1_000, sampleRate: Self.rate, frames: 48_000, amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine, sine], sampleRate: Self.rate))
         try engine.attach(.player, name: "p", parameters: ["buffer": .string("sine"), "playing": .bool(true)])
@@ -83,28 +83,28 @@ import Testing
         let out = TestEngine.render(engine, frames: 24_000)
         #expect(out == reference, "a kernel built ahead renders differently")
         #expect(SignalStats.peak(out[0][12_000...]) > 0.1, "silent")
-        #expect(engine.timePitchSpares.takenCount == 1, "the node did not take the ready kernel")
-        engine.timePitchSpares.waitForBuilds()
-        #expect(engine.timePitchSpares.readyCount(shape) == 1, "the shelf was not refilled")
+        #expect(engine.services.timePitchSpares.takenCount == 1, "the node did not take the ready kernel")
+        engine.services.timePitchSpares.waitForBuilds()
+        #expect(engine.services.timePitchSpares.readyCount(shape) == 1, "the shelf was not refilled")
 
         // After a rate change the spares follow the new rate; the old rate's are freed.
         engine.setSampleRate(44_100)
         engine.keepTimePitchSpares(1, channelCounts: [2])
-        engine.timePitchSpares.waitForBuilds()
+        engine.services.timePitchSpares.waitForBuilds()
         let moved = TimePitchSpares.Shape(sampleRate: 44_100, maxBlockFrames: 64, channelCount: 2)
-        #expect(engine.timePitchSpares.readyCount(shape) == 0 && engine.timePitchSpares.readyCount(moved) == 1)
+        #expect(engine.services.timePitchSpares.readyCount(shape) == 0 && engine.services.timePitchSpares.readyCount(moved) == 1)
 
         // An audioplayer's rate stage takes one too, and sounds the same.
         func audioPlayer(spares: Bool) throws -> [[Float]] {
             let engine = TestEngine.make()
             if spares {
                 engine.keepTimePitchSpares(1, channelCounts: [2])
-                engine.timePitchSpares.waitForBuilds()
+                engine.services.timePitchSpares.waitForBuilds()
             }
             try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine, sine], sampleRate: Self.rate))
             try engine.attach(.audioplayer, name: "a", parameters: ["buffer": .string("sine"), "enableRate": .bool(true),
                                                                     "rate": .float(0.8), "playing": .bool(true)])
-            if spares { #expect(engine.timePitchSpares.takenCount == 1, "the rate stage did not take the ready kernel") }
+            if spares { #expect(engine.services.timePitchSpares.takenCount == 1, "the rate stage did not take the ready kernel") }
             try engine.connect("a", to: "main")
             return TestEngine.render(engine, frames: 24_000)
         }

@@ -229,7 +229,7 @@ class Model:
     def ready_buffers(self):
         return sorted(b for b, ready in self.buffers.items() if ready)
 
-    # Graph rules (Sources/AudioGraph/Control/Engine+Graph.swift, Engine+TimeEffects.swift)
+    # Graph rules (Sources/AudioGraph/Control/EngineCore+Graph.swift, EngineCore+TimeEffects.swift)
 
     @staticmethod
     def input_bus_count(kind):

@@ -12,6 +12,7 @@ import Synchronization
 /// The queue is a bit-copyable handle (pointers only), so the render thread can hold and call it with
 /// no reference counting; its owner calls `deallocate()` exactly once, after both sides are done.
 public struct SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable, BitwiseCopyable {
+    // @unchecked: one producer and one consumer, ordered by the head and tail atomics.
     @usableFromInline let storage: UnsafeMutablePointer<Element>
     @usableFromInline let mask: Int
     /// The number of elements the queue holds when full.

@@ -7,6 +7,7 @@ import Synchronization
 /// only consumer (`read`); the control side allocates and frees it (`deallocate`) once neither uses it.
 /// A bit-copyable handle of pointers, so the render thread holds it without reference counting.
 public struct StreamRing: @unchecked Sendable, BitwiseCopyable {
+    // @unchecked: one writer (the disk thread) and one reader (the render thread), ordered by its atomics.
     public let samples: SPSCQueue<Float>
     public let channelCount: Int
     /// counters[0]: total frames the stream will deliver once known (−1 while unknown);

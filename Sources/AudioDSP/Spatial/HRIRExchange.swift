@@ -55,6 +55,7 @@ public struct HRIRSlot: BitwiseCopyable {
 /// the slot it no longer needs. Latest wins: a slot published twice before the render side looks is
 /// simply replaced. Neither side waits, allocates or locks.
 public struct HRIRExchange: @unchecked Sendable, BitwiseCopyable {
+    // @unchecked: one writer (the control side) and one reader (the render thread), ordered by its atomics.
     public let capacity: Int
     @usableFromInline let taps: UnsafeMutablePointer<Float>
     @usableFromInline let delays: UnsafeMutablePointer<Double>

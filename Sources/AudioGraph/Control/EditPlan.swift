@@ -62,9 +62,9 @@ public struct EditPlan: Sendable {
 extension Engine {
     /// A plan that starts from the graph as it is now.
     public func planEdits() -> EditPlan {
-        lock.withLock { _ in
-            EditPlan(nodes: state.nodes.filter { !$0.value.isInternal }.mapValues { ($0.kind, $0.table) },
-                     inputChannelCount: state.configuration.inputChannelCount)
+        control.withLock { core in
+            EditPlan(nodes: core.state.graph.nodes.filter { !$0.value.isInternal }.mapValues { ($0.kind, $0.table) },
+                     inputChannelCount: core.state.configuration.inputChannelCount)
         }
     }
 }

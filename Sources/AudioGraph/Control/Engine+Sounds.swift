@@ -1,20 +1,8 @@
-// Control side. System sounds: fire-and-forget playback of preloaded buffers through a bounded pool of
-// voices, with the oldest voice stolen when all are busy.
-
-/// Identifies a sound-pool item: the voice's node number and the scheduled item.
-struct SoundItemKey: Hashable {
-    var node: Int32
-    var item: Int32
-}
+// Control side, the API. System sounds through a bounded pool of voices.
+// Each method takes the engine's lock and hands the work to `EngineCore` (EngineCore+Sounds.swift).
+import AudioDSP
 
 extension Engine {
-    /// How many sounds the pool plays at once (fixed when it is created).
-    public static let soundVoiceCount = 16
-    /// Extra voices that let a new sound start at once while the voice it steals fades out.
-    static let soundStealSpares = 4
-    /// How long a stolen sound fades out: 2 ms.
-    var soundStealFadeFrames: Int { max(1, Int((0.002 * state.configuration.sampleRate).rounded())) }
-
     /// Plays `buffer` once through the sound pool and returns the sound's id (reported again in
     /// `.soundFinished`). The pool's voices feed a mixer named `sounds` (created on first use and
     /// connected to `main`), so one volume controls all system sounds. When `soundVoiceCount` sounds are
@@ -23,84 +11,13 @@ extension Engine {
     /// faster than the fades, more than `soundStealSpares` at once, cuts a stolen sound in one sample).
     @discardableResult
     public func playSound(_ buffer: String, volume: Double = 1, pan: Double = 0) throws(EngineError) -> Int {
-        try lock.withLock { _ throws(EngineError) in
-            guard let sample = try bufferNamed(buffer) else {
-                throw EngineError(.unknownBuffer, "no buffer named ''")
-            }
-            let gain = try ParameterSpec(.volume, .float, range: 0...1, default: .float(1), "").coerce(.float(volume), node: "sound")
-            let position = try ParameterSpec(.pan, .float, range: -1...1, default: .float(0), "").coerce(.float(pan), node: "sound")
-            if state.soundVoices.isEmpty { try createSoundPool() }
-            let (voiceName, fadeOut) = chooseSoundVoice()
-            guard let voice = state.nodes[voiceName], let player = voice.player else {
-                throw EngineError(.notAllowed, "the sound pool is unavailable")
-            }
-            if let fadeOut { try send([TimedCommand(fadeOut)]) }
-            voice[.volume] = gain
-            voice[.pan] = position
-            let item = try enqueue(voice, sample, startFrame: 0, frameCount: nil, playerTime: nil, options: [.interrupts],
-                                   completion: nil, isMaterial: false, commandTime: -1, pausesAtEnd: true)
-            // Each sound starts at its own level at once (after any channel-count change of the voice).
-            // A voice that was stolen may still hold the stop that ends its fade: dropped first.
-            let t = voice.mixingTargets
-            try send([TimedCommand(.purge(UnsafeMutableRawPointer(player))),
-                      TimedCommand(.setMixing(voice.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: 0)),
-                      TimedCommand(.playerPlay(player))])
-            let id = state.nextSoundID
-            state.nextSoundID += 1
-            state.soundVoiceStarts[voiceName] = id
-            state.soundItems[SoundItemKey(node: voice.id, item: item)] = id
-            return id
-        }
+        try control.withLock { core throws(EngineError) in try core.playSound(buffer, volume: volume, pan: pan) }
     }
 
     /// The name of the mixer the sound pool made for itself (`sounds`), nil when the pool has made none
     /// (never used, or it feeds a `sounds` mixer the user made). A saved patch leaves it out: the pool
     /// makes it again on first use.
     public var soundPoolMixerName: String? {
-        lock.withLock { _ in
-            guard let id = state.soundPoolMixerID, state.nodes["sounds"]?.id == id else { return nil }
-            return "sounds"
-        }
-    }
-
-    /// The voice for a new sound and, when a sound must be stolen for it, the command that fades the
-    /// stolen one out. Lock held.
-    private func chooseSoundVoice() -> (voice: String, fadeOut: Command?) {
-        func busy(_ name: String) -> Bool { state.nodes[name]?.items.isEmpty == false }
-        // A stolen voice is free again once its sound has ended.
-        state.soundVoicesFading = state.soundVoicesFading.filter(busy)
-        let sounding = state.soundVoices.filter { busy($0) && !state.soundVoicesFading.contains($0) }
-        let free = state.soundVoices.first { !busy($0) }
-        guard sounding.count >= Self.soundVoiceCount else { return (free ?? state.soundVoices[0], nil) }
-        let oldest = sounding.min { (state.soundVoiceStarts[$0] ?? 0) < (state.soundVoiceStarts[$1] ?? 0) }!
-        guard let free, let victim = state.nodes[oldest], let player = victim.player else {
-            return (oldest, nil)  // every spare is still fading: cut the oldest (its item is interrupted)
-        }
-        state.soundVoicesFading.insert(oldest)
-        return (free, .playerFadeOut(player, victim.mixing, frames: Int32(soundStealFadeFrames)))
-    }
-
-    /// Creates the `sounds` mixer (if absent) and the hidden voices. Lock held. Their connections are
-    /// whole at once (the voices and a new mixer are silent), so the first sound starts at full level on
-    /// its first frame like every later one.
-    private func createSoundPool() throws(EngineError) {
-        if state.nodes["sounds"] == nil {
-            let mixer = state.makeRecord(name: "sounds", kind: .mixer)
-            mixer.outputChannelCount = state.configuration.outputChannelCount
-            mixer[.channels] = .int(mixer.outputChannelCount)
-            state.nodes["sounds"] = mixer
-            state.soundPoolMixerID = mixer.id
-            try addEdge(Connection(source: "sounds", destination: "main", destinationBus: nextAvailableInputBus(of: "main")),
-                        risingOver: 0)
-        }
-        for index in 1...(Self.soundVoiceCount + Self.soundStealSpares) {
-            let name = "sounds.voice\(index)"
-            let voice = state.makeRecord(name: name, kind: .player)
-            voice.isInternal = true
-            state.nodes[name] = voice
-            state.soundVoices.append(name)
-            try addEdge(Connection(source: name, destination: "sounds", destinationBus: index - 1), risingOver: 0)
-        }
-        republish()
+        control.withLock { $0.soundPoolMixerName }
     }
 }

@@ -1,4 +1,6 @@
-// Control side. Installing and removing taps.
+// Control side, the API. Installing and removing taps.
+// Each method takes the engine's lock and hands the work to `EngineCore` (EngineCore+Taps.swift).
+import AudioDSP
 
 extension Engine {
     /// Installs a tap on `node`'s output bus. `handler` receives blocks of `frameCount` frames from
@@ -6,32 +8,12 @@ extension Engine {
     @discardableResult
     public func installTap(on node: String, bus: Int = 0, frameCount: Int = 4096,
                            handler: @escaping @Sendable (TapBuffer) -> Void) throws(EngineError) -> Int {
-        try lock.withLock { _ throws(EngineError) in
-            let record = try record(node)
-            guard bus < record.kind.outputBusCount else {
-                throw EngineError(.invalidBus, "'\(node)' has no output bus \(bus) to tap")
-            }
-            guard (1...1_048_576).contains(frameCount) else {
-                throw EngineError(.outOfRange, "tap frameCount = \(frameCount) is out of range 1…1048576")
-            }
-            let id = state.nextTapID
-            state.nextTapID += 1
-            let capacity = max(frameCount * 4, Int(state.configuration.sampleRate))
-            state.taps[id] = TapRecord(
-                id: id, node: node, channelCount: record.outputChannelCount, frameCount: frameCount,
-                capacityFrames: capacity, maxBlockFrames: state.configuration.blockFrames, handler: handler)
-            republish()
-            return id
-        }
+        try control.withLock { core throws(EngineError) in try core.installTap(on: node, bus: bus, frameCount: frameCount, handler: handler) }
     }
 
     /// Removes a tap. Unknown ids are ignored.
     public func removeTap(_ id: Int) {
-        lock.withLock { _ in
-            guard let tap = state.taps.removeValue(forKey: id) else { return }
-            republish()
-            bury(tap)
-        }
+        control.withLock { core in core.removeTap(id) }
     }
 
     /// Runs `poll()`, then delivers what the taps still hold as one last block each, shorter than
@@ -39,12 +21,7 @@ extension Engine {
     /// rendered; while the render continues, the next blocks follow on as usual.
     public func flushTaps() {
         poll()
-        var deliveries: [(@Sendable (TapBuffer) -> Void, TapBuffer)] = []
-        lock.withLock { _ in
-            for tap in state.taps.values {
-                for block in tap.drain(includingPartial: true).blocks { deliveries.append((tap.handler, block)) }
-            }
-        }
+        let deliveries = control.withLock { $0.drainTapsIncludingPartial() }
         for (handler, block) in deliveries { handler(block) }
     }
 }

@@ -56,6 +56,7 @@ struct PendingHRTFChange {
 /// scratch buffers); the worker drops its reference when it hands the set over, and from then on it is
 /// used only under the engine lock.
 final class LoadedHRTFSet: @unchecked Sendable {
+    // @unchecked: handed from the loading worker to the control side, which owns it from then on.
     let key: HRTFSetKey
     let result: Result<any HRIRSet, HRTFLoadError>
 
@@ -99,87 +100,89 @@ final class HRTFLoadWorker: Sendable {
 }
 
 extension Engine {
-    /// The file an environment with an empty `hrtf` uses ("" without a set source).
-    var defaultHRTFPath: String { hrtfSetSource?.defaultPath ?? "" }
-
     /// Live hosts (`soundstage run`) set this so an HRTF set loads on a worker: a source keeps the
     /// spherical-head model until its set is ready, and no control request waits for the file. Off (the
     /// default, and what offline renders use), a set loads on first use, so a render is the same
     /// whenever it runs.
     public func setLoadsHRTFSetsInBackground(_ enabled: Bool) {
-        lock.withLock { _ in state.loadsHRTFSetsInBackground = enabled }
+        control.withLock { $0.state.spatial.loadsHRTFSetsInBackground = enabled }
     }
 
     /// Waits until HRTF sets being loaded in the background are ready, then hands them to their
     /// environments (a `poll()` follows).
     public func waitForHRTFSets() {
-        hrtfLoader.waitForLoads()
+        services.hrtfLoader.waitForLoads()
         poll()
     }
+}
+
+extension EngineCore {
+    /// The file an environment with an empty `hrtf` uses ("" without a set source).
+    var defaultHRTFPath: String { hrtfSetSource?.defaultPath ?? "" }
 
     /// The set for `key` if it is loaded. Otherwise loads it now, or (in the background mode) starts
-    /// loading it for `environment` and returns nil. Throws when a load here fails. Lock held.
+    /// loading it for `environment` and returns nil. Throws when a load here fails.
     func hrtfSet(_ key: HRTFSetKey, for environment: NodeRecord, now: Bool) throws(HRTFLoadError) -> (any HRIRSet)? {
-        if let set = state.hrtfSets[key] { return set }
-        if let failure = state.hrtfFailures[key] { throw failure }
+        if let set = state.spatial.hrtfSets[key] { return set }
+        if let failure = state.spatial.hrtfFailures[key] { throw failure }
         guard let source = hrtfSetSource else {
             throw HRTFLoadError(path: key.path, reason: "this engine was made without an HRTF set source")
         }
-        if state.loadsHRTFSetsInBackground && !now {
-            state.hrtfWaiting[key, default: []].insert(environment.id)
-            if state.hrtfLoading.insert(key).inserted {
+        if state.spatial.loadsHRTFSetsInBackground && !now {
+            state.spatial.hrtfWaiting[key, default: []].insert(environment.id)
+            if state.spatial.hrtfLoading.insert(key).inserted {
                 hrtfLoader.load(key, sampleRate: state.configuration.sampleRate, from: source)
             }
             return nil
         }
         // A failure here is not remembered: the caller reports it, and a later request tries again.
         let set = try source.load(key.path, key.quality, state.configuration.sampleRate)
-        state.hrtfSets[key] = set
+        state.spatial.hrtfSets[key] = set
         return set
     }
 
-    /// Poll, lock held. Files the sets loaded in the background and re-places the voices of the
+    /// Poll. Files the sets loaded in the background and re-places the voices of the
     /// environments that waited for them (they switch from the spherical head to HRTF with the usual
     /// crossfade); a set that failed is reported to each of them. Environments whose `hrtf` was set to
     /// the file switch to the new set now, or on failure keep theirs and report it.
     func adoptLoadedHRTFSets() {
         for loaded in hrtfLoader.takeFinished() {
-            state.hrtfLoading.remove(loaded.key)
-            let waiting = state.hrtfWaiting.removeValue(forKey: loaded.key) ?? []
+            state.spatial.hrtfLoading.remove(loaded.key)
+            let waiting = state.spatial.hrtfWaiting.removeValue(forKey: loaded.key) ?? []
             defer { adoptHRTFChanges(loaded) }
             switch loaded.result {
             case .success(let set):
-                state.hrtfSets[loaded.key] = set
+                state.spatial.hrtfSets[loaded.key] = set
                 for id in waiting {
-                    guard let environment = state.nodesByID[id], environment.environment != nil else { continue }
+                    guard let environment = state.graph.nodesByID[id], environment.environment != nil else { continue }
                     environment.environment?.model = nil
                     try? updateVoices(environment: environment, time: -1)
                 }
             case .failure(let error):
-                state.hrtfFailures[loaded.key] = error
+                state.spatial.hrtfFailures[loaded.key] = error
                 for id in waiting {
-                    guard let environment = state.nodesByID[id] else { continue }
-                    state.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
+                    guard let environment = state.graph.nodesByID[id] else { continue }
+                    state.publishing.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
                 }
             }
         }
     }
 
-    /// Poll, lock held. Applies the pending `hrtf` changes that waited for `loaded`.
+    /// Poll. Applies the pending `hrtf` changes that waited for `loaded`.
     private func adoptHRTFChanges(_ loaded: LoadedHRTFSet) {
-        for (id, change) in state.hrtfChanges where change.key == loaded.key {
-            state.hrtfChanges[id] = nil
-            guard let environment = state.nodesByID[id], environment.environment != nil else { continue }
+        for (id, change) in state.spatial.hrtfChanges where change.key == loaded.key {
+            state.spatial.hrtfChanges[id] = nil
+            guard let environment = state.graph.nodesByID[id], environment.environment != nil else { continue }
             switch loaded.result {
             case .success(let set):
                 do throws(EngineError) {
                     try useHRTFSet(set, value: change.value, on: environment, time: -1)
                 } catch {
-                    state.pendingEvents.append(.environmentProblem(node: environment.name,
+                    state.publishing.pendingEvents.append(.environmentProblem(node: environment.name,
                                                                    message: "\(environment.name).hrtf: \(error.message)"))
                 }
             case .failure(let error):
-                state.pendingEvents.append(.environmentProblem(node: environment.name,
+                state.publishing.pendingEvents.append(.environmentProblem(node: environment.name,
                                                                message: "\(environment.name).hrtf: \(error)"))
             }
         }

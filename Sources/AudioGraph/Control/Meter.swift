@@ -112,28 +112,12 @@ extension Engine {
     /// Turns level metering of `node`'s output on or off. A metered node that is not in an active chain
     /// reports silence.
     public func setMetering(_ node: String, enabled: Bool) throws(EngineError) {
-        try lock.withLock { _ throws(EngineError) in try setMeteringLocked(try record(node), enabled: enabled) }
-    }
-
-    /// Lock held.
-    func setMeteringLocked(_ record: NodeRecord, enabled: Bool) throws(EngineError) {
-        let node = record.name
-        guard record.kind.outputBusCount > 0 || record.kind == .output else {
-            throw EngineError(.invalidBus, "'\(node)' has no output to meter")
-        }
-        if enabled {
-            guard state.meters[node] == nil else { return }
-            state.meters[node] = MeterRecord(node: node, channelCount: record.outputChannelCount)
-            republish()
-        } else if let meter = state.meters.removeValue(forKey: node) {
-            republish()
-            bury(meter)
-        }
+        try control.withLock { core throws(EngineError) in try core.setMetering(try core.record(node), enabled: enabled) }
     }
 
     /// Peak and RMS per channel of every metered node since the previous call.
     public func readMeters() -> [String: [ChannelLevel]] {
-        lock.withLock { _ in state.meters.mapValues { $0.take() } }
+        control.withLock { core in core.state.monitors.meters.mapValues { $0.take() } }
     }
 
     /// The clock anchor of the last render cycle (nil before the first).
@@ -141,5 +125,23 @@ extension Engine {
         guard let anchor = renderEngine.clockAnchor else { return nil }
         return EngineClockAnchor(sampleTime: anchor.sampleTime, monotonicNanoseconds: anchor.monotonicNanoseconds,
                                  sampleRate: configuration.sampleRate)
+    }
+}
+
+extension EngineCore {
+    /// Turns metering of `record`'s output on or off.
+    func setMetering(_ record: NodeRecord, enabled: Bool) throws(EngineError) {
+        let node = record.name
+        guard record.kind.outputBusCount > 0 || record.kind == .output else {
+            throw EngineError(.invalidBus, "'\(node)' has no output to meter")
+        }
+        if enabled {
+            guard state.monitors.meters[node] == nil else { return }
+            state.monitors.meters[node] = MeterRecord(node: node, channelCount: record.outputChannelCount)
+            republish()
+        } else if let meter = state.monitors.meters.removeValue(forKey: node) {
+            republish()
+            bury(meter)
+        }
     }
 }

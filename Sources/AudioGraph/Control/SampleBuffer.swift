@@ -15,6 +15,7 @@ public enum SampleBufferOrigin: Sendable, Equatable {
 /// Freed only on the control side, after the render thread has consumed every command that pointed
 /// at it (see `Graveyard`).
 public final class SampleBuffer: @unchecked Sendable {
+    // @unchecked: immutable samples in raw storage, freed only once nothing can reach them (Graveyard).
     public let name: String
     public let channelCount: Int
     public let frameCount: Int

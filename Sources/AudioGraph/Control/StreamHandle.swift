@@ -65,6 +65,7 @@ public struct StreamOpener: Sendable {
 
 /// One streamed item: its source, its ring, and the disk thread's progress.
 final class StreamHandle: RefillableStream, @unchecked Sendable {
+    // @unchecked: handed from the control side to the disk thread; the ring orders what both see.
     let source: StreamSource
     let ring: StreamRing
     let isLooping: Bool

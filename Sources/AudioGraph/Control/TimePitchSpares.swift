@@ -17,6 +17,7 @@ final class TimePitchSpares: Sendable {
 
     /// A built kernel nothing else references (handed from the worker to the control side).
     private struct Spare: @unchecked Sendable {
+        // @unchecked: a Rubber Band kernel nothing else references, handed from the worker to the control side.
         let kernel: UnsafeMutablePointer<TimePitchKernel>
     }
 
@@ -120,6 +121,6 @@ extension Engine {
         let shapes = channelCounts.filter { (1...8).contains($0) }.map {
             TimePitchSpares.Shape(sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames, channelCount: $0)
         }
-        timePitchSpares.keep(count, of: Set(shapes))
+        services.timePitchSpares.keep(count, of: Set(shapes))
     }
 }

@@ -8,6 +8,7 @@ import Synchronization
 
 /// Executes compiled programs in fixed sub-blocks inside whatever period the host uses.
 public final class RenderEngine: @unchecked Sendable {
+    // @unchecked: the render thread and the control side meet only at its queues and its program slot.
     /// Control → render commands (applied in order; timed ones at their exact frame).
     public let commands: SPSCQueue<TimedCommand>
     /// Render → control notifications.

@@ -6,6 +6,7 @@ import Synchronization
 /// touch. Built by `GraphCompiler` on the control side, handed to the render thread through
 /// `RenderEngine`'s program slot, and freed on the control side once the render thread has moved on.
 public final class RenderProgram: @unchecked Sendable {
+    // @unchecked: published by pointer swap; after the render thread takes it, only the render thread touches it.
     /// The header the render thread sees.
     public let data: UnsafeMutablePointer<RenderProgramData>
     let steps: UnsafeMutableBufferPointer<RenderStep>

@@ -5,6 +5,7 @@ import Synchronization
 /// The render→control channel of one tap. Owned by the control side's tap record; the render thread
 /// uses it through an `Unmanaged` reference and never retains it.
 public final class TapRing: @unchecked Sendable {
+    // @unchecked: one writer (the render thread) and one reader (poll), ordered by its atomics.
     /// Interleaved samples (frames × channelCount).
     public let samples: SPSCQueue<Float>
     public let channelCount: Int

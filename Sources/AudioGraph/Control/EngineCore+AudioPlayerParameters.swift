@@ -1,7 +1,7 @@
-// Control side. An audioplayer's parameters: creation values and live sets (lock held).
+// Control side. An audioplayer's parameters: creation values and live sets.
 import AudioDSP
 
-extension Engine {
+extension EngineCore {
     /// Creation: material, loops, position, metering, then `playing` (the node is not visible yet, but
     /// its schedule goes through commands like any later change).
     func applyInitialAudioPlayer(_ node: NodeRecord, loaded: SampleBuffer?) throws(EngineError) {
@@ -23,7 +23,7 @@ extension Engine {
         try audioSetMaterial(node, audio, buffer)
         if seekTo > 0 { try audioSeek(node, audio, seconds: seekTo, time: -1) }
         node[.currentTime] = .float(0)
-        if node.bool(.meteringEnabled) { try setMeteringLocked(node, enabled: true) }
+        if node.bool(.meteringEnabled) { try setMetering(node, enabled: true) }
         if wantsPlay { try audioPlay(node, audio, time: -1) }
     }
 
@@ -48,7 +48,7 @@ extension Engine {
                 try audioPause(node, audio, time: time)
             }
         case .meteringEnabled:
-            try setMeteringLocked(node, enabled: value.boolValue ?? false)
+            try setMetering(node, enabled: value.boolValue ?? false)
             node[key] = value
         case .rate:
             guard node.bool(.enableRate) else {

@@ -1,0 +1,123 @@
+// Control side. Publishing: compiled programs and commands offered to the render thread, batches that
+// reach it together, and deferred releases of what it may still see.
+import AudioDSP
+
+extension EngineCore {
+
+    /// Compiles the current model and offers it to the render thread.
+    func republish() {
+        state.publishing.generation += 1
+        var nodes = state.graph.nodes
+        for (key, dying) in state.graph.dyingNodes { nodes[key] = dying.item }
+        let program = GraphCompiler.compile(.init(
+            nodes: nodes, connections: state.graph.connections + state.graph.retiringEdges.map(\.item.connection),
+            fades: state.graph.fades.merging(state.graph.retiringEdges.map { ($0.item.connection, $0.item.fade) }) { a, _ in a },
+            taps: Array(state.monitors.taps.values), meters: Array(state.monitors.meters.values), inserts: state.inserts.exposed,
+            voices: state.spatial.voices.mapValues(\.voice),
+            maxBlockFrames: state.configuration.blockFrames,
+            generation: state.publishing.generation))
+        let previous = state.publishing.lastPublished
+        if renderEngine.publish(program) != nil {
+            // The render thread never took `previous`: nothing can reference it.
+            _ = previous
+        } else if let previous {
+            state.publishing.graveyard.bury(previous, generation: program.generation, commandCount: 0)
+        }
+        state.publishing.lastPublished = program
+        // Which players this program renders: a player it leaves out does not advance its timeline. Kept
+        // until an install reports a later generation; bounded for an engine that never renders (the
+        // render thread installs the newest program, so only the oldest can go unclaimed).
+        state.players.publishedPlayers[program.generation] = Set(program.activeNodeNames.compactMap { name in
+            nodes[name].flatMap { $0.player != nil ? $0.id : nil }
+        })
+        if state.players.publishedPlayers.count > 1_024, let oldest = state.players.publishedPlayers.keys.min() {
+            state.players.publishedPlayers[oldest] = nil
+        }
+        // Objects the previous program referenced and the new one does not.
+        for object in state.publishing.buryAfterPublish { bury(object) }
+        state.publishing.buryAfterPublish = []
+        // The render thread takes the program when it reaches this command, so a program and the commands
+        // sent after it in one batch take effect in the same cycle.
+        if state.publishing.batchDepth > 0 {
+            state.publishing.batchNeedsProgram = true
+        } else if renderEngine.commands.consumedCount >= state.publishing.lastTakeProgramCount {
+            // Outside batches one pending take is enough: it takes whatever program is newest.
+            if renderEngine.commands.push(TimedCommand(.takeProgram)) {
+                state.publishing.lastTakeProgramCount = renderEngine.commands.producedCount
+            }
+        }
+    }
+
+    /// Enqueues commands; all or none. Inside a batch they are held until the batch ends. Throws
+    /// `.busy` when the queue cannot take them.
+    func send(_ commands: [TimedCommand]) throws(EngineError) {
+        if state.publishing.batchDepth > 0 {
+            state.publishing.batchCommands += commands
+            return
+        }
+        try push(commands)
+    }
+
+    /// `send` for one command, without building an array.
+    func send(_ command: TimedCommand) throws(EngineError) {
+        if state.publishing.batchDepth > 0 {
+            state.publishing.batchCommands.append(command)
+            return
+        }
+        guard renderEngine.commands.push(command) else {
+            throw EngineError(.busy, "the render thread is not keeping up (command queue full); try again")
+        }
+    }
+
+    /// Pushes commands with one release, so the render thread sees all of them or none.
+    private func push(_ commands: [TimedCommand]) throws(EngineError) {
+        let queue = renderEngine.commands
+        guard queue.capacity - queue.count >= commands.count else {
+            throw EngineError(.busy, "the render thread is not keeping up (command queue full); try again")
+        }
+        _ = commands.withUnsafeBufferPointer { queue.push(contentsOf: $0) }
+    }
+
+    /// The command count the queue will have reached once everything sent so far (including a pending
+    /// batch) is pushed: what deferred releases wait for.
+    var sentCommandCount: Int {
+        renderEngine.commands.producedCount + (state.publishing.batchDepth > 0 ? state.publishing.batchCommands.count + 1 : 0)
+    }
+
+    /// Releases `object` once every command sent so far has settled (applied, or dropped by a purge)
+    /// and the render thread runs the newest program. Timed commands still waiting for their frame that
+    /// point into the object's render state are purged first, so they neither apply to a node that is
+    /// gone nor hold its memory until their frame; a purge the queue cannot take changes nothing about
+    /// safety (the graveyard waits for those commands instead).
+    func bury(_ object: AnyObject) {
+        if let owner = object as? CommandTargetOwner {
+            for target in owner.commandTargets { try? send(TimedCommand(.purge(target))) }
+        }
+        state.publishing.graveyard.bury(object, generation: state.publishing.generation, commandCount: sentCommandCount)
+    }
+
+    /// Opens a batch (`Engine.batch`, or an edit of many parts such as `moveSources`): the commands and
+    /// the program sent inside `body` reach the render thread together when the outermost batch ends.
+    func batch<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
+        state.publishing.batchDepth += 1
+        let result: Result<T, EngineError>
+        do throws(EngineError) { result = .success(try body()) } catch { result = .failure(error) }
+        state.publishing.batchDepth -= 1
+        try commitBatchIfOutermost()
+        return try result.get()
+    }
+
+    /// When no batch is open any more, pushes what the batches held (a program first).
+    private func commitBatchIfOutermost() throws(EngineError) {
+        guard state.publishing.batchDepth == 0 else { return }
+        let takes = state.publishing.batchNeedsProgram
+        if takes { state.publishing.batchCommands.insert(TimedCommand(.takeProgram), at: 0) }
+        state.publishing.batchNeedsProgram = false
+        // The held commands' storage is kept for the next batch (frame-rate moves batch every block).
+        defer { state.publishing.batchCommands.removeAll(keepingCapacity: true) }
+        guard !state.publishing.batchCommands.isEmpty else { return }
+        let before = renderEngine.commands.producedCount
+        try push(state.publishing.batchCommands)
+        if takes { state.publishing.lastTakeProgramCount = before + 1 }
+    }
+}
