@@ -12,11 +12,11 @@ let package = Package(
         .library(name: "SoundstageKit", targets: ["SoundstageKit"]),
         .library(name: "OSCControl", targets: ["OSCControl"]),
         .library(name: "AudioDSP", targets: ["AudioDSP"]),
-        .library(name: "SpatialAssets", targets: ["SpatialAssets"]),
+        .library(name: "SpatialAssets", targets: ["SpatialAssets"])
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // System libraries (Debian -dev packages; scripts/setup.sh installs them).
@@ -48,22 +48,27 @@ let package = Package(
         // Patch files: YAML <-> located document model.
         .target(name: "Patches", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Glue: applies patches to an engine, loads files into buffers and HRTF sets, offline rendering.
-        .target(name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches", "SpatialAssets", "Locking"]),
+        .target(
+            name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches", "SpatialAssets", "Locking"]),
         // JACK host adapter.
         .target(name: "JackHost", dependencies: ["AudioGraph", "CJack", "CRealtime", "Locking"]),
         // OSC control: liblo servers, address space, subscriptions, timetag scheduling.
-        .target(name: "OSCControl", dependencies: ["AudioGraph", "SoundstageKit", "AudioFiles", "CLibLo", "CProcessMemory", "Locking"]),
+        .target(
+            name: "OSCControl",
+            dependencies: ["AudioGraph", "SoundstageKit", "AudioFiles", "CLibLo", "CProcessMemory", "Locking"]),
         .executableTarget(
             name: "soundstage",
             dependencies: [
-                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl", "Locking", "CProcessMemory",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SoundstageKit", "JackHost", "AudioGraph", "AudioFiles", "Patches", "OSCControl", "Locking",
+                "CProcessMemory",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
         // Test helpers: Goertzel probe, click detector, seeded noise, JACK server fixture.
         .target(name: "DSPTestSupport", dependencies: ["AudioDSP", "CAllocationCounter"]),
         .testTarget(name: "AudioDSPTests", dependencies: ["AudioDSP", "DSPTestSupport"]),
-        .testTarget(name: "SpatialAssetsTests", dependencies: ["SpatialAssets", "AudioDSP", "CMySofa", "DSPTestSupport"]),
+        .testTarget(
+            name: "SpatialAssetsTests", dependencies: ["SpatialAssets", "AudioDSP", "CMySofa", "DSPTestSupport"]),
         .testTarget(
             name: "AudioGraphTests",
             dependencies: ["AudioGraph", "SpatialAssets", "SoundstageKit", "DSPTestSupport", "CAllocationCounter"]),
@@ -72,18 +77,24 @@ let package = Package(
         .testTarget(
             name: "SoundstageKitTests",
             dependencies: [
-                "SoundstageKit", "AudioGraph", "AudioDSP", "AudioFiles", "Patches", "DSPTestSupport", "CAllocationCounter",
+                "SoundstageKit", "AudioGraph", "AudioDSP", "AudioFiles", "Patches", "DSPTestSupport",
+                "CAllocationCounter"
             ],
             exclude: ["Baseline"]
         ),
         .testTarget(
             name: "OSCControlTests",
-            dependencies: ["OSCControl", "AudioGraph", "AudioFiles", "SoundstageKit", "CLibLo", "DSPTestSupport", "CAllocationCounter"],
+            dependencies: [
+                "OSCControl", "AudioGraph", "AudioFiles", "SoundstageKit", "CLibLo", "DSPTestSupport",
+                "CAllocationCounter"
+            ],
             exclude: ["Python"]
         ),
         .testTarget(
             name: "JackHostTests",
-            dependencies: ["JackHost", "AudioGraph", "CJack", "DSPTestSupport", "SoundstageKit", "AudioFiles", "CAllocationCounter"]
-        ),
+            dependencies: [
+                "JackHost", "AudioGraph", "CJack", "DSPTestSupport", "SoundstageKit", "AudioFiles", "CAllocationCounter"
+            ]
+        )
     ]
 )

@@ -19,7 +19,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // Already in the graph through ordo-one/benchmark; named here because GraphBenchmarks installs its
         // allocation hook to count the render thread's own mallocs.
-        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1")
     ],
     targets: [
         // Shared fixtures: engine set-up and the render loop, used by both executables below.
@@ -37,7 +37,7 @@ let package = Package(
                 "CRenderProbe",
                 .product(name: "AudioGraph", package: "Soundstage"),
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer")
             ],
             path: "GraphBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -53,7 +53,7 @@ let package = Package(
             name: "SpatialCost",
             dependencies: [
                 .product(name: "AudioDSP", package: "Soundstage"),
-                .product(name: "SpatialAssets", package: "Soundstage"),
+                .product(name: "SpatialAssets", package: "Soundstage")
             ],
             path: "Tools/SpatialCost"
         ),
@@ -65,7 +65,7 @@ let package = Package(
             name: "OpenALCompare",
             dependencies: [
                 "COpenAL", "RenderFixtures", .product(name: "AudioGraph", package: "Soundstage"),
-                .product(name: "SoundstageKit", package: "Soundstage"),
+                .product(name: "SoundstageKit", package: "Soundstage")
             ],
             path: "Tools/OpenALCompare"
         ),
@@ -74,7 +74,7 @@ let package = Package(
             name: "HRTFFidelityCompare",
             dependencies: [
                 "COpenAL", .product(name: "AudioDSP", package: "Soundstage"),
-                .product(name: "SpatialAssets", package: "Soundstage"),
+                .product(name: "SpatialAssets", package: "Soundstage")
             ],
             path: "Tools/HRTFFidelityCompare"
         ),
@@ -83,7 +83,7 @@ let package = Package(
             name: "EffectCost",
             dependencies: [
                 .product(name: "AudioGraph", package: "Soundstage"),
-                .product(name: "AudioDSP", package: "Soundstage"),
+                .product(name: "AudioDSP", package: "Soundstage")
             ],
             path: "Tools/EffectCost"
         ),
@@ -102,7 +102,7 @@ let package = Package(
                 "StreamFixtures",
                 .product(name: "AudioGraph", package: "Soundstage"),
                 .product(name: "AudioFiles", package: "Soundstage"),
-                .product(name: "SoundstageKit", package: "Soundstage"),
+                .product(name: "SoundstageKit", package: "Soundstage")
             ],
             path: "Tools/StreamLoad"
         ),
@@ -122,9 +122,10 @@ let package = Package(
         .executableTarget(
             name: "SetVectorCost",
             dependencies: [
-                .product(name: "AudioGraph", package: "Soundstage"), .product(name: "SoundstageKit", package: "Soundstage"),
+                .product(name: "AudioGraph", package: "Soundstage"),
+                .product(name: "SoundstageKit", package: "Soundstage")
             ],
             path: "Tools/SetVectorCost"
-        ),
+        )
     ]
 )

@@ -7,7 +7,7 @@ let package = Package(
     name: "SoundstageFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Soundstage", path: ".."),
+        .package(name: "Soundstage", path: "..")
     ],
     targets: [
         // File open, header parse and decode (libsndfile, FFmpeg, our gapless bookkeeping, the stream
@@ -16,6 +16,6 @@ let package = Package(
             name: "FileDecodeFuzzer",
             dependencies: [.product(name: "AudioFiles", package: "Soundstage")],
             path: "FileDecodeFuzzer"
-        ),
+        )
     ]
 )

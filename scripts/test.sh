@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up, builds with warnings checked, and runs every test (unit, DSP, integration with private jackd
+# Sets up, checks the source format, builds with warnings checked, and runs every test (unit, DSP, integration with private jackd
 # servers), then a smoke run of the CLI against a private dummy JACK server, then the graph, OSC and JACK
 # suites under the address and thread sanitizers and a 60 s soak of random live OSC edits
 # (scripts/sanitize.sh).
@@ -13,6 +13,9 @@ export SOUNDSTAGE_PYTHON
 # python-osc above), so a test that needs a missing tool fails instead of skipping
 # (Sources/DSPTestSupport/ToolRequirement.swift).
 export SOUNDSTAGE_REQUIRE_TOOLS=1
+
+echo "== format"
+scripts/format.sh --check
 
 echo "== build"
 swift build --build-tests 2>&1 | tee .build-log.txt

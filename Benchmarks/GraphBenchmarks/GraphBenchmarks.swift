@@ -27,7 +27,7 @@ import MallocInterposerSwift
 import RenderFixtures
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let playerCounts = [1, 16, 64, 256]

@@ -114,7 +114,8 @@ extension AudioFileReader {
         if let error = verification.error {
             return AudioFileDamage(
                 kind: .damaged, expectedFrames: info.frameCount, availableFrames: decoded,
-                reason: "decoding fails at frame \(decoded) of \(info.frameCount): \(AudioFileDamage.clause(of: error))")
+                reason: "decoding fails at frame \(decoded) of \(info.frameCount): \(AudioFileDamage.clause(of: error))"
+            )
         }
         guard let tolerance, abs(decoded - info.frameCount) > tolerance else { return nil }
         return AudioFileDamage(

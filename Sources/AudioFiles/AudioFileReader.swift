@@ -70,7 +70,8 @@ public enum AudioFileReader {
         // Buses carry at most 64 channels; a header claiming more is refused before anything is read.
         guard file.channelCount <= maximumChannelCount else {
             throw .unsupportedFormat(
-                path: path, reason: "it has \(file.channelCount) channels; at most \(maximumChannelCount) can be played")
+                path: path, reason: "it has \(file.channelCount) channels; at most \(maximumChannelCount) can be played"
+            )
         }
         let fileFrames = try file.frameCount()
         let isRegionValid =

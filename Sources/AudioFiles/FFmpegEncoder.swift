@@ -226,7 +226,8 @@ final class FFmpegEncoder {
         if let placeholder = gaplessPlaceholder {
             var complete = placeholder
             complete.validFrameCount = Int(nextTimestamp)
-            complete.remainderFrameCount = max(0, packetsWritten * frameSize - placeholder.primingFrameCount - Int(nextTimestamp))
+            complete.remainderFrameCount = max(
+                0, packetsWritten * frameSize - placeholder.primingFrameCount - Int(nextTimestamp))
             guard io.replace(Array(placeholder.text.utf8), with: Array(complete.text.utf8)) else {
                 throw .writeFailed(path: path, reason: "could not complete the gapless tag in the index")
             }

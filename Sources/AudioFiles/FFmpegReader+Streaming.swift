@@ -49,7 +49,8 @@ extension FFmpegReader: StreamingSession {
         FFmpegLibrary.clearLastMessage()
         let status = av_seek_frame(context, streamIndex, max(first, target), AVSEEK_FLAG_BACKWARD)
         if status < 0 {
-            throw .readFailed(path: path, reason: "FFmpeg cannot seek to frame \(frame): \(FFmpegLibrary.describe(status))")
+            throw .readFailed(
+                path: path, reason: "FFmpeg cannot seek to frame \(frame): \(FFmpegLibrary.describe(status))")
         }
         hasPendingPacket = try Self.readPacket(
             input: input, into: decoder.packet, streamIndex: streamIndex, path: path, position: frame)
@@ -139,7 +140,8 @@ extension FFmpegReader: StreamingSession {
             if received != FFmpegLibrary.again {
                 throw .corruptData(
                     path: path,
-                    reason: "decoding failed near frame \(cursor.position)\(total): \(FFmpegLibrary.describe(received))")
+                    reason: "decoding failed near frame \(cursor.position)\(total): \(FFmpegLibrary.describe(received))"
+                )
             }
             if cursor.isDraining {
                 cursor.isAtEnd = true

@@ -225,8 +225,9 @@ final class FFmpegReader {
         }
         hasDecoded = true
         let wanted = endFrame == Int.max ? nil : max(0, endFrame - startFrame)
-        if keep, let wanted, wanted.multipliedReportingOverflow(by: channelCount).partialValue
-            > AudioFileReader.maximumSampleCount || wanted > AudioFileReader.maximumSampleCount
+        if keep, let wanted,
+            wanted.multipliedReportingOverflow(by: channelCount).partialValue
+                > AudioFileReader.maximumSampleCount || wanted > AudioFileReader.maximumSampleCount
         {
             throw .tooLarge(path: path, frameCount: wanted, channelCount: channelCount)
         }
@@ -277,8 +278,9 @@ final class FFmpegReader {
                             sampleRate: Int32(sampleRate), channelCount: channelCount, position: position, path: path)
                     }
                     kept += keepTo - keepFrom
-                    if keep, kept.multipliedReportingOverflow(by: channelCount).partialValue
-                        > AudioFileReader.maximumSampleCount
+                    if keep,
+                        kept.multipliedReportingOverflow(by: channelCount).partialValue
+                            > AudioFileReader.maximumSampleCount
                     {
                         throw .tooLarge(path: path, frameCount: kept, channelCount: channelCount)
                     }
@@ -476,7 +478,8 @@ final class FFmpegDecoder {
         }
         if status < 0 {
             throw .unsupportedFormat(
-                path: path, reason: "FFmpeg cannot open its \(String(cString: decoder.pointee.name)) decoder for this "
+                path: path,
+                reason: "FFmpeg cannot open its \(String(cString: decoder.pointee.name)) decoder for this "
                     + "stream: \(FFmpegLibrary.describe(status))")
         }
     }
@@ -497,7 +500,8 @@ final class FFmpegDecoder {
         into channels: inout [[Float]], from offset: Int, count: Int, sampleRate: Int32, channelCount: Int,
         position: Int, path: String
     ) throws(AudioFileError) {
-        let converted = try convertFrame(sampleRate: sampleRate, channelCount: channelCount, position: position, path: path)
+        let converted = try convertFrame(
+            sampleRate: sampleRate, channelCount: channelCount, position: position, path: path)
         guard let scratch, converted >= offset + count else {
             throw .corruptData(
                 path: path,
@@ -542,7 +546,8 @@ final class FFmpegDecoder {
         guard converted >= 0 else {
             throw .corruptData(
                 path: path,
-                reason: "converting decoded samples failed near frame \(position): \(FFmpegLibrary.describe(converted))")
+                reason: "converting decoded samples failed near frame \(position): \(FFmpegLibrary.describe(converted))"
+            )
         }
         return Int(converted)
     }
@@ -561,7 +566,9 @@ final class FFmpegDecoder {
     }
 
     /// Bytes of the planar scratch.
-    var scratchBytes: Int { scratchCapacity * MemoryLayout<Float>.size * Int(codec?.pointee.ch_layout.nb_channels ?? 0) }
+    var scratchBytes: Int {
+        scratchCapacity * MemoryLayout<Float>.size * Int(codec?.pointee.ch_layout.nb_channels ?? 0)
+    }
 
     /// (Re)creates the converter when the decoded sample format changes (at the first frame).
     private func prepareConverter(for frame: UnsafeMutablePointer<AVFrame>, path: String) throws(AudioFileError) {

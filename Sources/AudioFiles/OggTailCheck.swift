@@ -51,7 +51,8 @@ enum OggTailCheck {
         }
         let granule = Int(truncatingIfNeeded: body.uint64LE(6))
         guard let decodable = decodableFrames,
-            let declared = declaredFrames(reader, lastGranule: granule, serial: body.uint32LE(14), sampleRate: sampleRate),
+            let declared = declaredFrames(
+                reader, lastGranule: granule, serial: body.uint32LE(14), sampleRate: sampleRate),
             declared > decodable
         else { return nil }
         return AudioFileDamage(

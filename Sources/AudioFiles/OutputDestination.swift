@@ -109,7 +109,8 @@ public struct OutputDestination: Sendable {
             }
             guard errno == EEXIST else { throw Self.createError(path: path, errno: errno) }
         }
-        (workingPath, descriptor) = try Self.createBeside(target: target, path: path, mode: exists ? status.st_mode : nil)
+        (workingPath, descriptor) = try Self.createBeside(
+            target: target, path: path, mode: exists ? status.st_mode : nil)
     }
 
     /// True when the working file is not the target (a spool or a file beside it).

@@ -216,7 +216,8 @@ final class SndFileReader {
                     try readInterleaved(into: buffer.baseAddress!, frames: min(left, 4_096))
                 }
                 guard got > 0 else {
-                    throw .regionOutOfRange(path: path, startFrame: frame, frameCount: nil, fileFrameCount: frame - left)
+                    throw .regionOutOfRange(
+                        path: path, startFrame: frame, frameCount: nil, fileFrameCount: frame - left)
                 }
                 left -= got
             }

@@ -31,7 +31,8 @@ final class StreamRateConverter {
         var quality = soxr_quality_spec(UInt(SOXR_HQ), 0)
         guard let made = soxr_create(sourceRate, targetRate, UInt32(channelCount), &error, &io, &quality, nil) else {
             throw .rateConversionFailed(
-                path: path, targetSampleRate: targetRate, reason: error.map { String(cString: $0) } ?? "soxr_create failed")
+                path: path, targetSampleRate: targetRate,
+                reason: error.map { String(cString: $0) } ?? "soxr_create failed")
         }
         resampler = made
         input = [Float](repeating: 0, count: 4096 * channelCount)
@@ -86,7 +87,8 @@ final class StreamRateConverter {
                 inputOffset += consumed
             }
             if let error {
-                throw .rateConversionFailed(path: path, targetSampleRate: targetSampleRate, reason: String(cString: error))
+                throw .rateConversionFailed(
+                    path: path, targetSampleRate: targetSampleRate, reason: String(cString: error))
             }
             if made > 0 || flushed { return made }
         }

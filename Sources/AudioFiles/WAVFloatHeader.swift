@@ -41,7 +41,8 @@ enum WAVFloatHeader {
         rewritten += [0, 0]
         let written = rewritten.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         guard written == rewritten.count else {
-            throw .writeFailed(path: path, reason: "could not complete the WAV header: \(String(cString: strerror(errno)))")
+            throw .writeFailed(
+                path: path, reason: "could not complete the WAV header: \(String(cString: strerror(errno)))")
         }
         return true
     }

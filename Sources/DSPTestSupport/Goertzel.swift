@@ -71,8 +71,10 @@ public struct SeededRandom {
 
 /// Synthetic test signals.
 public enum TestSignal {
-    public static func sine(frequency: Double, sampleRate: Double, frames: Int, amplitude: Float = 1,
-                            phase: Double = 0) -> [Float] {
+    public static func sine(
+        frequency: Double, sampleRate: Double, frames: Int, amplitude: Float = 1,
+        phase: Double = 0
+    ) -> [Float] {
         (0..<frames).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / sampleRate + phase)) }
     }
 

@@ -26,10 +26,13 @@ public struct ToolRequirement: TestTrait, SuiteTrait, TestScoping {
         try await ConditionTrait.enabled(if: isAvailable(), comment).prepare(for: test)
     }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         guard test.isSuite || isAvailable() else {
-            let reason = "\(tool) is missing, and SOUNDSTAGE_REQUIRE_TOOLS=1 makes that a failure, not a skip "
+            let reason =
+                "\(tool) is missing, and SOUNDSTAGE_REQUIRE_TOOLS=1 makes that a failure, not a skip "
                 + "(\(comment.rawValue))"
             Issue.record(Comment(rawValue: reason), sourceLocation: test.sourceLocation)
             return
@@ -41,8 +44,10 @@ public struct ToolRequirement: TestTrait, SuiteTrait, TestScoping {
 extension Trait where Self == ToolRequirement {
     /// Needs `tool`: skipped with `comment` when `isAvailable` is false, failed instead under
     /// SOUNDSTAGE_REQUIRE_TOOLS=1.
-    public static func requiresTool(_ tool: String, _ isAvailable: @autoclosure @escaping @Sendable () -> Bool,
-                                    _ comment: Comment) -> Self {
+    public static func requiresTool(
+        _ tool: String, _ isAvailable: @autoclosure @escaping @Sendable () -> Bool,
+        _ comment: Comment
+    ) -> Self {
         ToolRequirement(tool: tool, isAvailable: isAvailable, comment: comment)
     }
 }

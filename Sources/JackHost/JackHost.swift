@@ -27,8 +27,10 @@ public final class JackHost: Sendable {
     let core = JackHostCore()
 
     /// Control side. Nothing is opened until `start()`.
-    public init(configuration: JackHostConfiguration = JackHostConfiguration(), renderEngine: RenderEngine,
-                onEvent: (@Sendable (JackHostEvent) -> Void)? = nil) {
+    public init(
+        configuration: JackHostConfiguration = JackHostConfiguration(), renderEngine: RenderEngine,
+        onEvent: (@Sendable (JackHostEvent) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.renderEngine = renderEngine
         core.handler.withLock { $0 = onEvent.map { Callback($0) } }
@@ -204,8 +206,12 @@ public final class JackHost: Sendable {
 
         core.latencyPorts.withLock { ports in
             ports = JackLatencyPorts()
-            for i in 0..<config.outputChannelCount { if let p = context.pointee.outputPorts[i] { ports.mainOutputs.append(p) } }
-            for i in 0..<config.inputChannelCount { if let p = context.pointee.inputPorts[i] { ports.mainInputs.append(p) } }
+            for i in 0..<config.outputChannelCount {
+                if let p = context.pointee.outputPorts[i] { ports.mainOutputs.append(p) }
+            }
+            for i in 0..<config.inputChannelCount {
+                if let p = context.pointee.inputPorts[i] { ports.mainInputs.append(p) }
+            }
         }
         // Inserts exposed before this start (no cycle runs yet).
         var insertPorts: [String: JackInsertPorts] = [:]
@@ -248,12 +254,14 @@ public final class JackHost: Sendable {
         if configuration.connectPhysicalOutputs {
             let physical = JackPorts.physicalPorts(client: client, direction: .playback)
             if physical.isEmpty && !session.outputPortNames.isEmpty {
-                results.append(JackConnectionResult(
-                    source: session.outputPortNames[0], destination: "(physical playback)",
-                    outcome: .failed("the server has no physical playback ports")))
+                results.append(
+                    JackConnectionResult(
+                        source: session.outputPortNames[0], destination: "(physical playback)",
+                        outcome: .failed("the server has no physical playback ports")))
             }
             let outputs = session.outputPortNames
-            let pairs: [(String, String)] = outputs.count == 1
+            let pairs: [(String, String)] =
+                outputs.count == 1
                 ? physical.prefix(2).map { (outputs[0], $0) }
                 : zip(outputs, physical).map { ($0, $1) }
             for (source, destination) in pairs {
@@ -356,15 +364,20 @@ public final class JackHost: Sendable {
         awaitInsertRequests()
         return withClientAndName { client, name in
             JackPorts.connect(client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
-        } ?? JackConnectionResult(source: source, destination: destination, outcome: .failed("the JACK host is not running"))
+        }
+            ?? JackConnectionResult(
+                source: source, destination: destination, outcome: .failed("the JACK host is not running"))
     }
 
     /// Disconnects two ports, in either order; names without ':' are our own ports.
     public func disconnect(_ source: String, from destination: String) -> JackConnectionResult {
         awaitInsertRequests()
         return withClientAndName { client, name in
-            JackPorts.disconnect(client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
-        } ?? JackConnectionResult(source: source, destination: destination, outcome: .failed("the JACK host is not running"))
+            JackPorts.disconnect(
+                client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
+        }
+            ?? JackConnectionResult(
+                source: source, destination: destination, outcome: .failed("the JACK host is not running"))
     }
 
     /// Full names of the ports connected to `port` (ours when it has no ':').

@@ -21,9 +21,11 @@ public struct JackHostConfiguration: Sendable {
     /// reported in the start report and does not stop the host.
     public var connections: [(from: String, to: String)]
 
-    public init(clientName: String = "soundstage", serverName: String? = nil, outputChannelCount: Int = 2,
-                inputChannelCount: Int = 0, connectPhysicalOutputs: Bool = false,
-                connections: [(from: String, to: String)] = []) {
+    public init(
+        clientName: String = "soundstage", serverName: String? = nil, outputChannelCount: Int = 2,
+        inputChannelCount: Int = 0, connectPhysicalOutputs: Bool = false,
+        connections: [(from: String, to: String)] = []
+    ) {
         self.clientName = clientName
         self.serverName = serverName
         self.outputChannelCount = outputChannelCount

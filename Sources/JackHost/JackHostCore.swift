@@ -89,16 +89,20 @@ final class JackHostCore: Sendable {
     // MARK: Event thread
 
     /// Starts the session's event thread. Returns its id, or the errno of pthread_create.
-    static func startEventThread(core: JackHostCore, readFD: Int32,
-                                 context: UnsafeMutablePointer<JackRenderContext>) -> Result<pthread_t, JackHostError> {
+    static func startEventThread(
+        core: JackHostCore, readFD: Int32,
+        context: UnsafeMutablePointer<JackRenderContext>
+    ) -> Result<pthread_t, JackHostError> {
         let arguments = Unmanaged.passRetained(EventThreadArguments(core: core, readFD: readFD, context: context))
         var thread = pthread_t()
-        let code = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let arguments = Unmanaged<EventThreadArguments>.fromOpaque(raw).takeRetainedValue()
-            arguments.core.runEventThread(readFD: arguments.readFD, context: arguments.context)
-            return nil
-        }, arguments.toOpaque())
+        let code = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let arguments = Unmanaged<EventThreadArguments>.fromOpaque(raw).takeRetainedValue()
+                arguments.core.runEventThread(readFD: arguments.readFD, context: arguments.context)
+                return nil
+            }, arguments.toOpaque())
         if code != 0 {
             arguments.release()
             return .failure(.systemResourceFailed(what: "event thread", errno: code))
@@ -141,16 +145,18 @@ final class JackHostCore: Sendable {
         close(readFD)
         // The client is closed on every path out of the loop: the host closes it before closing the
         // pipe; `closeLostClient` closes it on loss; a failed read (never seen) falls back below.
-        portWork.withLock { _ in state.withLock { state in
-            if state.session?.context == context {
-                if let client = state.session?.client {
-                    _ = jack_deactivate(client)
-                    _ = jack_client_close(client)
-                    state.session?.client = nil
+        portWork.withLock { _ in
+            state.withLock { state in
+                if state.session?.context == context {
+                    if let client = state.session?.client {
+                        _ = jack_deactivate(client)
+                        _ = jack_client_close(client)
+                        state.session?.client = nil
+                    }
+                    state.session?.context = nil
                 }
-                state.session?.context = nil
             }
-        } }
+        }
         JackRenderContext.destroy(context)
     }
 

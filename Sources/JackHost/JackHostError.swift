@@ -53,7 +53,7 @@ public enum JackStatusText {
         (JackNoSuchClient.rawValue, "NoSuchClient"), (JackLoadFailure.rawValue, "LoadFailure"),
         (JackInitFailure.rawValue, "InitFailure"), (JackShmFailure.rawValue, "ShmFailure"),
         (JackVersionError.rawValue, "VersionError"), (JackBackendError.rawValue, "BackendError"),
-        (JackClientZombie.rawValue, "ClientZombie"),
+        (JackClientZombie.rawValue, "ClientZombie")
     ]
 
     /// For example `0x11 (Failure|ServerFailed)`.

@@ -35,8 +35,10 @@ struct JackInsertTable {
             }
         }
         let table = UnsafeMutablePointer<JackInsertTable>.allocate(capacity: 1)
-        table.initialize(to: JackInsertTable(channelSpan: span, inputPorts: inputPorts, outputPorts: outputPorts,
-                                             inputBuffers: inputBuffers, outputBuffers: outputBuffers))
+        table.initialize(
+            to: JackInsertTable(
+                channelSpan: span, inputPorts: inputPorts, outputPorts: outputPorts,
+                inputBuffers: inputBuffers, outputBuffers: outputBuffers))
         return table
     }
 
@@ -59,15 +61,18 @@ struct JackInsertTable {
             } else {
                 inputBuffers[i] = nil
             }
-            if let port = outputPorts[i], let buffer = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self) {
+            if let port = outputPorts[i],
+                let buffer = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self)
+            {
                 buffer.update(repeating: 0, count: Int(frames))
                 outputBuffers[i] = buffer
             } else {
                 outputBuffers[i] = nil
             }
         }
-        return HostInsertIO(inputs: UnsafePointer(inputBuffers), outputs: UnsafePointer(outputBuffers),
-                            channelCount: channelSpan)
+        return HostInsertIO(
+            inputs: UnsafePointer(inputBuffers), outputs: UnsafePointer(outputBuffers),
+            channelCount: channelSpan)
     }
 }
 
@@ -104,8 +109,12 @@ struct JackLatencyPorts: @unchecked Sendable {
         for (i, port) in sources.enumerated() {
             var range = jack_latency_range_t()
             jack_port_get_latency_range(port, mode, &range)
-            combined = i == 0 ? range : jack_latency_range_t(min: Swift.min(combined.min, range.min),
-                                                             max: Swift.max(combined.max, range.max))
+            combined =
+                i == 0
+                ? range
+                : jack_latency_range_t(
+                    min: Swift.min(combined.min, range.min),
+                    max: Swift.max(combined.max, range.max))
         }
         for port in sinks { jack_port_set_latency_range(port, mode, &combined) }
         for insert in inserts {
@@ -214,7 +223,9 @@ extension JackHost {
         awaitInsertRequests()
         return core.state.withLock { state in
             var names: [String: (inputs: [String], outputs: [String])] = [:]
-            for (node, ports) in state.session?.insertPorts ?? [:] { names[node] = (ports.inputNames, ports.outputNames) }
+            for (node, ports) in state.session?.insertPorts ?? [:] {
+                names[node] = (ports.inputNames, ports.outputNames)
+            }
             return names
         }
     }
@@ -222,8 +233,10 @@ extension JackHost {
     /// Control side, port lock held (and the state lock too before activation). Registers and
     /// unregisters ports, publishes a new table, and frees the old one once the process thread has moved
     /// past it (`isActive`: cycles are running).
-    func applyInserts(_ layout: HostInsertLayout, client: OpaquePointer, ports: inout [String: JackInsertPorts],
-                      isActive: Bool) -> [String] {
+    func applyInserts(
+        _ layout: HostInsertLayout, client: OpaquePointer, ports: inout [String: JackInsertPorts],
+        isActive: Bool
+    ) -> [String] {
         var problems: [String] = []
         var next: [String: JackInsertPorts] = [:]
         var removed: [JackInsertPorts] = []
@@ -259,8 +272,9 @@ extension JackHost {
     private struct Problem: Error { let message: String }
 
     private func register(_ insert: HostInsert, client: OpaquePointer) -> Result<JackInsertPorts, Problem> {
-        var ports = JackInsertPorts(base: insert.base, latencyFrames: insert.latencyFrames, inputs: [], outputs: [],
-                                    inputNames: [], outputNames: [])
+        var ports = JackInsertPorts(
+            base: insert.base, latencyFrames: insert.latencyFrames, inputs: [], outputs: [],
+            inputNames: [], outputNames: [])
         for c in 0..<insert.channelCount {
             for isInput in [true, false] {
                 let short = "\(insert.node)_\(isInput ? "in" : "out")_\(c + 1)"
@@ -293,7 +307,9 @@ extension JackHost {
     /// freed by a later publish or when the client closes, and nothing waits. If cycles stall (a frozen
     /// server) for half a second while waiting, the old table is leaked rather than freed under a
     /// possible reader.
-    private func publish(_ ports: [String: JackInsertPorts], client: OpaquePointer, isActive: Bool, waitsForCycles: Bool) {
+    private func publish(
+        _ ports: [String: JackInsertPorts], client: OpaquePointer, isActive: Bool, waitsForCycles: Bool
+    ) {
         let table = ports.isEmpty ? nil : JackInsertTable.make(ports)
         core.latencyPorts.withLock { $0.inserts = Array(ports.values) }
         // Release: the table is fully written before the process thread can acquire it.

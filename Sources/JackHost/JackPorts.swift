@@ -20,8 +20,9 @@ public enum JackPorts {
     public static func physicalPorts(client: OpaquePointer, direction: Direction) -> [String] {
         // A physical playback port is an input of the graph (audio flows into it), and vice versa.
         let flag = direction == .playback ? JackPortIsInput.rawValue : JackPortIsOutput.rawValue
-        return ports(client: client, pattern: nil, type: JACK_DEFAULT_AUDIO_TYPE,
-                     flags: UInt(flag | JackPortIsPhysical.rawValue))
+        return ports(
+            client: client, pattern: nil, type: JACK_DEFAULT_AUDIO_TYPE,
+            flags: UInt(flag | JackPortIsPhysical.rawValue))
     }
 
     /// Full names of ports matching `pattern` (a regular expression, nil for all), `type` (nil for all)
@@ -41,7 +42,8 @@ public enum JackPorts {
     /// Full names of the ports connected to `port`; empty when there are none or `port` is unknown.
     public static func connections(client: OpaquePointer, port: String) -> [String] {
         guard let handle = jack_port_by_name(client, port),
-              let list = jack_port_get_all_connections(client, handle) else { return [] }
+            let list = jack_port_get_all_connections(client, handle)
+        else { return [] }
         defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
         var names: [String] = []
         var index = 0
@@ -76,16 +78,20 @@ public enum JackPorts {
             }
             let code = jack_connect(client, source, destination)
             if code != 0 && code != EEXIST {
-                return JackConnectionResult(source: source, destination: destination,
-                                            outcome: .failed("jack_connect returned \(code) (incompatible port types"
-                                                + " or refused by the server's self-connect policy)"))
+                return JackConnectionResult(
+                    source: source, destination: destination,
+                    outcome: .failed(
+                        "jack_connect returned \(code) (incompatible port types"
+                            + " or refused by the server's self-connect policy)"))
             }
             if !becomesConnected(sourcePort, destination) {
-                return JackConnectionResult(source: source, destination: destination,
-                                            outcome: .failed("the server ignored the request (self-connect policy `jackd -a`?)"))
+                return JackConnectionResult(
+                    source: source, destination: destination,
+                    outcome: .failed("the server ignored the request (self-connect policy `jackd -a`?)"))
             }
-            return JackConnectionResult(source: source, destination: destination,
-                                        outcome: code == EEXIST ? .alreadyConnected : .connected)
+            return JackConnectionResult(
+                source: source, destination: destination,
+                outcome: code == EEXIST ? .alreadyConnected : .connected)
         }
     }
 
@@ -99,7 +105,8 @@ public enum JackPorts {
             // Asked of the server, not of our view of the graph, which lags by up to a cycle.
             let code = jack_disconnect(client, source, destination)
             if code != 0 {
-                let reason = jack_port_connected_to(sourcePort, destination) == 0
+                let reason =
+                    jack_port_connected_to(sourcePort, destination) == 0
                     ? "not connected" : "jack_disconnect returned \(code)"
                 return JackConnectionResult(source: source, destination: destination, outcome: .failed(reason))
             }
@@ -109,7 +116,8 @@ public enum JackPorts {
 
     /// Looks both ports up and orders them output → input.
     private static func orient(client: OpaquePointer, _ first: String, _ second: String)
-        -> Result<(String, String, OpaquePointer), FailedConnection> {
+        -> Result<(String, String, OpaquePointer), FailedConnection>
+    {
         guard let a = jack_port_by_name(client, first) else {
             return .failure(FailedConnection(first, second, "no port named '\(first)' (jack_lsp lists the ports)"))
         }
@@ -134,4 +142,3 @@ struct FailedConnection: Error {
         result = JackConnectionResult(source: source, destination: destination, outcome: .failed(why))
     }
 }
-

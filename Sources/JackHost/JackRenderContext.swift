@@ -33,9 +33,12 @@ struct JackRenderContext {
     static let reasonCapacity = 256
 
     /// Control side. Allocates a context for `outputCount` / `inputCount` ports (filled in later).
-    static func make(engine: RenderEngine, core: JackHostCore, client: OpaquePointer, outputCount: Int,
-                     inputCount: Int, wakeFD: Int32, startHook: (@convention(c) () -> Void)?)
-        -> UnsafeMutablePointer<JackRenderContext> {
+    static func make(
+        engine: RenderEngine, core: JackHostCore, client: OpaquePointer, outputCount: Int,
+        inputCount: Int, wakeFD: Int32, startHook: (@convention(c) () -> Void)?
+    )
+        -> UnsafeMutablePointer<JackRenderContext>
+    {
         let outputPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: max(1, outputCount))
         outputPorts.initialize(repeating: nil, count: max(1, outputCount))
         let outputBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: max(1, outputCount))
@@ -47,11 +50,12 @@ struct JackRenderContext {
         let reason = UnsafeMutablePointer<CChar>.allocate(capacity: reasonCapacity)
         reason.initialize(repeating: 0, count: reasonCapacity)
         let context = UnsafeMutablePointer<JackRenderContext>.allocate(capacity: 1)
-        context.initialize(to: JackRenderContext(
-            engine: .passRetained(engine), core: .passRetained(core), client: client,
-            outputPorts: outputPorts, outputBuffers: outputBuffers, outputCount: outputCount,
-            inputPorts: inputPorts, inputBuffers: inputBuffers, inputCount: inputCount,
-            wakeFD: wakeFD, reason: reason, startHook: startHook))
+        context.initialize(
+            to: JackRenderContext(
+                engine: .passRetained(engine), core: .passRetained(core), client: client,
+                outputPorts: outputPorts, outputBuffers: outputBuffers, outputCount: outputCount,
+                inputPorts: inputPorts, inputBuffers: inputBuffers, inputCount: inputCount,
+                wakeFD: wakeFD, reason: reason, startHook: startHook))
         return context
     }
 
@@ -103,13 +107,15 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
             .assumingMemoryBound(to: Float.self)
     }
     for i in 0..<inputCount {
-        inputs[i] = UnsafePointer(jack_port_get_buffer(context.pointee.inputPorts[i], frames)?
-            .assumingMemoryBound(to: Float.self))
+        inputs[i] = UnsafePointer(
+            jack_port_get_buffer(context.pointee.inputPorts[i], frames)?
+                .assumingMemoryBound(to: Float.self))
     }
     let inserts = context.pointee.core._withUnsafeGuaranteedRef { core -> HostInsertIO in
         // Relaxed: the flag only gates a one-shot test hook; the exchange makes it run once.
         if core.startHookPending.load(ordering: .relaxed),
-           core.startHookPending.exchange(false, ordering: .relaxed) {
+            core.startHookPending.exchange(false, ordering: .relaxed)
+        {
             context.pointee.startHook?()
         }
         // Release: counted before the insert table is loaded, so the control side, seeing two more
@@ -120,9 +126,10 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
         return raw.assumingMemoryBound(to: JackInsertTable.self).pointee.prepare(frames: frames)
     }
     context.pointee.engine._withUnsafeGuaranteedRef { engine in
-        engine.render(frameCount: Int(frames), inputs: inputCount > 0 ? UnsafePointer(inputs) : nil,
-                      inputCount: inputCount, outputs: UnsafePointer(outputs), outputCount: outputCount,
-                      inserts: inserts)
+        engine.render(
+            frameCount: Int(frames), inputs: inputCount > 0 ? UnsafePointer(inputs) : nil,
+            inputCount: inputCount, outputs: UnsafePointer(outputs), outputCount: outputCount,
+            inserts: inserts)
     }
     return 0
 }

@@ -64,7 +64,8 @@ public enum JackServerLauncher {
     /// True when ALSA lists a sound card (`/proc/asound/cards`) or a PCM playback device exists.
     public static func hasSoundCard() -> Bool {
         if let cards = try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8),
-           !cards.contains("no soundcards"), cards.contains(where: { $0.isNumber }) {
+            !cards.contains("no soundcards"), cards.contains(where: { $0.isNumber })
+        {
             return true
         }
         let devices = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? []
@@ -83,8 +84,10 @@ public enum JackServerLauncher {
     }
 
     /// The arguments `start` passes to jackd.
-    public static func arguments(name: String?, backend: String, sampleRate: Int, period: Int,
-                                 realtime: Bool) -> [String] {
+    public static func arguments(
+        name: String?, backend: String, sampleRate: Int, period: Int,
+        realtime: Bool
+    ) -> [String] {
         var arguments: [String] = []
         if let name, !name.isEmpty { arguments += ["-n", name] }
         // Server options come before -d; spelled out because `-r` means --no-realtime there.
@@ -96,8 +99,10 @@ public enum JackServerLauncher {
     /// Control side; blocks until the server accepts clients (up to `timeout` seconds). Spawns `jackd`
     /// (`-n name` when given) and returns its handle; the server lives until `stop()` or the handle's
     /// deinit. jackd's output goes to a log file in the temporary directory (`logPath`).
-    public static func start(name: String?, sampleRate: Int = 48_000, period: Int = 256,
-                             timeout: Double = 10) throws(JackServerLauncherError) -> JackServerProcess {
+    public static func start(
+        name: String?, sampleRate: Int = 48_000, period: Int = 256,
+        timeout: Double = 10
+    ) throws(JackServerLauncherError) -> JackServerProcess {
         guard let jackd = jackdPath() else { throw .jackdNotFound }
         let server = JackHostConfiguration.resolveServerName(name)
         if isServerRunning(name: server) { throw .alreadyRunning(name: server) }
@@ -109,8 +114,9 @@ public enum JackServerLauncher {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: jackd)
         // `-n` whenever the resolved name is not jackd's default, so $JACK_DEFAULT_SERVER is honoured too.
-        process.arguments = arguments(name: server == "default" ? nil : server, backend: backend,
-                                      sampleRate: sampleRate, period: period, realtime: realtime)
+        process.arguments = arguments(
+            name: server == "default" ? nil : server, backend: backend,
+            sampleRate: sampleRate, period: period, realtime: realtime)
         if let log = FileHandle(forWritingAtPath: logPath) {
             process.standardOutput = log
             process.standardError = log
@@ -167,11 +173,13 @@ public final class JackServerProcess: Sendable {
     /// Control side; blocks up to about 3 s. SIGTERM, wait up to `gracePeriod`, then SIGKILL; waits for
     /// the process to be reaped. Clients of the server receive their shutdown callbacks.
     public func stop(gracePeriod: Double = 3) {
-        guard let process = process.withLock({ value -> Process? in
-            let taken = value
-            value = nil
-            return taken
-        }) else { return }
+        guard
+            let process = process.withLock({ value -> Process? in
+                let taken = value
+                value = nil
+                return taken
+            })
+        else { return }
         if process.isRunning {
             kill(pid, SIGTERM)
             let deadline = Date().addingTimeInterval(gracePeriod)

@@ -19,7 +19,9 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value while holding the lock.
-    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         try lock.withLock { _ throws(Failure) -> Result in try body(&value) }
     }
 }
@@ -48,7 +50,9 @@ public final class Lock: @unchecked Sendable {
     }
 
     /// Runs `body` while holding the lock (the argument mirrors `Mutex<Void>.withLock`).
-    public func withLock<Result, Failure: Error>(_ body: (inout Void) throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withLock<Result, Failure: Error>(_ body: (inout Void) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         var unit: Void = ()

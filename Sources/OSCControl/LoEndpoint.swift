@@ -11,10 +11,11 @@ public struct OSCServiceError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// Handler signatures as liblo calls them.
-typealias LoMethodHandler = @convention(c) (
-    UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?, Int32,
-    lo_message?, UnsafeMutableRawPointer?
-) -> Int32
+typealias LoMethodHandler =
+    @convention(c) (
+        UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?, Int32,
+        lo_message?, UnsafeMutableRawPointer?
+    ) -> Int32
 
 /// The UDP and TCP `lo_server`s of the service.
 ///
@@ -52,8 +53,10 @@ final class LoEndpoint {
             case .success(let udpServer):
                 var tcpServer: lo_server?
                 if enablesTCP {
-                    switch Self.makeServer(host: host, port: port, proto: LO_TCP,
-                                           socktype: Int32(SOCK_STREAM.rawValue)) {
+                    switch Self.makeServer(
+                        host: host, port: port, proto: LO_TCP,
+                        socktype: Int32(SOCK_STREAM.rawValue))
+                    {
                     case .failure(let message):
                         lo_server_free(udpServer)
                         lastError = message
@@ -109,8 +112,10 @@ final class LoEndpoint {
 
     /// Installs the generic handler (first in liblo's list, so it sees every message before any node
     /// method) and the bundle handlers.
-    func installHandlers(generic: LoMethodHandler, bundleStart: lo_bundle_start_handler,
-                         bundleEnd: lo_bundle_end_handler, userData: UnsafeMutableRawPointer) {
+    func installHandlers(
+        generic: LoMethodHandler, bundleStart: lo_bundle_start_handler,
+        bundleEnd: lo_bundle_end_handler, userData: UnsafeMutableRawPointer
+    ) {
         for server in servers {
             _ = lo_server_add_method(server, nil, nil, generic, userData)
             _ = lo_server_add_bundle_handlers(server, bundleStart, bundleEnd, userData)

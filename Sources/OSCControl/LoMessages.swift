@@ -40,8 +40,9 @@ final class LoAddress: @unchecked Sendable {
         guard let raw = lo_address_new_from_url(text) else { return nil }
         let address = LoAddress(raw: raw)
         guard let host = lo_address_get_hostname(raw), host.pointee != 0,
-              let portText = lo_address_get_port(raw), let port = Int(String(cString: portText)),
-              (1...65_535).contains(port) else { return nil }
+            let portText = lo_address_get_port(raw), let port = Int(String(cString: portText)),
+            (1...65_535).contains(port)
+        else { return nil }
         var hints = addrinfo()
         hints.ai_socktype = proto == LO_UDP ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
@@ -67,7 +68,7 @@ enum LoValues {
                 // liblo cannot make an empty blob (lo_blob_new(0) is NULL, and adding NULL crashes while
                 // serialising), so an empty blob goes out as nil.
                 guard !bytes.isEmpty,
-                      let blob = bytes.withUnsafeBytes({ lo_blob_new(Int32(bytes.count), $0.baseAddress) })
+                    let blob = bytes.withUnsafeBytes({ lo_blob_new(Int32(bytes.count), $0.baseAddress) })
                 else {
                     lo_message_add_nil(m)
                     continue
@@ -118,13 +119,18 @@ enum LoValues {
                 result.append(.char(UInt8(truncatingIfNeeded: load(arg, Int32.self))))
             case UInt8(ascii: "t"):
                 guard let arg else { return nil }
-                result.append(.timetag(OSCTimetag(seconds: load(arg, UInt32.self),
-                                                  fraction: UnsafeRawPointer(arg).loadUnaligned(fromByteOffset: 4, as: UInt32.self))))
+                result.append(
+                    .timetag(
+                        OSCTimetag(
+                            seconds: load(arg, UInt32.self),
+                            fraction: UnsafeRawPointer(arg).loadUnaligned(fromByteOffset: 4, as: UInt32.self))))
             case UInt8(ascii: "m"):
                 guard let arg else { return nil }
                 let m = UnsafeRawPointer(arg)
-                result.append(.midi(m.load(fromByteOffset: 0, as: UInt8.self), m.load(fromByteOffset: 1, as: UInt8.self),
-                                    m.load(fromByteOffset: 2, as: UInt8.self), m.load(fromByteOffset: 3, as: UInt8.self)))
+                result.append(
+                    .midi(
+                        m.load(fromByteOffset: 0, as: UInt8.self), m.load(fromByteOffset: 1, as: UInt8.self),
+                        m.load(fromByteOffset: 2, as: UInt8.self), m.load(fromByteOffset: 3, as: UInt8.self)))
             case UInt8(ascii: "b"):
                 guard let arg else { return nil }
                 let size = Int(loshim_arg_blob_size(arg))

@@ -149,7 +149,9 @@ enum OSCText {
 
     /// True when `path` is an OSC address pattern as liblo sees it (it fans these out to every match).
     static func isPattern(_ path: String) -> Bool {
-        path.utf8.contains { $0 == 0x20 || $0 == 0x23 || $0 == 0x2A || $0 == 0x2C || $0 == 0x3F
-            || $0 == 0x5B || $0 == 0x5D || $0 == 0x7B || $0 == 0x7D }
+        path.utf8.contains {
+            $0 == 0x20 || $0 == 0x23 || $0 == 0x2A || $0 == 0x2C || $0 == 0x3F
+                || $0 == 0x5B || $0 == 0x5D || $0 == 0x7B || $0 == 0x7D
+        }
     }
 }

@@ -22,8 +22,9 @@ public enum OSCClockMapping {
         }
 
         public init(_ anchor: EngineClockAnchor) {
-            self.init(sampleTime: anchor.sampleTime, monotonicNanoseconds: anchor.monotonicNanoseconds,
-                      sampleRate: anchor.sampleRate)
+            self.init(
+                sampleTime: anchor.sampleTime, monotonicNanoseconds: anchor.monotonicNanoseconds,
+                sampleRate: anchor.sampleRate)
         }
     }
 
@@ -41,7 +42,8 @@ public enum OSCClockMapping {
         /// The anchor to convert with, given the engine's latest one.
         public mutating func update(with latest: Anchor) -> Anchor {
             if let current = anchor, current.sampleRate == latest.sampleRate {
-                let predicted = Double(current.sampleTime)
+                let predicted =
+                    Double(current.sampleTime)
                     + Double(latest.monotonicNanoseconds - current.monotonicNanoseconds) / 1e9 * current.sampleRate
                 if abs(predicted - Double(latest.sampleTime)) <= tolerance * latest.sampleRate { return current }
             }

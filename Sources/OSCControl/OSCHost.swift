@@ -27,8 +27,10 @@ public struct OSCHostStatus: Sendable, Equatable {
     public var serverName: String
     public var clientName: String
 
-    public init(state: String, sampleRate: Int, bufferSize: Int, dspLoad: Double, xrunCount: Int,
-                serverName: String, clientName: String) {
+    public init(
+        state: String, sampleRate: Int, bufferSize: Int, dspLoad: Double, xrunCount: Int,
+        serverName: String, clientName: String
+    ) {
         self.state = state
         self.sampleRate = sampleRate
         self.bufferSize = bufferSize

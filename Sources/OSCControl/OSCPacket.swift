@@ -158,7 +158,9 @@ private struct Reader {
 
     mutating func packet(depth: Int) throws(OSCDecodeError) -> OSCPacket {
         guard end - offset >= 4 else { throw OSCDecodeError("packet shorter than 4 bytes") }
-        guard (end - offset) % 4 == 0 else { throw OSCDecodeError("packet size \(end - offset) is not a multiple of 4") }
+        guard (end - offset) % 4 == 0 else {
+            throw OSCDecodeError("packet size \(end - offset) is not a multiple of 4")
+        }
         if bytes[offset] == UInt8(ascii: "#") {
             return try bundle(depth: depth)
         }

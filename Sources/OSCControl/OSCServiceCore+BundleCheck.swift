@@ -7,7 +7,7 @@ extension OSCServiceCore {
     private static let vectorKeys: [String: [String]] = [
         "position": ["positionX", "positionY", "positionZ"], "velocity": ["velocityX", "velocityY", "velocityZ"],
         "direction": ["directionX", "directionY", "directionZ"],
-        "listener/position": ["listenerX", "listenerY", "listenerZ"],
+        "listener/position": ["listenerX", "listenerY", "listenerZ"]
     ]
 
     /// The first request of a bundle that would fail the checks `EditPlan` can make, with the failure;
@@ -59,7 +59,7 @@ extension OSCServiceCore {
                 return
             }
             guard Self.nodeRoutes[tail] == nil, !tail.contains("/"), r.arguments.count == 1,
-                  let value = r.arguments[0].parameterValue
+                let value = r.arguments[0].parameterValue
             else { return }
             if case .string(let path) = value, !path.isEmpty, kind.isFilePathParameter(tail) {
                 _ = try resolve(path)

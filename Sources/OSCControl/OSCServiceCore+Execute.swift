@@ -43,14 +43,20 @@ extension OSCServiceCore {
         let now = SystemClock.pairedNow()
         let ahead = earliest.seconds(since: now.wall)
         if ahead > options.schedulingHorizon {
-            sendError(requests[0].client, address: requests[0].address, OSCFailure(.badTimetag,
-                "the bundle's time tag is \(Int(ahead)) s ahead; the limit is \(Int(options.schedulingHorizon)) s"))
+            sendError(
+                requests[0].client, address: requests[0].address,
+                OSCFailure(
+                    .badTimetag,
+                    "the bundle's time tag is \(Int(ahead)) s ahead; the limit is \(Int(options.schedulingHorizon)) s"))
             return
         }
         if ahead > options.schedulingLookahead {
             guard scheduler.held.count < options.maxScheduledBundles else {
-                sendError(requests[0].client, address: requests[0].address, OSCFailure(.scheduleFull,
-                    "\(scheduler.held.count) future bundles are already waiting; this one was dropped"))
+                sendError(
+                    requests[0].client, address: requests[0].address,
+                    OSCFailure(
+                        .scheduleFull,
+                        "\(scheduler.held.count) future bundles are already waiting; this one was dropped"))
                 return
             }
             let release = Double(now.monotonicNanoseconds) / 1e9 + ahead - options.schedulingLookahead
@@ -126,8 +132,9 @@ extension OSCServiceCore {
     func run(_ requests: [OSCRequest], frames: [Int64?]?, isBundle: Bool = false) {
         if isBundle && requests.count > 1, let refused = firstFailure(inBundle: requests) {
             let request = refused.request
-            sendError(request.client, address: request.patternAddress ?? request.address,
-                      OSCFailure(refused.failure.code, "nothing in the bundle was applied: \(refused.failure.message)"))
+            sendError(
+                request.client, address: request.patternAddress ?? request.address,
+                OSCFailure(refused.failure.code, "nothing in the bundle was applied: \(refused.failure.message)"))
             return
         }
         var failures: [(request: OSCRequest, failure: OSCFailure)] = []
@@ -146,7 +153,8 @@ extension OSCServiceCore {
                     for index in requests.indices { perform(index) }
                 }
             } catch {
-                sendError(requests[0].client, address: requests[0].patternAddress ?? requests[0].address, OSCFailure(error))
+                sendError(
+                    requests[0].client, address: requests[0].patternAddress ?? requests[0].address, OSCFailure(error))
             }
         }
         report(failures, of: requests)
@@ -169,7 +177,8 @@ extension OSCServiceCore {
             let total = requests.filter { $0.patternID == id }.count
             let first = list[0]
             let pattern = first.request.patternAddress ?? first.request.address
-            let message = list.count == 1 && total == 1
+            let message =
+                list.count == 1 && total == 1
                 ? first.failure.message
                 : "\(list.count) of \(total) matches of '\(OSCText.sanitized(pattern))' failed; first: "
                     + "\(first.request.address): \(first.failure.message)"
@@ -196,8 +205,12 @@ extension OSCServiceCore {
             // The timeout counts from when the jobs before it finished (a long load is not a stall).
             let since = jobs.completed >= sync.jobs ? max(sync.received, jobs.completedAt) : now
             if now - since > options.syncTimeout {
-                sendError(sync.client, address: "/sync", OSCFailure(.notRendering,
-                    "the engine rendered nothing for \(options.syncTimeout) s; earlier commands have not taken effect"))
+                sendError(
+                    sync.client, address: "/sync",
+                    OSCFailure(
+                        .notRendering,
+                        "the engine rendered nothing for \(options.syncTimeout) s; earlier commands have not taken effect"
+                    ))
                 continue
             }
             remaining.append(sync)

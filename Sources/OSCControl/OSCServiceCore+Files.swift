@@ -19,7 +19,8 @@ extension OSCServiceCore {
         guard NodeName.isValid(name) else {
             throw OSCFailure(.invalidName, NodeName.refusal(OSCText.sanitized(name), what: "buffer name"))
         }
-        guard (start ?? 0) >= 0, (count ?? 1) >= 1, (start ?? 0) <= Int64(Int32.max), (count ?? 1) <= Int64(Int32.max) else {
+        guard (start ?? 0) >= 0, (count ?? 1) >= 1, (start ?? 0) <= Int64(Int32.max), (count ?? 1) <= Int64(Int32.max)
+        else {
             throw OSCFailure(.outOfRange, "start must be ≥ 0 and the frame count ≥ 1")
         }
         let resolved = try resolve(path)
@@ -30,8 +31,9 @@ extension OSCServiceCore {
             // Its origin goes into saved patches, so a buffer loaded over OSC is loaded again with the patch.
             let buffer: SampleBuffer
             do throws(AudioFileError) {
-                buffer = try files.decodeBuffer(named: name, path: resolved, startFrame: Int(start ?? 0),
-                                                frameCount: count.map { Int($0) })
+                buffer = try files.decodeBuffer(
+                    named: name, path: resolved, startFrame: Int(start ?? 0),
+                    frameCount: count.map { Int($0) })
             } catch {
                 let failure = OSCFailure(.fileError, "\(error)")
                 return { core in core.sendError(client, address: "/buffer/load", failure) }
@@ -43,10 +45,13 @@ extension OSCServiceCore {
             return { core in
                 do throws(EngineError) {
                     try core.engine.addBuffer(buffer)
-                    core.done(client, "/buffer/load", [
-                        .string(name), .int32(Int32(clamping: buffer.frameCount)), .int32(Int32(buffer.channelCount)),
-                        .float(Float(rate)),
-                    ])
+                    core.done(
+                        client, "/buffer/load",
+                        [
+                            .string(name), .int32(Int32(clamping: buffer.frameCount)),
+                            .int32(Int32(buffer.channelCount)),
+                            .float(Float(rate))
+                        ])
                 } catch {
                     core.sendError(client, address: "/buffer/load", OSCFailure(error))
                 }
@@ -67,10 +72,14 @@ extension OSCServiceCore {
     func bufferList(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         for b in engine.buffers() {
-            reply(r.client, OSCMessage("/buffer/info", [
-                .string(b.name), .int32(Int32(b.channelCount)), .int32(Int32(clamping: b.frameCount)),
-                .float(Float(b.sampleRate)),
-            ]))
+            reply(
+                r.client,
+                OSCMessage(
+                    "/buffer/info",
+                    [
+                        .string(b.name), .int32(Int32(b.channelCount)), .int32(Int32(clamping: b.frameCount)),
+                        .float(Float(b.sampleRate))
+                    ]))
         }
         reply(r.client, OSCMessage("/reply", [.string("/buffer/list")]))
     }
@@ -91,8 +100,9 @@ extension OSCServiceCore {
                     core.mirror.dirty = true
                     // A file that could not be read: an /error each, and the rest of the patch is loaded.
                     for warning in warnings {
-                        core.sendError(client, address: "/patch/load",
-                                       OSCFailure(.fileError, Self.limit(warning.description, bytes: 1200)))
+                        core.sendError(
+                            client, address: "/patch/load",
+                            OSCFailure(.fileError, Self.limit(warning.description, bytes: 1200)))
                     }
                     core.done(client, "/patch/load", [.string(path)])
                 }

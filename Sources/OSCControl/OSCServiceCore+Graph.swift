@@ -21,8 +21,9 @@ extension OSCServiceCore {
         let jackDestination = Self.isJackPortName(destination)
         if jackSource || jackDestination {
             guard jackSource && jackDestination else {
-                throw a.failure("give two node endpoints (\"node[:bus]\") or two full JACK port names "
-                    + "(\"client:port\"), not one of each")
+                throw a.failure(
+                    "give two node endpoints (\"node[:bus]\") or two full JACK port names "
+                        + "(\"client:port\"), not one of each")
             }
             guard let host else { throw OSCFailure(.unsupported, "this engine has no JACK host") }
             do throws(OSCHostError) {
@@ -52,9 +53,13 @@ extension OSCServiceCore {
     func graphList(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         for c in engine.connections() {
-            reply(r.client, OSCMessage("/graph/edge", [
-                .string("\(c.source):\(c.sourceBus)"), .string("\(c.destination):\(c.destinationBus)"),
-            ]))
+            reply(
+                r.client,
+                OSCMessage(
+                    "/graph/edge",
+                    [
+                        .string("\(c.source):\(c.sourceBus)"), .string("\(c.destination):\(c.destinationBus)")
+                    ]))
         }
         for c in host?.listConnections() ?? [] {
             reply(r.client, OSCMessage("/graph/edge", [.string(c.source), .string(c.destination)]))

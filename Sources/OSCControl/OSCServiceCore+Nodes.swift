@@ -13,8 +13,9 @@ extension OSCServiceCore {
         let kindName = try a.string("kind")
         let name = try a.string("name")
         guard let kind = NodeKind(rawValue: kindName) else {
-            throw OSCFailure(.unknownKind,
-                             "unknown node kind '\(OSCText.sanitized(kindName))' (kinds: \(NodeKind.allNames))")
+            throw OSCFailure(
+                .unknownKind,
+                "unknown node kind '\(OSCText.sanitized(kindName))' (kinds: \(NodeKind.allNames))")
         }
         var parameters: [String: ParameterValue] = [:]
         while !a.isAtEnd {
@@ -23,7 +24,9 @@ extension OSCServiceCore {
             guard let value = argument.parameterValue else {
                 throw a.failure("the value of '\(OSCText.sanitized(key))' has the unsupported type \(argument.typeTag)")
             }
-            guard parameters[key] == nil else { throw a.failure("parameter '\(OSCText.sanitized(key))' is given twice") }
+            guard parameters[key] == nil else {
+                throw a.failure("parameter '\(OSCText.sanitized(key))' is given twice")
+            }
             parameters[key] = value
         }
         // Files (a player's audio, an environment's SOFA set) are confined to the file roots.
@@ -87,10 +90,14 @@ extension OSCServiceCore {
     func nodeList(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         for node in engine.nodes() {
-            reply(r.client, OSCMessage("/node/info", [
-                .string(node.name), .string(node.kind.rawValue), .int32(Int32(node.outputChannelCount)),
-                .int32(node.isActive ? 1 : 0),
-            ]))
+            reply(
+                r.client,
+                OSCMessage(
+                    "/node/info",
+                    [
+                        .string(node.name), .string(node.kind.rawValue), .int32(Int32(node.outputChannelCount)),
+                        .int32(node.isActive ? 1 : 0)
+                    ]))
         }
         reply(r.client, OSCMessage("/reply", [.string("/node/list")]))
     }
@@ -116,16 +123,25 @@ extension OSCServiceCore {
     }
 
     /// A handler of `/node/<name>/<tail>`: the core, the request, the node's name and the frame.
-    typealias NodeRoute = @Sendable (OSCServiceCore, OSCRequest, _ node: String, _ frame: Int64?) throws(OSCFailure) -> Void
+    typealias NodeRoute =
+        @Sendable (OSCServiceCore, OSCRequest, _ node: String, _ frame: Int64?) throws(OSCFailure) -> Void
 
     /// The node commands and queries by tail; any other tail without a slash is a parameter. The table
     /// docs/OSC.md's `/node/<name>/…` rows are checked against.
     static let nodeRoutes: [String: NodeRoute] = [
         "params": { core, r, name, _ throws(OSCFailure) in try core.nodeParams(r, node: name) },
-        "play": { core, r, name, frame throws(OSCFailure) in try core.transport(r, node: name, verb: "play", frame: frame) },
-        "pause": { core, r, name, frame throws(OSCFailure) in try core.transport(r, node: name, verb: "pause", frame: frame) },
-        "stop": { core, r, name, frame throws(OSCFailure) in try core.transport(r, node: name, verb: "stop", frame: frame) },
-        "schedule/buffer": { core, r, name, frame throws(OSCFailure) in try core.scheduleBuffer(r, node: name, frame: frame) },
+        "play": { core, r, name, frame throws(OSCFailure) in
+            try core.transport(r, node: name, verb: "play", frame: frame)
+        },
+        "pause": { core, r, name, frame throws(OSCFailure) in
+            try core.transport(r, node: name, verb: "pause", frame: frame)
+        },
+        "stop": { core, r, name, frame throws(OSCFailure) in
+            try core.transport(r, node: name, verb: "stop", frame: frame)
+        },
+        "schedule/buffer": { core, r, name, frame throws(OSCFailure) in
+            try core.scheduleBuffer(r, node: name, frame: frame)
+        },
         "schedule/file": { core, r, name, _ throws(OSCFailure) in try core.scheduleFile(r, node: name) },
         "enqueue": { core, r, name, frame throws(OSCFailure) in try core.enqueue(r, node: name, frame: frame) },
         "prepare": { core, r, name, _ throws(OSCFailure) in
@@ -134,8 +150,12 @@ extension OSCServiceCore {
             core.done(r.client, r.address, [.int32(ready ? 1 : 0)])
         },
         "fade": { core, r, name, frame throws(OSCFailure) in try core.fade(r, node: name, frame: frame) },
-        "position": { core, r, name, frame throws(OSCFailure) in try core.vector(r, node: name, tail: "position", frame: frame) },
-        "velocity": { core, r, name, frame throws(OSCFailure) in try core.vector(r, node: name, tail: "velocity", frame: frame) },
+        "position": { core, r, name, frame throws(OSCFailure) in
+            try core.vector(r, node: name, tail: "position", frame: frame)
+        },
+        "velocity": { core, r, name, frame throws(OSCFailure) in
+            try core.vector(r, node: name, tail: "velocity", frame: frame)
+        },
         "direction": { core, r, name, frame throws(OSCFailure) in
             try core.vector(r, node: name, tail: "direction", frame: frame)
         },
@@ -152,7 +172,7 @@ extension OSCServiceCore {
             try OSCArguments(r).end()
             try core.engineCall { () throws(EngineError) in try core.engine.resetNode(name) }
             core.done(r.client, r.address)
-        },
+        }
     ]
 
     /// `/node/<name>/<param> value` sets (no reply); without a value it replies on the same address.
@@ -163,10 +183,14 @@ extension OSCServiceCore {
             return
         }
         let a = OSCArguments(r)
-        guard r.arguments.count == 1 else { throw a.failure("takes one value to set the parameter, or none to read it") }
+        guard r.arguments.count == 1 else {
+            throw a.failure("takes one value to set the parameter, or none to read it")
+        }
         guard let value = r.arguments[0].parameterValue else {
-            throw OSCFailure(.wrongType, "\(node).\(OSCText.sanitized(parameter)) cannot take a value of OSC type "
-                + "\(r.arguments[0].typeTag)")
+            throw OSCFailure(
+                .wrongType,
+                "\(node).\(OSCText.sanitized(parameter)) cannot take a value of OSC type "
+                    + "\(r.arguments[0].typeTag)")
         }
         // A file the node reads: confined to the roots now, read on the worker. (On a kind without that
         // parameter the engine refuses it below, before any file is touched.)
@@ -208,12 +232,16 @@ extension OSCServiceCore {
                 guard let value, spec.choices.isEmpty else { return .null }
                 return spec.type == .int ? .int32(Int32(clamping: Int(value))) : .float(Float(value))
             }
-            reply(r.client, OSCMessage("/node/\(node)/param", [
-                .string(spec.name), .string(spec.type.rawValue), .string(spec.unit),
-                bound(spec.minimum), bound(spec.maximum),
-                OSCArgument(spec.defaultValue), OSCArgument(info.parameters[spec.name] ?? spec.defaultValue),
-                .string(flags.joined(separator: ",")),
-            ] + spec.choices.map { .string($0) }))
+            reply(
+                r.client,
+                OSCMessage(
+                    "/node/\(node)/param",
+                    [
+                        .string(spec.name), .string(spec.type.rawValue), .string(spec.unit),
+                        bound(spec.minimum), bound(spec.maximum),
+                        OSCArgument(spec.defaultValue), OSCArgument(info.parameters[spec.name] ?? spec.defaultValue),
+                        .string(flags.joined(separator: ","))
+                    ] + spec.choices.map { .string($0) }))
         }
         reply(r.client, OSCMessage("/reply", [.string(r.address)]))
     }
@@ -299,12 +327,14 @@ extension OSCServiceCore {
         switch numbers.count {
         case 3:
             try engineCall { () throws(EngineError) in
-                try engine.setListenerAngles(node, yaw: numbers[0], pitch: numbers[1], roll: numbers[2], atSampleTime: frame)
+                try engine.setListenerAngles(
+                    node, yaw: numbers[0], pitch: numbers[1], roll: numbers[2], atSampleTime: frame)
             }
         case 6:
             try engineCall { () throws(EngineError) in
-                try engine.setListenerOrientation(node, forward: (numbers[0], numbers[1], numbers[2]),
-                                                  up: (numbers[3], numbers[4], numbers[5]), atSampleTime: frame)
+                try engine.setListenerOrientation(
+                    node, forward: (numbers[0], numbers[1], numbers[2]),
+                    up: (numbers[3], numbers[4], numbers[5]), atSampleTime: frame)
             }
         default:
             throw a.failure("takes yaw pitch roll (3 numbers, degrees) or forward and up vectors (6 numbers)")
@@ -316,8 +346,12 @@ extension OSCServiceCore {
     private func power(_ r: OSCRequest, node: String) throws(OSCFailure) {
         try OSCArguments(r).end()
         let levels = try engineCall { () throws(EngineError) in try engine.audioPlayerPower(node) }
-        reply(r.client, OSCMessage(r.address, [.int32(Int32(levels.count))] + levels.map { .float($0.average) }
-            + levels.map { .float($0.peak) }))
+        reply(
+            r.client,
+            OSCMessage(
+                r.address,
+                [.int32(Int32(levels.count))] + levels.map { .float($0.average) }
+                    + levels.map { .float($0.peak) }))
     }
 
     /// `/node/<name>/schedule/buffer s:buffer [s:options]` — the buffer becomes the player's material from
@@ -356,7 +390,8 @@ extension OSCServiceCore {
         let start = try a.optionalInteger("start frame")
         let count = try a.optionalInteger("frame count")
         try a.end()
-        guard (start ?? 0) >= 0, (start ?? 0) <= Int64(Int32.max), (count ?? 1) >= 1, (count ?? 1) <= Int64(Int32.max) else {
+        guard (start ?? 0) >= 0, (start ?? 0) <= Int64(Int32.max), (count ?? 1) >= 1, (count ?? 1) <= Int64(Int32.max)
+        else {
             throw OSCFailure(.outOfRange, "start must be 0…\(Int32.max) and the frame count 1…\(Int32.max)")
         }
         guard try kind(of: node) == .player else {
@@ -368,10 +403,12 @@ extension OSCServiceCore {
         let address = r.address
         runJob {
             do throws(EngineError) {
-                let (frames, channels) = try files.scheduleFile(on: node, path: resolved, startFrame: start.map { Int($0) },
-                                                                frameCount: count.map { Int($0) })
+                let (frames, channels) = try files.scheduleFile(
+                    on: node, path: resolved, startFrame: start.map { Int($0) },
+                    frameCount: count.map { Int($0) })
                 return { core in
-                    core.done(client, address, [.string(path), .int32(Int32(clamping: frames)), .int32(Int32(channels))])
+                    core.done(
+                        client, address, [.string(path), .int32(Int32(clamping: frames)), .int32(Int32(channels))])
                 }
             } catch {
                 let failure = OSCFailure(error)
@@ -425,10 +462,13 @@ extension OSCServiceCore {
             case .timetag(let tag):
                 guard let anchor = currentClockAnchor() else { break }
                 let now = SystemClock.pairedNow()
-                at = OSCClockMapping.sampleTime(for: tag, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
-                                                anchor: anchor)
+                at = OSCClockMapping.sampleTime(
+                    for: tag, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
+                    anchor: anchor)
             case .int32, .int64:
-                guard let value = argument.integerValue, value >= 0 else { throw a.failure("the sample time must be ≥ 0") }
+                guard let value = argument.integerValue, value >= 0 else {
+                    throw a.failure("the sample time must be ≥ 0")
+                }
                 at = value
             default:
                 throw a.failure("the node time must be an engine sample time (h or i) or an OSC time tag (t)")
@@ -447,16 +487,18 @@ extension OSCServiceCore {
     func timetag(forSampleTime sampleTime: Int64) -> OSCTimetag {
         guard let anchor = currentClockAnchor() else { return .immediate }
         let now = SystemClock.pairedNow()
-        return OSCClockMapping.timetag(forSampleTime: sampleTime, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
-                                       anchor: anchor)
+        return OSCClockMapping.timetag(
+            forSampleTime: sampleTime, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
+            anchor: anchor)
     }
 
     /// The engine frame of a time tag given as an argument; a past tag is reported with /late.
     func sampleTime(for tag: OSCTimetag, client: ClientRef, address: String) -> Int64? {
         guard let anchor = currentClockAnchor() else { return nil }
         let now = SystemClock.pairedNow()
-        let frame = OSCClockMapping.sampleTime(for: tag, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
-                                               anchor: anchor)
+        let frame = OSCClockMapping.sampleTime(
+            for: tag, wallNow: now.wall, monotonicNow: now.monotonicNanoseconds,
+            anchor: anchor)
         let next = engine.sampleTime
         let late = max(-tag.seconds(since: now.wall), Double(next - frame) / anchor.sampleRate)
         if late > 0 {

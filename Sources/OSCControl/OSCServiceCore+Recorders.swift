@@ -22,24 +22,30 @@ extension OSCServiceCore {
             case "format":
                 let text = try a.string("format")
                 guard let format = AudioFileFormat(name: text) else {
-                    throw OSCFailure(.outOfRange, "unknown format '\(OSCText.sanitized(text))' (wav, aiff, caf, flac, ogg, "
-                        + "opus, mp3, m4a, alac, aac)")
+                    throw OSCFailure(
+                        .outOfRange,
+                        "unknown format '\(OSCText.sanitized(text))' (wav, aiff, caf, flac, ogg, "
+                            + "opus, mp3, m4a, alac, aac)")
                 }
                 settings.format = format
             case "encoding":
                 let text = try a.string("encoding")
                 guard let encoding = AudioSampleEncoding(rawValue: text) else {
-                    throw OSCFailure(.outOfRange, "unknown encoding '\(OSCText.sanitized(text))' (int16, int24, float32)")
+                    throw OSCFailure(
+                        .outOfRange, "unknown encoding '\(OSCText.sanitized(text))' (int16, int24, float32)")
                 }
                 settings.encoding = encoding
             case "quality":
                 let quality = try a.double("quality")
-                guard (0...1).contains(quality) else { throw OSCFailure(.outOfRange, "quality \(quality) is outside 0…1") }
+                guard (0...1).contains(quality) else {
+                    throw OSCFailure(.outOfRange, "quality \(quality) is outside 0…1")
+                }
                 settings.quality = quality
             case "metering":
                 metering = try a.flag("metering")
             default:
-                throw OSCFailure(.unknownParameter,
+                throw OSCFailure(
+                    .unknownParameter,
                     "recorders have no setting '\(OSCText.sanitized(key))' (format, encoding, quality, metering)")
             }
         }
@@ -66,10 +72,15 @@ extension OSCServiceCore {
     func recorderList(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         for (name, recorder) in recorders.sorted(by: { $0.key < $1.key }) {
-            reply(r.client, OSCMessage("/recorder/info", [
-                .string(name), .string(recorder.node), .string(recorder.path), .int32(recorder.isRecording ? 1 : 0),
-                .float(Float(recorder.currentTime)),
-            ]))
+            reply(
+                r.client,
+                OSCMessage(
+                    "/recorder/info",
+                    [
+                        .string(name), .string(recorder.node), .string(recorder.path),
+                        .int32(recorder.isRecording ? 1 : 0),
+                        .float(Float(recorder.currentTime))
+                    ]))
         }
         reply(r.client, OSCMessage("/reply", [.string("/recorder/list")]))
     }
@@ -86,8 +97,10 @@ extension OSCServiceCore {
             throw OSCFailure(.unknownNode, "no recorder named '\(OSCText.sanitized(name))'")
         }
         guard let route = Self.recorderRoutes[verb] else {
-            throw OSCFailure(.unknownAddress, "no address '\(OSCText.sanitized(r.address))' "
-                + "(recorders take \(Self.recorderRoutes.keys.sorted().joined(separator: ", ")))")
+            throw OSCFailure(
+                .unknownAddress,
+                "no address '\(OSCText.sanitized(r.address))' "
+                    + "(recorders take \(Self.recorderRoutes.keys.sorted().joined(separator: ", ")))")
         }
         var a = OSCArguments(r)
         try route(self, r, &a, name, recorder)
@@ -95,7 +108,8 @@ extension OSCServiceCore {
 
     /// A handler of `/recorder/<name>/<verb>`: the core, the request, its arguments, the name and the
     /// recorder.
-    typealias RecorderRoute = @Sendable (OSCServiceCore, OSCRequest, inout OSCArguments, _ name: String, Recorder)
+    typealias RecorderRoute =
+        @Sendable (OSCServiceCore, OSCRequest, inout OSCArguments, _ name: String, Recorder)
         throws(OSCFailure) -> Void
 
     /// The recorder verbs: the table docs/OSC.md's `/recorder/<name>/…` rows are checked against.
@@ -144,10 +158,14 @@ extension OSCServiceCore {
         },
         "status": { core, r, a, _, recorder throws(OSCFailure) in
             try a.end()
-            core.reply(r.client, OSCMessage(r.address, [
-                .int32(recorder.isRecording ? 1 : 0), .float(Float(recorder.currentTime)),
-                .int64(Int64(recorder.recordedFrameCount)), .int32(Int32(recorder.channelCount)),
-            ]))
+            core.reply(
+                r.client,
+                OSCMessage(
+                    r.address,
+                    [
+                        .int32(recorder.isRecording ? 1 : 0), .float(Float(recorder.currentTime)),
+                        .int64(Int64(recorder.recordedFrameCount)), .int32(Int32(recorder.channelCount))
+                    ]))
         },
         "metering": { core, r, a, _, recorder throws(OSCFailure) in
             recorder.isMeteringEnabled = try a.flag("metering on/off")
@@ -161,10 +179,14 @@ extension OSCServiceCore {
             }
             recorder.updateMeters()
             let channels = recorder.channelCount
-            core.reply(r.client, OSCMessage(r.address, [.int32(Int32(channels))]
-                + (0..<channels).map { .float(recorder.averagePower(forChannel: $0)) }
-                + (0..<channels).map { .float(recorder.peakPower(forChannel: $0)) }))
-        },
+            core.reply(
+                r.client,
+                OSCMessage(
+                    r.address,
+                    [.int32(Int32(channels))]
+                        + (0..<channels).map { .float(recorder.averagePower(forChannel: $0)) }
+                        + (0..<channels).map { .float(recorder.peakPower(forChannel: $0)) }))
+        }
     ]
 
     /// `stop` and `free`: the take ends on the worker (its file is closed there); `/done` carries the

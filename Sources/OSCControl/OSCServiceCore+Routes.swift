@@ -31,7 +31,7 @@ extension OSCServiceCore {
         "/meters": { core, r, _ throws(OSCFailure) in try core.meters(r) },
         "/sound/play": { core, r, _ throws(OSCFailure) in try core.soundPlay(r) },
         "/recorder/new": { core, r, _ throws(OSCFailure) in try core.recorderNew(r) },
-        "/recorder/list": { core, r, _ throws(OSCFailure) in try core.recorderList(r) },
+        "/recorder/list": { core, r, _ throws(OSCFailure) in try core.recorderList(r) }
     ]
 
     /// Serves one request. `frame` is the engine sample time from the bundle's time tag (nil: next cycle).
@@ -69,32 +69,50 @@ extension OSCServiceCore {
 
     private func status(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
-        let s = host?.status() ?? OSCHostStatus(
-            state: "offline", sampleRate: Int(engine.configuration.sampleRate), bufferSize: 0, dspLoad: 0,
-            xrunCount: 0, serverName: "", clientName: "")
-        reply(r.client, OSCMessage("/status.reply", [
-            .string(s.state), .int32(Int32(clamping: s.sampleRate)), .int32(Int32(clamping: s.bufferSize)),
-            .float(Float(s.dspLoad)), .int32(Int32(clamping: s.xrunCount)), .int32(Int32(clamping: engine.nodes().count)),
-            .string(s.serverName), .string(s.clientName), .int32(Int32(clamping: counters.droppedDatagrams.value)),
-        ]))
+        let s =
+            host?.status()
+            ?? OSCHostStatus(
+                state: "offline", sampleRate: Int(engine.configuration.sampleRate), bufferSize: 0, dspLoad: 0,
+                xrunCount: 0, serverName: "", clientName: "")
+        reply(
+            r.client,
+            OSCMessage(
+                "/status.reply",
+                [
+                    .string(s.state), .int32(Int32(clamping: s.sampleRate)), .int32(Int32(clamping: s.bufferSize)),
+                    .float(Float(s.dspLoad)), .int32(Int32(clamping: s.xrunCount)),
+                    .int32(Int32(clamping: engine.nodes().count)),
+                    .string(s.serverName), .string(s.clientName),
+                    .int32(Int32(clamping: counters.droppedDatagrams.value))
+                ]))
     }
 
     private func statusMemory(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         let m = ProcessMemory.current()
-        reply(r.client, OSCMessage("/status/memory.reply", [
-            .int64(m.residentBytes), .int64(m.heapInUseBytes), .int64(m.heapFreeBytes), .int64(m.heapMappedBytes),
-            .int32(Int32(clamping: engine.nodes().count)),
-        ]))
+        reply(
+            r.client,
+            OSCMessage(
+                "/status/memory.reply",
+                [
+                    .int64(m.residentBytes), .int64(m.heapInUseBytes), .int64(m.heapFreeBytes),
+                    .int64(m.heapMappedBytes),
+                    .int32(Int32(clamping: engine.nodes().count))
+                ]))
     }
 
     private func version(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         let parts = options.version.split(separator: ".").map { Int32($0.prefix { $0.isNumber }) ?? 0 }
         func part(_ i: Int) -> Int32 { i < parts.count ? parts[i] : 0 }
-        reply(r.client, OSCMessage("/version.reply", [
-            .string(options.programName), .int32(part(0)), .int32(part(1)), .int32(part(2)), .string(OSCService.apiVersion),
-        ]))
+        reply(
+            r.client,
+            OSCMessage(
+                "/version.reply",
+                [
+                    .string(options.programName), .int32(part(0)), .int32(part(1)), .int32(part(2)),
+                    .string(OSCService.apiVersion)
+                ]))
     }
 
     private func quit(_ r: OSCRequest) throws(OSCFailure) {
@@ -108,8 +126,10 @@ extension OSCServiceCore {
         var a = OSCArguments(r)
         let id = a.isAtEnd ? .int32(0) : try a.any("id")
         try a.end()
-        jobs.pendingSyncs.append(PendingSync(
-            client: r.client.detached, argument: id, jobs: jobs.issued, commands: engine.renderEngine.commands.producedCount,
-            received: SystemClock.monotonicSeconds()))
+        jobs.pendingSyncs.append(
+            PendingSync(
+                client: r.client.detached, argument: id, jobs: jobs.issued,
+                commands: engine.renderEngine.commands.producedCount,
+                received: SystemClock.monotonicSeconds()))
     }
 }

@@ -37,17 +37,19 @@ extension OSCServiceCore {
             case "dataRendered": completion = .dataRendered
             case "dataPlayedBack": completion = .dataPlayedBack
             default:
-                throw a.failure("unknown option '\(OSCText.sanitized(String(word)))' (supported: loops, interrupts, "
-                    + "interruptsAtLoop, dataConsumed, dataRendered, dataPlayedBack)")
+                throw a.failure(
+                    "unknown option '\(OSCText.sanitized(String(word)))' (supported: loops, interrupts, "
+                        + "interruptsAtLoop, dataConsumed, dataRendered, dataPlayedBack)")
             }
         }
         guard start >= 0, start <= Int64(Int32.max), (count ?? 1) >= 1, (count ?? 1) <= Int64(Int32.max) else {
             throw OSCFailure(.outOfRange, "start must be 0…\(Int32.max) and the frame count 1…\(Int32.max)")
         }
         let id = try engineCall { () throws(EngineError) in
-            try engine.scheduleBuffer(node, buffer: buffer, startFrame: Int(start), frameCount: count.map { Int($0) },
-                                      atPlayerTime: playerTime, options: options, completion: completion,
-                                      atSampleTime: frame)
+            try engine.scheduleBuffer(
+                node, buffer: buffer, startFrame: Int(start), frameCount: count.map { Int($0) },
+                atPlayerTime: playerTime, options: options, completion: completion,
+                atSampleTime: frame)
         }
         done(r.client, r.address, [.int32(id)])
     }
@@ -64,10 +66,18 @@ extension OSCServiceCore {
     func handleScheduleEvent(_ event: EngineEvent) {
         switch event {
         case .soundFinished(let id, let time, let completed):
-            notify(OSCMessage("/sound/finished", [.int32(Int32(truncatingIfNeeded: id)), .int32(completed ? 1 : 0), .int64(time)]))
+            notify(
+                OSCMessage(
+                    "/sound/finished", [.int32(Int32(truncatingIfNeeded: id)), .int32(completed ? 1 : 0), .int64(time)])
+            )
         case .scheduleCompleted(let node, let id, let kind, let time, let completed):
-            notify(OSCMessage("/player/completed", [.string(node), .int32(id), .string(kind.rawValue),
-                                                     .int32(completed ? 1 : 0), .int64(time)]))
+            notify(
+                OSCMessage(
+                    "/player/completed",
+                    [
+                        .string(node), .int32(id), .string(kind.rawValue),
+                        .int32(completed ? 1 : 0), .int64(time)
+                    ]))
         case .streamUnderrun(let path, let frames):
             notify(OSCMessage("/stream/underrun", [.string(path), .int32(Int32(clamping: frames))]))
         case .streamFailed(let path, let message):

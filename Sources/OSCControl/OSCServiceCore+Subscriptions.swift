@@ -88,8 +88,9 @@ extension OSCServiceCore {
         let address: LoAddress
         if let url {
             guard let parsed = LoAddress.url(url) else {
-                throw a.failure("'\(OSCText.sanitized(url))' is not an osc.udp:// or osc.tcp:// URL with a host that "
-                    + "resolves and a port in 1…65535; replies keep going to the sender")
+                throw a.failure(
+                    "'\(OSCText.sanitized(url))' is not an osc.udp:// or osc.tcp:// URL with a host that "
+                        + "resolves and a port in 1…65535; replies keep going to the sender")
             }
             address = parsed
         } else if case .owned(let own) = r.client.target {
@@ -144,7 +145,8 @@ extension OSCServiceCore {
             return
         }
         guard interval >= options.minimumMeterInterval, interval <= 60_000 else {
-            throw OSCFailure(.outOfRange, "the meter interval must be 0 (off) or \(options.minimumMeterInterval)…60000 ms")
+            throw OSCFailure(
+                .outOfRange, "the meter interval must be 0 (off) or \(options.minimumMeterInterval)…60000 ms")
         }
         let existing = Set(engine.nodes().map(\.name))
         if let missing = nodes.first(where: { !existing.contains($0) }) {
@@ -152,7 +154,8 @@ extension OSCServiceCore {
         }
         let now = SystemClock.monotonicSeconds()
         let seconds = Double(interval) / 1000
-        subscriptions.byID[id]?.meters = MeterFeed(interval: seconds, nodes: nodes.isEmpty ? nil : nodes, nextDue: now + seconds)
+        subscriptions.byID[id]?.meters = MeterFeed(
+            interval: seconds, nodes: nodes.isEmpty ? nil : nodes, nextDue: now + seconds)
         updateMetering()
         subscriptions.nextMeterTick = min(subscriptions.nextMeterTick, now)
         done(r.client, "/meters", [.int32(Int32(interval))] + nodes.map { .string($0) })
@@ -300,7 +303,9 @@ extension OSCServiceCore {
         // Recorders learn of tap overflows (lost frames) whether or not anyone subscribed.
         for recorder in recorders.values { recorder.handle(event) }
         // A file set that failed in the background: its requester hears it as well as subscribers.
-        if case .environmentProblem(let node, let message) = event, let asker = jobs.awaitingFiles.removeValue(forKey: node) {
+        if case .environmentProblem(let node, let message) = event,
+            let asker = jobs.awaitingFiles.removeValue(forKey: node)
+        {
             sendError(asker.client, address: asker.address, OSCFailure(.fileError, OSCText.sanitized(message)))
         }
         guard !subscriptions.byID.isEmpty else { return }
@@ -319,7 +324,8 @@ extension OSCServiceCore {
             notifyPlayerFinished(node, successfully: true, sampleTime: time)
             let buffer = (try? engine.get(node, "buffer"))?.stringValue ?? ""
             let file = (try? engine.get(node, "file"))?.stringValue ?? ""
-            notify(OSCMessage("/buffer/consumed", [.string(node), .string(buffer.isEmpty ? file : buffer), .int64(time)]))
+            notify(
+                OSCMessage("/buffer/consumed", [.string(node), .string(buffer.isEmpty ? file : buffer), .int64(time)]))
         }
     }
 

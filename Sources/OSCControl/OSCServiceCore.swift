@@ -27,7 +27,11 @@ enum InboxItem: @unchecked Sendable {
 final class Inbox: Sendable {
     private let items = Locked<[InboxItem]>([])
     func post(_ item: InboxItem) { items.withLock { $0.append(item) } }
-    func drain() -> [InboxItem] { items.withLock { list in defer { list = [] }; return list } }
+    func drain() -> [InboxItem] {
+        items.withLock { list in
+            defer { list = [] }; return list
+        }
+    }
 }
 
 /// Counters readable from any thread.
@@ -81,8 +85,10 @@ struct PatternContext {
     }
 
     /// Node-address tails that change state when sent without arguments.
-    static let commands: Set<String> = ["play", "pause", "stop", "prepare", "reset", "schedule/buffer", "schedule/file",
-                                        "enqueue", "fade"]
+    static let commands: Set<String> = [
+        "play", "pause", "stop", "prepare", "reset", "schedule/buffer", "schedule/file",
+        "enqueue", "fade"
+    ]
 
     /// True when `path` (a node address this pattern matched) runs a command.
     static func isCommand(_ path: String) -> Bool {
@@ -132,14 +138,16 @@ final class OSCServiceCore: @unchecked Sendable {
         self.options = options
         self.counters = counters
         files = EngineFiles(engine: engine, policy: FileAccessPolicy(roots: options.fileRoots))
-        endpoint = try LoEndpoint(host: options.host, port: options.port, enablesTCP: options.enablesTCP,
-                                  maxPacketSize: max(64, options.maxPacketSize))
+        endpoint = try LoEndpoint(
+            host: options.host, port: options.port, enablesTCP: options.enablesTCP,
+            maxPacketSize: max(64, options.maxPacketSize))
         clients = ClientTable(burst: max(1, options.errorBurst), rate: max(0.01, options.errorsPerSecond))
         receiveCapacity = max(64, options.maxPacketSize) + 1
         receiveBuffer = .allocate(byteCount: receiveCapacity, alignment: 16)
         let userData = Unmanaged.passUnretained(self).toOpaque()
-        endpoint.installHandlers(generic: genericHandler, bundleStart: bundleStartHandler,
-                                 bundleEnd: bundleEndHandler, userData: userData)
+        endpoint.installHandlers(
+            generic: genericHandler, bundleStart: bundleStartHandler,
+            bundleEnd: bundleEndHandler, userData: userData)
     }
 
     deinit {
@@ -219,8 +227,9 @@ final class OSCServiceCore: @unchecked Sendable {
         for _ in 0..<1024 {
             var port: Int32 = 0
             var dropped = kernelDropCount
-            let n = loshim_recv_datagram(endpoint.udpSocket, receiveBuffer, receiveCapacity, &host, host.count, &port,
-                                         &dropped)
+            let n = loshim_recv_datagram(
+                endpoint.udpSocket, receiveBuffer, receiveCapacity, &host, host.count, &port,
+                &dropped)
             if n == -Int(EAGAIN) { return }
             if n < 0 { continue }
             counters.packets.add(1)
@@ -234,15 +243,21 @@ final class OSCServiceCore: @unchecked Sendable {
                 counters.droppedDatagrams.add(lost)
                 // The senders of the lost datagrams are unknown; the one whose datagram arrived next is
                 // most likely the one flooding (errors are rate-limited per client).
-                sendError(client, address: "", OSCFailure(.busy,
-                    "\(lost) datagrams were dropped before this one: they arrived faster than Soundstage reads them "
-                        + "and the receive queue was full (send less at once, use TCP, or wait for /synced); "
-                        + "/status counts every drop"))
+                sendError(
+                    client, address: "",
+                    OSCFailure(
+                        .busy,
+                        "\(lost) datagrams were dropped before this one: they arrived faster than Soundstage reads them "
+                            + "and the receive queue was full (send less at once, use TCP, or wait for /synced); "
+                            + "/status counts every drop"))
             }
             guard n <= options.maxPacketSize else {
                 counters.oversized.add(1)
-                sendError(client, address: "", OSCFailure(.packetTooLarge,
-                    "packet of \(n) bytes exceeds the maximum of \(options.maxPacketSize) bytes"))
+                sendError(
+                    client, address: "",
+                    OSCFailure(
+                        .packetTooLarge,
+                        "packet of \(n) bytes exceeds the maximum of \(options.maxPacketSize) bytes"))
                 continue
             }
             do throws(OSCDecodeError) {
@@ -317,25 +332,31 @@ final class OSCServiceCore: @unchecked Sendable {
 
     /// Every message reaches this first (the generic method is first in liblo's list). A literal address
     /// becomes a request and stops liblo's search; a pattern starts a fan-out that node methods collect.
-    func receiveGeneric(path: UnsafePointer<CChar>?, types: UnsafePointer<CChar>?,
-                        argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?, argc: Int32,
-                        message: lo_message?) -> Int32 {
+    func receiveGeneric(
+        path: UnsafePointer<CChar>?, types: UnsafePointer<CChar>?,
+        argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?, argc: Int32,
+        message: lo_message?
+    ) -> Int32 {
         finalizePattern()
         counters.messages.add(1)
         guard let path, let client = client(of: message) else { return 0 }
         let address = String(cString: path)
-        let tag = message.map { lo_message_get_timestamp($0) }.map { OSCTimetag(seconds: $0.sec, fraction: $0.frac) }
+        let tag =
+            message.map { lo_message_get_timestamp($0) }.map { OSCTimetag(seconds: $0.sec, fraction: $0.frac) }
             ?? .immediate
         guard let arguments = LoValues.arguments(types: types, argv: argv, argc: argc) else {
-            dispatch.collected.append(.failure(client, address: address, OSCFailure(.badArguments, "unsupported argument type")))
+            dispatch.collected.append(
+                .failure(client, address: address, OSCFailure(.badArguments, "unsupported argument type")))
             return 0
         }
         if OSCText.isPattern(address) {
-            dispatch.pattern = PatternContext(id: dispatch.nextPatternID, address: address, arguments: arguments, timetag: tag,
-                                     client: client)
+            dispatch.pattern = PatternContext(
+                id: dispatch.nextPatternID, address: address, arguments: arguments, timetag: tag,
+                client: client)
             dispatch.nextPatternID += 1
         } else {
-            dispatch.collected.append(.request(OSCRequest(address: address, arguments: arguments, timetag: tag, client: client)))
+            dispatch.collected.append(
+                .request(OSCRequest(address: address, arguments: arguments, timetag: tag, client: client)))
         }
         // 0 stops liblo's search for a literal address; for a pattern liblo calls every match anyway.
         return 0
@@ -351,9 +372,11 @@ final class OSCServiceCore: @unchecked Sendable {
         }
         context.matches += 1
         dispatch.pattern = context
-        dispatch.collected.append(.request(OSCRequest(
-            address: address, arguments: context.arguments, timetag: context.timetag,
-            client: context.client, patternID: context.id, patternAddress: context.address)))
+        dispatch.collected.append(
+            .request(
+                OSCRequest(
+                    address: address, arguments: context.arguments, timetag: context.timetag,
+                    client: context.client, patternID: context.id, patternAddress: context.address)))
         return 0
     }
 
@@ -362,14 +385,23 @@ final class OSCServiceCore: @unchecked Sendable {
         guard let context = dispatch.pattern else { return }
         dispatch.pattern = nil
         if context.wildcardsItsTarget && !context.arguments.isEmpty {
-            dispatch.collected.append(.failure(context.client, address: context.address, OSCFailure(.badArguments,
-                "the pattern '\(OSCText.sanitized(context.address))' sets values but does not name what it sets: "
-                    + "wildcards choose nodes, the parameter or command must be spelled out (/node/*/volume); nothing was set")))
+            dispatch.collected.append(
+                .failure(
+                    context.client, address: context.address,
+                    OSCFailure(
+                        .badArguments,
+                        "the pattern '\(OSCText.sanitized(context.address))' sets values but does not name what it sets: "
+                            + "wildcards choose nodes, the parameter or command must be spelled out (/node/*/volume); nothing was set"
+                    )))
             return
         }
         if context.matches == 0 {
-            dispatch.collected.append(.failure(context.client, address: context.address,
-                OSCFailure(.unknownAddress, "the pattern '\(OSCText.sanitized(context.address))' matches no node address")))
+            dispatch.collected.append(
+                .failure(
+                    context.client, address: context.address,
+                    OSCFailure(
+                        .unknownAddress, "the pattern '\(OSCText.sanitized(context.address))' matches no node address"))
+            )
         }
     }
 

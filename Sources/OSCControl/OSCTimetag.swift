@@ -63,8 +63,9 @@ public struct OSCTimetag: Sendable, Hashable, Comparable, CustomStringConvertibl
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         let frac = (UInt64(ts.tv_nsec) << 32) / 1_000_000_000
-        return OSCTimetag(seconds: UInt32(truncatingIfNeeded: UInt64(ts.tv_sec) &+ unixEpochOffset),
-                          fraction: UInt32(truncatingIfNeeded: frac))
+        return OSCTimetag(
+            seconds: UInt32(truncatingIfNeeded: UInt64(ts.tv_sec) &+ unixEpochOffset),
+            fraction: UInt32(truncatingIfNeeded: frac))
     }
 }
 

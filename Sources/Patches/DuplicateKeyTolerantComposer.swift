@@ -38,7 +38,7 @@ enum DuplicateKeyTolerantComposer {
             } catch {
                 guard let duplicate = duplicateKey(in: error) else { throw error }
                 guard overrides.count < maximumReplacements, overrides[duplicate.location] == nil,
-                      let rewritten = replacingKeyCharacter(at: duplicate.location, in: text, index: overrides.count)
+                    let rewritten = replacingKeyCharacter(at: duplicate.location, in: text, index: overrides.count)
                 else { throw UnresolvedDuplicate(key: duplicate.key, location: duplicate.location) }
                 overrides[duplicate.location] = duplicate.key
                 text = rewritten
@@ -49,13 +49,13 @@ enum DuplicateKeyTolerantComposer {
     /// The key and location of a Yams 6 `duplicatedKeysInMapping(duplicates:context:)` error.
     private static func duplicateKey(in error: any Error) -> (key: String, location: SourceLocation)? {
         guard let yamlError = error as? YamlError,
-              let child = Mirror(reflecting: yamlError).children.first, child.label == "duplicatedKeysInMapping"
+            let child = Mirror(reflecting: yamlError).children.first, child.label == "duplicatedKeysInMapping"
         else { return nil }
         let payload = Mirror(reflecting: child.value).children
         guard let keys = payload.first(where: { $0.label == "duplicates" })?.value as? [String],
-              let key = keys.first,
-              let context = payload.first(where: { $0.label == "context" })?.value as? YamlError.Context,
-              context.mark.line > 0
+            let key = keys.first,
+            let context = payload.first(where: { $0.label == "context" })?.value as? YamlError.Context,
+            context.mark.line > 0
         else { return nil }
         return (key, SourceLocation(line: context.mark.line, column: context.mark.column))
     }
@@ -66,7 +66,7 @@ enum DuplicateKeyTolerantComposer {
     private static func replacingKeyCharacter(at location: SourceLocation, in text: String, index: Int) -> String? {
         let scalars = text.unicodeScalars
         guard var position = TextPosition.index(of: location, in: text),
-              let replacement = Unicode.Scalar(0xE000 + UInt32(index))
+            let replacement = Unicode.Scalar(0xE000 + UInt32(index))
         else { return nil }
         let first = scalars[position]
         if first == "\"" || first == "'" {

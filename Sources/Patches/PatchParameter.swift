@@ -15,7 +15,9 @@ public struct PatchParameter: Sendable, Equatable {
     public var valueLocation: SourceLocation?
 
     /// Creates a parameter; locations default to `nil` (built in code, not read from a file).
-    public init(key: String, value: PatchValue, keyLocation: SourceLocation? = nil, valueLocation: SourceLocation? = nil) {
+    public init(
+        key: String, value: PatchValue, keyLocation: SourceLocation? = nil, valueLocation: SourceLocation? = nil
+    ) {
         self.key = key
         self.value = value
         self.keyLocation = keyLocation

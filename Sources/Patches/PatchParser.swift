@@ -115,7 +115,8 @@ public enum PatchParser {
                 message: "a patch file holds a single YAML document, but a second one starts here")
         }
         if let context, context.mark.line > 0,
-           context.mark.line != mark?.line || context.mark.column != mark?.column {
+            context.mark.line != mark?.line || context.mark.column != mark?.column
+        {
             problem += " (\(context.text) that started at line \(context.mark.line), column \(context.mark.column))"
         }
         if let location, let index = TextPosition.index(of: location, in: text), text.unicodeScalars[index] == "\t" {

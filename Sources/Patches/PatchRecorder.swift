@@ -23,10 +23,12 @@ public struct PatchRecorder: Sendable, Equatable {
     public var pathLocation: SourceLocation?
     public var formatLocation: SourceLocation?
 
-    public init(name: String, node: String, path: String, format: String? = nil, encoding: String? = nil,
-                duration: Double? = nil, record: Bool = true, location: SourceLocation? = nil,
-                nodeLocation: SourceLocation? = nil, pathLocation: SourceLocation? = nil,
-                formatLocation: SourceLocation? = nil) {
+    public init(
+        name: String, node: String, path: String, format: String? = nil, encoding: String? = nil,
+        duration: Double? = nil, record: Bool = true, location: SourceLocation? = nil,
+        nodeLocation: SourceLocation? = nil, pathLocation: SourceLocation? = nil,
+        formatLocation: SourceLocation? = nil
+    ) {
         self.name = name
         self.node = node
         self.path = path
@@ -42,7 +44,8 @@ public struct PatchRecorder: Sendable, Equatable {
 
     /// A copy with every location set to `nil`.
     public func withoutLocations() -> PatchRecorder {
-        PatchRecorder(name: name, node: node, path: path, format: format, encoding: encoding, duration: duration,
-                      record: record)
+        PatchRecorder(
+            name: name, node: node, path: path, format: format, encoding: encoding, duration: duration,
+            record: record)
     }
 }

@@ -143,7 +143,8 @@ extension PatchSchemaReader {
         case (.some, .some(let generate)):
             report("\(label) has both 'file' and 'generate'; give only one", at: generate.keyLocation)
         case (nil, nil):
-            report("\(label) needs either 'file' (an audio file) or 'generate' (a synthetic signal)", at: fields.location)
+            report(
+                "\(label) needs either 'file' (an audio file) or 'generate' (a synthetic signal)", at: fields.location)
         case (.some(let file), nil):
             sourceLocation = file.valueLocation
             source = string(file).map { .file(path: $0) }
@@ -179,7 +180,8 @@ extension PatchSchemaReader {
                 waveform = PatchGenerator.Waveform(rawValue: text)
                 if waveform == nil {
                     let names = PatchGenerator.Waveform.allCases.map(\.rawValue)
-                    let hint = SpellingSuggestion.closest(to: text, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+                    let hint =
+                        SpellingSuggestion.closest(to: text, among: names).map { " (did you mean '\($0)'?)" } ?? ""
                     report(
                         "unknown waveform '\(text)'\(hint); allowed: \(names.joined(separator: ", "))",
                         at: entry.valueLocation)
@@ -216,7 +218,7 @@ extension PatchSchemaReader {
             channelCount = int(entry, in: PatchGenerator.channelCountRange)
         }
         guard let waveform, let duration, let amplitude, let channelCount,
-              frequency != nil || !waveform.isPeriodic
+            frequency != nil || !waveform.isPeriodic
         else { return nil }
         return PatchGenerator(
             waveform: waveform, frequency: frequency, duration: duration, amplitude: amplitude,
@@ -235,8 +237,10 @@ extension PatchSchemaReader {
         if let entry = fields["params"], !entry.isNull, let paramsMapping = mappingValue(entry) {
             for (key, keyLocation, value) in keyedEntries(of: paramsMapping, keyKind: "parameter") {
                 if let parameterValue = readParameterValue(value, key: key) {
-                    params.append(PatchParameter(
-                        key: key, value: parameterValue, keyLocation: keyLocation, valueLocation: Self.location(of: value)))
+                    params.append(
+                        PatchParameter(
+                            key: key, value: parameterValue, keyLocation: keyLocation,
+                            valueLocation: Self.location(of: value)))
                 }
             }
         }
@@ -343,9 +347,10 @@ extension PatchSchemaReader {
         var record = true
         if let entry = fields["record"], !entry.isNull { record = bool(entry) ?? true }
         guard let recorderName, let node, let path else { return nil }
-        return PatchRecorder(name: recorderName.name, node: node.name, path: path, format: format, encoding: encoding,
-                             duration: duration, record: record, location: fields.location, nodeLocation: node.location,
-                             pathLocation: fields["path"]?.valueLocation, formatLocation: fields["format"]?.valueLocation)
+        return PatchRecorder(
+            name: recorderName.name, node: node.name, path: path, format: format, encoding: encoding,
+            duration: duration, record: record, location: fields.location, nodeLocation: node.location,
+            pathLocation: fields["path"]?.valueLocation, formatLocation: fields["format"]?.valueLocation)
     }
 
     // MARK: - jack

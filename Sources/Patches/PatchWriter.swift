@@ -59,7 +59,7 @@ public enum PatchWriter {
         lines.append("engine:")
         let fields: [(String, Int?)] = [
             ("sampleRate", engine.sampleRate), ("outputs", engine.outputChannelCount),
-            ("inputs", engine.inputChannelCount), ("blockFrames", engine.blockFrames),
+            ("inputs", engine.inputChannelCount), ("blockFrames", engine.blockFrames)
         ]
         for case let (key, value?) in fields {
             lines.append("  \(key): \(value)")

@@ -35,7 +35,7 @@ enum YAMLScalar: Equatable {
             let digits = scalars[2...]
             // `Int(_:radix:)` would also take a sign; YAML 1.2 allows none here.
             if digits.allSatisfy({ Int(String($0), radix: radix) != nil }),
-               let value = Int(String(String.UnicodeScalarView(digits)), radix: radix)
+                let value = Int(String(String.UnicodeScalarView(digits)), radix: radix)
             {
                 return .int(value)
             }

@@ -5,7 +5,7 @@
 enum YAMLScalarFormatter {
     /// Words that some YAML reader would take for something other than a string.
     private static let reservedWords: Set<String> = [
-        "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~",
+        "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~"
     ]
 
     /// `text` plain when that is unambiguous (`tone`, `sounds/tone.wav`, `p1`), otherwise

@@ -17,7 +17,9 @@ public enum BufferSynthesizer {
             var samples = [Float](repeating: 0, count: frames)
             switch generator.waveform {
             case .sine:
-                for i in 0..<frames { samples[i] = amplitude * Float(sin(2 * .pi * frequency * Double(i) / sampleRate)) }
+                for i in 0..<frames {
+                    samples[i] = amplitude * Float(sin(2 * .pi * frequency * Double(i) / sampleRate))
+                }
             case .square:
                 for i in 0..<frames {
                     let phase = (frequency * Double(i) / sampleRate).truncatingRemainder(dividingBy: 1)

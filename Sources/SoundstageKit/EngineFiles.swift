@@ -24,8 +24,9 @@ public struct EngineFiles: Sendable {
     public func decodeBuffer(named name: String, path: String, startFrame: Int = 0, frameCount: Int? = nil)
         throws(AudioFileError) -> SampleBuffer
     {
-        try SampleBuffer.decoding(name: name, path: path, startFrame: startFrame, frameCount: frameCount,
-                                  rate: engine.configuration.sampleRate)
+        try SampleBuffer.decoding(
+            name: name, path: path, startFrame: startFrame, frameCount: frameCount,
+            rate: engine.configuration.sampleRate)
     }
 
     /// Makes a file the player's material, from its start or a segment of it (`startFrame`/`frameCount`

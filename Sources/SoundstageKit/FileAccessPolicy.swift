@@ -21,7 +21,9 @@ public struct FileAccessPolicy: Sendable, Equatable {
     /// The default: the patch's folder (when there is one) and the working directory.
     public static func defaults(patchPath: String?) -> FileAccessPolicy {
         var roots: [String] = []
-        if let patchPath { roots.append(URL(fileURLWithPath: patchPath).deletingLastPathComponent().standardizedFileURL.path) }
+        if let patchPath {
+            roots.append(URL(fileURLWithPath: patchPath).deletingLastPathComponent().standardizedFileURL.path)
+        }
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
         // The patch's folder is often the working directory: name it once.
         if !roots.contains(workingDirectory) { roots.append(workingDirectory) }
@@ -35,7 +37,8 @@ public struct FileAccessPolicy: Sendable, Equatable {
             throw FileAccessError(message: "'\(path)' is not a usable path")
         }
         guard let first = roots.first else { throw FileAccessError(message: "no file roots are configured") }
-        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: first).appendingPathComponent(path)
+        let url =
+            path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: first).appendingPathComponent(path)
         let resolved = Self.resolve(url).path
         for root in roots where resolved == root || resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
             return resolved

@@ -21,14 +21,19 @@ extension LoadedPatch {
             }
             if let encoding = spec.encoding { settings.encoding = AudioSampleEncoding(rawValue: encoding) }
             do {
-                let recorder = try Recorder(engine: engine, node: spec.node, path: document.resolvedPath(forFile: spec.path),
-                                            settings: settings)
+                let recorder = try Recorder(
+                    engine: engine, node: spec.node, path: document.resolvedPath(forFile: spec.path),
+                    settings: settings)
                 if let eventHandler {
                     let name = spec.name
                     recorder.setEventHandler { eventHandler(name, $0) }
                 }
                 if spec.record {
-                    if let duration = spec.duration { try recorder.record(forDuration: duration) } else { try recorder.record() }
+                    if let duration = spec.duration {
+                        try recorder.record(forDuration: duration)
+                    } else {
+                        try recorder.record()
+                    }
                 }
                 recorders[spec.name] = recorder
             } catch {

@@ -13,8 +13,10 @@ public final class LoadedPatch: Sendable {
     /// Files that could not be read when loading tolerantly (`Overrides.toleratesFileProblems`).
     public let warnings: [PatchDiagnostic]
 
-    init(engine: Engine, document: PatchDocument, jackConnections: [(from: String, to: String)], connectPhysical: Bool,
-         warnings: [PatchDiagnostic] = []) {
+    init(
+        engine: Engine, document: PatchDocument, jackConnections: [(from: String, to: String)], connectPhysical: Bool,
+        warnings: [PatchDiagnostic] = []
+    ) {
         self.engine = engine
         self.document = document
         self.jackConnections = jackConnections
@@ -26,11 +28,14 @@ public final class LoadedPatch: Sendable {
     public func summary() -> String {
         var lines: [String] = []
         let config = engine.configuration
-        lines.append("engine: \(Int(config.sampleRate)) Hz, \(config.outputChannelCount) out, \(config.inputChannelCount) in, "
-            + "\(config.blockFrames)-frame sub-blocks")
+        lines.append(
+            "engine: \(Int(config.sampleRate)) Hz, \(config.outputChannelCount) out, \(config.inputChannelCount) in, "
+                + "\(config.blockFrames)-frame sub-blocks")
         for buffer in engine.buffers() {
             let seconds = Double(buffer.frameCount) / buffer.sampleRate
-            lines.append("buffer \(buffer.name): \(buffer.channelCount) ch, \(buffer.frameCount) frames (\(String(format: "%.2f", seconds)) s)")
+            lines.append(
+                "buffer \(buffer.name): \(buffer.channelCount) ch, \(buffer.frameCount) frames (\(String(format: "%.2f", seconds)) s)"
+            )
         }
         let order = engine.renderOrder()
         for node in engine.nodes() where node.name != "output" {
@@ -40,7 +45,9 @@ public final class LoadedPatch: Sendable {
                 let file = node.parameters[ParameterKey.file.name]?.stringValue ?? ""
                 let what = !source.isEmpty ? "buffer \(source)" : !file.isEmpty ? "file \(file)" : "nothing"
                 let loops = node.parameters[ParameterKey.numberOfLoops.name]?.intValue ?? 0
-                let looping = node.parameters[ParameterKey.loop.name]?.boolValue == true || loops < 0 ? ", looping"
+                let looping =
+                    node.parameters[ParameterKey.loop.name]?.boolValue == true || loops < 0
+                    ? ", looping"
                     : loops > 0 ? ", \(loops + 1) passes" : ""
                 let playing = node.parameters[ParameterKey.playing.name]?.boolValue == true ? "playing" : "stopped"
                 text += ": \(playing) \(what)\(looping)"

@@ -27,8 +27,9 @@ struct PatchBuild {
             blockFrames: overrides.blockFrames ?? document.engine.blockFrames ?? 64,
             outputChannelCount: document.engine.outputChannelCount ?? 2,
             inputChannelCount: document.engine.inputChannelCount ?? (hasInput ? 2 : 0))
-        engine = Engine(configuration: configuration, fileLoader: PatchLoader.fileLoader(relativeTo: document),
-                        streamOpener: PatchLoader.streamOpener(relativeTo: document), hrtfSets: .sofaFiles)
+        engine = Engine(
+            configuration: configuration, fileLoader: PatchLoader.fileLoader(relativeTo: document),
+            streamOpener: PatchLoader.streamOpener(relativeTo: document), hrtfSets: .sofaFiles)
     }
 
     mutating func report(_ location: SourceLocation?, _ message: String) {
@@ -38,7 +39,8 @@ struct PatchBuild {
     /// A file problem: an error, or in tolerant mode a warning (the rest still loads).
     mutating func reportFile(_ location: SourceLocation?, _ message: String) {
         if overrides.toleratesFileProblems {
-            warnings.append(PatchDiagnostic(path: document.path, location: location, message: message, severity: .warning))
+            warnings.append(
+                PatchDiagnostic(path: document.path, location: location, message: message, severity: .warning))
         } else {
             report(location, message)
         }
@@ -49,10 +51,12 @@ struct PatchBuild {
         let rate = engine.configuration.sampleRate
         for buffer in document.buffers {
             // A pitched waveform must be below the Nyquist frequency of the rate it renders at.
-            if case .generate(let generator) = buffer.source, let frequency = generator.frequency, frequency >= rate / 2 {
-                report(generator.fieldLocations["frequency"] ?? buffer.location,
-                       "buffer '\(buffer.name)': frequency \(frequency) Hz is not below the Nyquist frequency "
-                           + "(\(rate / 2) Hz at \(rate) Hz)")
+            if case .generate(let generator) = buffer.source, let frequency = generator.frequency, frequency >= rate / 2
+            {
+                report(
+                    generator.fieldLocations["frequency"] ?? buffer.location,
+                    "buffer '\(buffer.name)': frequency \(frequency) Hz is not below the Nyquist frequency "
+                        + "(\(rate / 2) Hz at \(rate) Hz)")
                 continue
             }
             do throws(AudioFileError) {
@@ -74,7 +78,9 @@ struct PatchBuild {
     mutating func attachNodes() {
         for node in document.nodes {
             guard let kind = NodeKind(rawValue: node.kind) else {
-                report(node.kindLocation ?? node.location, "unknown node kind '\(node.kind)' (kinds: \(NodeKind.allNames))")
+                report(
+                    node.kindLocation ?? node.location, "unknown node kind '\(node.kind)' (kinds: \(NodeKind.allNames))"
+                )
                 continue
             }
             guard var parameters = checkedParameters(of: node, kind: kind) else { continue }
@@ -88,27 +94,33 @@ struct PatchBuild {
         var parameters: [String: ParameterValue] = [:]
         var ok = true
         // An EQ's parameters depend on its band count.
-        let bands = node.parameter("bands").flatMap { PatchLoader.parameterValue($0.value)?.intValue }
+        let bands =
+            node.parameter("bands").flatMap { PatchLoader.parameterValue($0.value)?.intValue }
             ?? NodeKind.defaultEQBandCount
         let specs = kind.parameters(bandCount: min(max(bands, 1), 16))
         for param in node.params {
             guard var value = PatchLoader.parameterValue(param.value) else {
-                report(param.valueLocation ?? param.keyLocation, "\(node.name).\(param.key): lists are not accepted here")
+                report(
+                    param.valueLocation ?? param.keyLocation, "\(node.name).\(param.key): lists are not accepted here")
                 ok = false
                 continue
             }
             guard let spec = specs.first(where: { $0.name == param.key }) else {
-                let hint = SpellingSuggestion.closest(to: param.key, among: specs.map(\.name))
+                let hint =
+                    SpellingSuggestion.closest(to: param.key, among: specs.map(\.name))
                     .map { " (did you mean '\($0)'?)" } ?? ""
-                report(param.keyLocation, "\(kind.rawValue) '\(node.name)' has no parameter '\(param.key)'\(hint) "
-                    + "(it has: \(specs.map(\.name).joined(separator: ", ")))")
+                report(
+                    param.keyLocation,
+                    "\(kind.rawValue) '\(node.name)' has no parameter '\(param.key)'\(hint) "
+                        + "(it has: \(specs.map(\.name).joined(separator: ", ")))")
                 ok = false
                 continue
             }
             // yes/no/on/off are booleans wherever a boolean is expected (the patch-level rule).
             if spec.type == .bool, case .string = param.value, let flag = param.value.asBool { value = .bool(flag) }
             if param.key == "buffer", let name = PatchLoader.parameterValue(param.value)?.stringValue,
-               missingBuffers.contains(name) {
+                missingBuffers.contains(name)
+            {
                 // Already reported with its buffer; the node loads without it.
                 continue
             }
@@ -133,10 +145,14 @@ struct PatchBuild {
             if node.name == "main" || node.name == "output" {
                 let builtIn: NodeKind = node.name == "main" ? .mixer : .output
                 guard kind == builtIn else {
-                    report(node.kindLocation, "'\(node.name)' is built in and is a \(builtIn.rawValue), not a \(kind.rawValue)")
+                    report(
+                        node.kindLocation,
+                        "'\(node.name)' is built in and is a \(builtIn.rawValue), not a \(kind.rawValue)")
                     return
                 }
-                for (key, value) in parameters.sorted(by: { $0.key < $1.key }) { try engine.set(node.name, key, to: value) }
+                for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
+                    try engine.set(node.name, key, to: value)
+                }
             } else {
                 try engine.attach(kind, name: node.name, parameters: parameters)
             }
@@ -167,7 +183,9 @@ struct PatchBuild {
                 let declared = document.node(named: name) != nil
                 let location = name == connection.from.node ? connection.fromLocation : connection.toLocation
                 if !declared {
-                    report(location ?? connection.location, "connection refers to '\(name)', which is not a node in this patch")
+                    report(
+                        location ?? connection.location,
+                        "connection refers to '\(name)', which is not a node in this patch")
                 }
                 continue
             }
@@ -184,9 +202,10 @@ struct PatchBuild {
     /// is fine.
     mutating func checkTaps() {
         for tap in document.taps {
-            report(tap.location ?? tap.nodeLocation,
-                   "taps are reserved and not supported yet (tap on '\(tap.node):\(tap.bus)'); "
-                       + "to capture a node's output use a 'recorders' entry, to watch its level use OSC /meters")
+            report(
+                tap.location ?? tap.nodeLocation,
+                "taps are reserved and not supported yet (tap on '\(tap.node):\(tap.bus)'); "
+                    + "to capture a node's output use a 'recorders' entry, to watch its level use OSC /meters")
         }
     }
 
@@ -194,18 +213,21 @@ struct PatchBuild {
     mutating func checkRecorders() {
         for recorder in document.recorders {
             if !knownNodes.contains(recorder.node) {
-                report(recorder.nodeLocation ?? recorder.location,
-                       "recorder '\(recorder.name)' refers to '\(recorder.node)', which is not a node in this patch")
+                report(
+                    recorder.nodeLocation ?? recorder.location,
+                    "recorder '\(recorder.name)' refers to '\(recorder.node)', which is not a node in this patch")
             }
             if let format = recorder.format {
                 if AudioFileFormat(name: format) == nil {
-                    report(recorder.formatLocation ?? recorder.location,
-                           "unknown recording format '\(format)' (wav, aiff, caf, flac, ogg, opus, mp3, m4a, alac, aac)")
+                    report(
+                        recorder.formatLocation ?? recorder.location,
+                        "unknown recording format '\(format)' (wav, aiff, caf, flac, ogg, opus, mp3, m4a, alac, aac)")
                 }
             } else if AudioFileFormat(path: recorder.path) == nil {
-                report(recorder.pathLocation ?? recorder.location,
-                       "cannot tell a recording format from '\(recorder.path)'; use .wav, .caf, .flac, .aiff, .ogg, .opus, "
-                           + ".mp3, .m4a or .aac, or give 'format'")
+                report(
+                    recorder.pathLocation ?? recorder.location,
+                    "cannot tell a recording format from '\(recorder.path)'; use .wav, .caf, .flac, .aiff, .ogg, .opus, "
+                        + ".mp3, .m4a or .aac, or give 'format'")
             }
         }
     }

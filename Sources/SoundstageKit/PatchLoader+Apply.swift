@@ -32,14 +32,19 @@ extension PatchLoader {
             problems.append(PatchDiagnostic(path: document.path, location: location, message: message))
         }
         if let outputs = document.engine.outputChannelCount, outputs != live.outputChannelCount {
-            report(document.engine.fieldLocations["outputs"],
-                   "the patch needs \(outputs) outputs but the running engine has \(live.outputChannelCount); restart with this patch")
+            report(
+                document.engine.fieldLocations["outputs"],
+                "the patch needs \(outputs) outputs but the running engine has \(live.outputChannelCount); restart with this patch"
+            )
         }
         let hasInput = document.nodes.contains { $0.kind == NodeKind.input.rawValue }
-        let inputs = document.engine.inputChannelCount ?? (hasInput ? max(2, live.inputChannelCount) : live.inputChannelCount)
+        let inputs =
+            document.engine.inputChannelCount ?? (hasInput ? max(2, live.inputChannelCount) : live.inputChannelCount)
         if inputs != live.inputChannelCount && (document.engine.inputChannelCount != nil || hasInput) {
-            report(document.engine.fieldLocations["inputs"],
-                   "the patch needs \(inputs) inputs but the running engine has \(live.inputChannelCount); restart with this patch")
+            report(
+                document.engine.fieldLocations["inputs"],
+                "the patch needs \(inputs) inputs but the running engine has \(live.inputChannelCount); restart with this patch"
+            )
         }
         guard problems.isEmpty else { throw PatchLoadError(diagnostics: problems) }
 
@@ -47,8 +52,11 @@ extension PatchLoader {
         var shaped = document
         shaped.engine.outputChannelCount = live.outputChannelCount
         shaped.engine.inputChannelCount = live.inputChannelCount
-        let scratch = try build(shaped, overrides: Overrides(sampleRate: live.sampleRate, blockFrames: live.blockFrames,
-                                                             toleratesFileProblems: true))
+        let scratch = try build(
+            shaped,
+            overrides: Overrides(
+                sampleRate: live.sampleRate, blockFrames: live.blockFrames,
+                toleratesFileProblems: true))
 
         // Mirror it into the live engine in one batch.
         do {
@@ -57,8 +65,9 @@ extension PatchLoader {
                     try engine.detach(node.name)
                 }
                 for connection in engine.connections() {
-                    try engine.disconnect("\(connection.source):\(connection.sourceBus)",
-                                          from: "\(connection.destination):\(connection.destinationBus)")
+                    try engine.disconnect(
+                        "\(connection.source):\(connection.sourceBus)",
+                        from: "\(connection.destination):\(connection.destinationBus)")
                 }
                 for buffer in engine.buffers() { try engine.removeBuffer(buffer.name) }
                 for spec in NodeKind.mixer.parameters where !spec.isReadOnly && spec.key != .channels {
@@ -67,7 +76,9 @@ extension PatchLoader {
                 for buffer in scratch.engine.buffers() { try engine.addBuffer(buffer) }
                 let scratchNodes = Dictionary(uniqueKeysWithValues: scratch.engine.nodes().map { ($0.name, $0) })
                 for node in document.nodes {
-                    guard let kind = NodeKind(rawValue: node.kind), let built = scratchNodes[node.name] else { continue }
+                    guard let kind = NodeKind(rawValue: node.kind), let built = scratchNodes[node.name] else {
+                        continue
+                    }
                     var parameters: [String: ParameterValue] = [:]
                     for param in node.params {
                         guard var value = built.parameters[param.key] else { continue }
@@ -78,18 +89,23 @@ extension PatchLoader {
                         parameters[param.key] = value
                     }
                     if node.name == "main" || node.name == "output" {
-                        for (key, value) in parameters.sorted(by: { $0.key < $1.key }) { try engine.set(node.name, key, to: value) }
+                        for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
+                            try engine.set(node.name, key, to: value)
+                        }
                     } else {
                         try engine.attach(kind, name: node.name, parameters: parameters)
                     }
                 }
                 for connection in scratch.engine.connections() {
-                    try engine.connect("\(connection.source):\(connection.sourceBus)",
-                                       to: "\(connection.destination):\(connection.destinationBus)")
+                    try engine.connect(
+                        "\(connection.source):\(connection.sourceBus)",
+                        to: "\(connection.destination):\(connection.destinationBus)")
                 }
             }
         } catch {
-            throw PatchLoadError(diagnostics: [PatchDiagnostic(path: document.path, message: "applying the patch failed: \(error)")])
+            throw PatchLoadError(diagnostics: [
+                PatchDiagnostic(path: document.path, message: "applying the patch failed: \(error)")
+            ])
         }
         return scratch.warnings
     }

@@ -66,13 +66,15 @@ public enum PatchLoader {
     {
         switch buffer.source {
         case .file(let file):
-            return try SampleBuffer.decoding(name: buffer.name, path: document.resolvedPath(forFile: file),
-                                             startFrame: buffer.start ?? 0, frameCount: buffer.frames, rate: rate)
+            return try SampleBuffer.decoding(
+                name: buffer.name, path: document.resolvedPath(forFile: file),
+                startFrame: buffer.start ?? 0, frameCount: buffer.frames, rate: rate)
         case .generate(let g):
             return SampleBuffer(
                 name: buffer.name, channels: BufferSynthesizer.render(g, sampleRate: rate), sampleRate: rate,
-                origin: .generated(waveform: g.waveform.rawValue, frequency: g.frequency, duration: g.duration,
-                                   amplitude: g.amplitude, channelCount: g.channelCount))
+                origin: .generated(
+                    waveform: g.waveform.rawValue, frequency: g.frequency, duration: g.duration,
+                    amplitude: g.amplitude, channelCount: g.channelCount))
         }
     }
 
@@ -90,24 +92,34 @@ public enum PatchLoader {
     /// `DiskStreamer` thread: relative paths resolve against the patch's folder.
     public static func streamOpener(relativeTo document: PatchDocument?) -> StreamOpener {
         let base = document?.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        return StreamOpener(open: { path, rate in
-            let resolved = path.hasPrefix("/") || base == nil ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
-            do {
-                return try AudioFileStreamReader(path: resolved, targetSampleRate: rate)
-            } catch {
-                throw EngineError(.fileError, "\(error)")
-            }
-        }, makeDiskThread: { DiskStreamer() })
+        return StreamOpener(
+            open: { path, rate in
+                let resolved =
+                    path.hasPrefix("/") || base == nil
+                    ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
+                do {
+                    return try AudioFileStreamReader(path: resolved, targetSampleRate: rate)
+                } catch {
+                    throw EngineError(.fileError, "\(error)")
+                }
+            }, makeDiskThread: { DiskStreamer() })
     }
 
     /// Loads files for the player's `file` parameter: relative paths resolve against the patch's folder.
     static func fileLoader(relativeTo document: PatchDocument) -> @Sendable (String, Double) throws -> SampleBuffer {
         let base = document.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
         return { path, rate in
-            let resolved = path.hasPrefix("/") || base == nil ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
+            let resolved =
+                path.hasPrefix("/") || base == nil
+                ? path : URL(fileURLWithPath: base!).appendingPathComponent(path).path
             do {
-                let name = "file." + (URL(fileURLWithPath: resolved).lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" })
-                return try SampleBuffer.decoding(name: name.isEmpty ? "file" : String(name.prefix(64)), path: resolved, rate: rate)
+                let name =
+                    "file."
+                    + (URL(fileURLWithPath: resolved).lastPathComponent.filter {
+                        $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-"
+                    })
+                return try SampleBuffer.decoding(
+                    name: name.isEmpty ? "file" : String(name.prefix(64)), path: resolved, rate: rate)
             } catch {
                 throw EngineError(.fileError, "\(error)")
             }

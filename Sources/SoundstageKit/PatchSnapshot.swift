@@ -18,12 +18,21 @@ public enum PatchSnapshot {
         for buffer in engine.buffers() {
             switch buffer.origin {
             case .file(let path, let start, let frames):
-                buffers.append(PatchBuffer(name: buffer.name, source: .file(path: path), start: start == 0 ? nil : start,
-                                           frames: frames))
+                buffers.append(
+                    PatchBuffer(
+                        name: buffer.name, source: .file(path: path), start: start == 0 ? nil : start,
+                        frames: frames))
             case .generated(let waveform, let frequency, let duration, let amplitude, let channels):
-                guard let wave = PatchGenerator.Waveform(rawValue: waveform) else { skipped.append(buffer.name); continue }
-                buffers.append(PatchBuffer(name: buffer.name, source: .generate(PatchGenerator(
-                    waveform: wave, frequency: frequency, duration: duration, amplitude: amplitude, channelCount: channels))))
+                guard let wave = PatchGenerator.Waveform(rawValue: waveform) else {
+                    skipped.append(buffer.name); continue
+                }
+                buffers.append(
+                    PatchBuffer(
+                        name: buffer.name,
+                        source: .generate(
+                            PatchGenerator(
+                                waveform: wave, frequency: frequency, duration: duration, amplitude: amplitude,
+                                channelCount: channels))))
             case .memory:
                 skipped.append(buffer.name)
             }
@@ -46,11 +55,15 @@ public enum PatchSnapshot {
         let connections = engine.connections()
             .filter { !($0.source == "main" && $0.destination == "output" && $0.destinationBus == 0) }
             .filter { $0.source != poolMixer && $0.destination != poolMixer }
-            .map { PatchConnection(from: PatchEndpoint(node: $0.source, bus: $0.sourceBus == 0 ? nil : $0.sourceBus),
-                                   to: PatchEndpoint(node: $0.destination, bus: $0.destinationBus)) }
+            .map {
+                PatchConnection(
+                    from: PatchEndpoint(node: $0.source, bus: $0.sourceBus == 0 ? nil : $0.sourceBus),
+                    to: PatchEndpoint(node: $0.destination, bus: $0.destinationBus))
+            }
         let document = PatchDocument(
-            engine: PatchEngineSettings(sampleRate: Int(config.sampleRate), outputChannelCount: config.outputChannelCount,
-                                        inputChannelCount: config.inputChannelCount, blockFrames: config.blockFrames),
+            engine: PatchEngineSettings(
+                sampleRate: Int(config.sampleRate), outputChannelCount: config.outputChannelCount,
+                inputChannelCount: config.inputChannelCount, blockFrames: config.blockFrames),
             buffers: buffers, nodes: nodes, connections: connections, jack: jack)
         return (document, skipped)
     }

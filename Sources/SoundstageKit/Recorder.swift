@@ -95,13 +95,16 @@ public final class Recorder: Sendable {
     ///   - settings: format and buffering; the format defaults to the extension's.
     /// - Throws: `.file(.unsupportedFormat)` for an extension with no known format, `.engine` for an
     ///   unknown node or bus, `.invalidArgument` for settings out of range. Every error names `path`.
-    public init(engine: Engine, node: String, bus: Int = 0, path: String,
-                settings: RecorderSettings = RecorderSettings()) throws(RecorderError) {
+    public init(
+        engine: Engine, node: String, bus: Int = 0, path: String,
+        settings: RecorderSettings = RecorderSettings()
+    ) throws(RecorderError) {
         guard let format = settings.format ?? AudioFileFormat(path: path) else {
-            throw .file(.unsupportedFormat(
-                path: path,
-                reason: "cannot choose a format from the file name; use .wav, .caf, .flac, .aif, .aiff, .ogg, "
-                    + ".opus, .mp3, .m4a or .aac, or set RecorderSettings.format"))
+            throw .file(
+                .unsupportedFormat(
+                    path: path,
+                    reason: "cannot choose a format from the file name; use .wav, .caf, .flac, .aif, .aiff, .ogg, "
+                        + ".opus, .mp3, .m4a or .aac, or set RecorderSettings.format"))
         }
         try Self.validate(settings, path: path)
         // The folder must be there now: a take that fails only at `record` loses what the user meant to keep.
@@ -118,9 +121,10 @@ public final class Recorder: Sendable {
         self.settings = settings
         self.format = format
         let rate = engine.configuration.sampleRate
-        state = Locked(State(
-            sampleRate: rate, channelCount: info.outputChannelCount,
-            meter: RecorderMeter(channelCount: info.outputChannelCount)))
+        state = Locked(
+            State(
+                sampleRate: rate, channelCount: info.outputChannelCount,
+                meter: RecorderMeter(channelCount: info.outputChannelCount)))
     }
 
     deinit {

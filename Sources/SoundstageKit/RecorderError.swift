@@ -49,17 +49,19 @@ public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .engine(let path, let error):
             return "Cannot record to '\(path)': \(error.message)."
         case .framesLost(let path, let frames, let cause):
-            let why = switch cause {
-            case .tapOverflow: "the engine was not polled often enough and the tap overflowed"
-            case .writerBehind: "the disk could not keep up and the recorder's backlog was full"
-            }
+            let why =
+                switch cause {
+                case .tapOverflow: "the engine was not polled often enough and the tap overflowed"
+                case .writerBehind: "the disk could not keep up and the recorder's backlog was full"
+                }
             return "Recording '\(path)' lost \(frames) frames: \(why)."
         case .notAllowed(let path, let reason):
             return "Cannot do that with the recording '\(path)': \(reason)."
         case .invalidArgument(let path, let reason):
             return "Cannot record to '\(path)': \(reason)."
         case .nodeFreed(let path, let node):
-            return "Recording '\(path)' ended: its node '\(node)' was freed; the file holds what was recorded until then."
+            return
+                "Recording '\(path)' ended: its node '\(node)' was freed; the file holds what was recorded until then."
         }
     }
 }

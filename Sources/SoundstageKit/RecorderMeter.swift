@@ -1,7 +1,7 @@
 // Control side (the thread calling `Engine.poll()`). Peak and RMS of the samples a recorder takes,
 // folded into dBFS values when the owner asks (AVAudioRecorder's `updateMeters()`).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Per-channel level accumulator for a recording.

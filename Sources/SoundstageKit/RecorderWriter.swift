@@ -185,7 +185,11 @@ final class RecorderWriter: Sendable {
                 _ = wakeup.wait(timeout: .now() + timeout)
             }
         }
-        if failure != nil { queue.withLock { $0.hasFailed = true; $0.blocks = []; $0.queuedFrames = 0 } }
+        if failure != nil {
+            queue.withLock {
+                $0.hasFailed = true; $0.blocks = []; $0.queuedFrames = 0
+            }
+        }
         roomFreed.signal()
         do throws(AudioFileError) {
             try file.close()

@@ -10,8 +10,9 @@ extension HRTFSetSource {
     public static let sofaFiles = HRTFSetSource(defaultPath: SOFADataset.debianKEMARPath) {
         path, quality, rate throws(HRTFLoadError) in
         do throws(SOFALoadError) {
-            return try SOFADataset(path: path, sampleRate: rate,
-                                   options: SOFADataset.Options(quality: quality, sampleRate: rate))
+            return try SOFADataset(
+                path: path, sampleRate: rate,
+                options: SOFADataset.Options(quality: quality, sampleRate: rate))
         } catch {
             throw HRTFLoadError(path: error.path, reason: error.reason)
         }

@@ -6,13 +6,17 @@ import AudioGraph
 extension SampleBuffer {
     /// A region of an audio file decoded and converted to `rate`, its origin recorded so a saved patch
     /// loads it again. `startFrame` and `frameCount` count the file's own frames.
-    public static func decoding(name: String, path: String, startFrame: Int = 0, frameCount: Int? = nil,
-                                rate: Double) throws(AudioFileError) -> SampleBuffer {
+    public static func decoding(
+        name: String, path: String, startFrame: Int = 0, frameCount: Int? = nil,
+        rate: Double
+    ) throws(AudioFileError) -> SampleBuffer {
         let sourceRate = try AudioFileReader.info(path: path).sampleRate
-        let data = try AudioFileReader.load(path: path, targetSampleRate: rate, startFrame: startFrame,
-                                            frameCount: frameCount)
-        return SampleBuffer(name: name, channels: data.channels, sampleRate: rate,
-                            origin: .file(path: path, startFrame: startFrame, frameCount: frameCount),
-                            sourceSampleRate: sourceRate)
+        let data = try AudioFileReader.load(
+            path: path, targetSampleRate: rate, startFrame: startFrame,
+            frameCount: frameCount)
+        return SampleBuffer(
+            name: name, channels: data.channels, sampleRate: rate,
+            origin: .file(path: path, startFrame: startFrame, frameCount: frameCount),
+            sourceSampleRate: sourceRate)
     }
 }

@@ -3,7 +3,7 @@
 // of its minimum-phase version, broadband and below 1.5 kHz.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Cross-correlation peaks with sub-frame precision.

@@ -38,7 +38,8 @@ enum HRIRResampler {
                 // Flush the filter tail (input nil) until soxr has nothing more or the buffer is full.
                 while produced < capacity {
                     made = 0
-                    if let e = soxr_process(soxr, nil, 0, nil, out.baseAddress! + produced, capacity - produced, &made) {
+                    if let e = soxr_process(soxr, nil, 0, nil, out.baseAddress! + produced, capacity - produced, &made)
+                    {
                         return e
                     }
                     if made == 0 { break }

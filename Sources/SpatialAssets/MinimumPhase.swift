@@ -3,7 +3,7 @@
 // and the delay that puts it where the original's energy was.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Shortens impulse responses by minimum-phase reconstruction, as OpenAL Soft's `makemhr` does for its
@@ -91,9 +91,10 @@ final class MinimumPhaseDesigner {
     /// filter stays causal (its response decays as |a|ⁿ). `SOFADataset` uses it to give a pair the
     /// difference between low-frequency and broadband interaural delay that the measurement has and a
     /// minimum-phase pair lacks.
-    func design(_ input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>,
-                lags: ClosedRange<Int>, lowDelay: Double = 0) -> Int
-    {
+    func design(
+        _ input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>,
+        lags: ClosedRange<Int>, lowDelay: Double = 0
+    ) -> Int {
         let n = fftSize
         let half = n / 2 + 1
         // 1. Smoothed power spectrum.

@@ -3,7 +3,7 @@
 import CMySofa
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension SOFADataset {
@@ -82,15 +82,17 @@ extension SOFADataset {
         } else if let cap = options.maximumFilterLength {
             span = max(1, min(span, cap))
         }
-        let ir = malloc(filters * span * MemoryLayout<Float>.stride)!.bindMemory(to: Float.self, capacity: filters * span)
+        let ir = malloc(filters * span * MemoryLayout<Float>.stride)!.bindMemory(
+            to: Float.self, capacity: filters * span)
         let delays = malloc(filters * MemoryLayout<Float>.stride)!.bindMemory(to: Float.self, capacity: filters)
         var maximumDelay = 0.0
         if options.minimumPhase {
             // 1/6-octave smoothing for the 64-tap filters (HRTF at 48 kHz); 1/12 octave from 2.1 ms up
             // (HRTF HQ's 128 taps), which follow a notch closely enough to keep it.
             let smoothing = Double(span) / sampleRate >= 2.1e-3 ? 1.0 / 12 : 1.0 / 6
-            let designer = MinimumPhaseDesigner(inputLength: length, length: span, sampleRate: sampleRate,
-                                                smoothingOctaves: smoothing)
+            let designer = MinimumPhaseDesigner(
+                inputLength: length, length: span, sampleRate: sampleRate,
+                smoothingOctaves: smoothing)
             let estimator = HRIRDelayEstimator(maximumLength: length, sampleRate: sampleRate)
             let itdRange = Int((1.5e-3 * sampleRate).rounded(.up))
             samples.withUnsafeBufferPointer { all in
@@ -102,8 +104,9 @@ extension SOFADataset {
                     func design(_ slot: Int, lowDelay: Double) {
                         let f = slot == 0 ? l : r
                         let source = all.baseAddress! + f * length
-                        let lag = designer.design(source, count: length, into: ir + f * span,
-                                                  lags: (starts[f] - 8)...(starts[f] + span), lowDelay: lowDelay)
+                        let lag = designer.design(
+                            source, count: length, into: ir + f * span,
+                            lags: (starts[f] - 8)...(starts[f] + span), lowDelay: lowDelay)
                         estimator.load(slot + 2, ir + f * span, count: span)
                         // Where the short filter sits on its original, to a fraction of a frame.
                         let a = estimator.lag(slot + 2, slot, lowpass: false, range: (lag - 2)...(lag + 2))
@@ -115,10 +118,14 @@ extension SOFADataset {
                     }
                     // The measured pair's interaural delays (cross-correlation lags), broadband and below
                     // 1.5 kHz, and the same for the minimum-phase pair by itself.
-                    let target = (estimator.lag(0, 1, lowpass: false, range: range),
-                                  estimator.lag(0, 1, lowpass: true, range: range))
-                    var own = (estimator.lag(2, 3, lowpass: false, range: range),
-                               estimator.lag(2, 3, lowpass: true, range: range))
+                    let target = (
+                        estimator.lag(0, 1, lowpass: false, range: range),
+                        estimator.lag(0, 1, lowpass: true, range: range)
+                    )
+                    var own = (
+                        estimator.lag(2, 3, lowpass: false, range: range),
+                        estimator.lag(2, 3, lowpass: true, range: range)
+                    )
                     // A minimum-phase pair's low-frequency and broadband delays differ by what its
                     // magnitudes imply, not by what the measurement's excess phase does. Where the two
                     // differences disagree by more than a third of a frame, delay the low frequencies of
@@ -133,8 +140,10 @@ extension SOFADataset {
                         if (next > 0) != (shift > 0), shift != 0 { design(shift > 0 ? 1 : 0, lowDelay: 0) }
                         shift = next
                         design(shift > 0 ? 1 : 0, lowDelay: abs(shift))
-                        own = (estimator.lag(2, 3, lowpass: false, range: range),
-                               estimator.lag(2, 3, lowpass: true, range: range))
+                        own = (
+                            estimator.lag(2, 3, lowpass: false, range: range),
+                            estimator.lag(2, 3, lowpass: true, range: range)
+                        )
                     }
                     // The pair keeps the measured interaural delay: the mean of what the broadband and the
                     // low-frequency lags ask for (which now differ as the measurement's do), but never more
@@ -202,7 +211,9 @@ extension SOFADataset {
         var index: [[Int]: Int] = [:]
         for i in 0..<m { index[key(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2])] = i }
         for i in 0..<m {
-            guard let j = index[key(-positions[3 * i], positions[3 * i + 1], positions[3 * i + 2])] else { return false }
+            guard let j = index[key(-positions[3 * i], positions[3 * i + 1], positions[3 * i + 2])] else {
+                return false
+            }
             let left = ir + 2 * i * k
             let mirroredRight = ir + (2 * j + 1) * k
             for t in 0..<k where abs(left[t] - mirroredRight[t]) > tolerance { return false }

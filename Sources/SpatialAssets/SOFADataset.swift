@@ -5,7 +5,7 @@ import AudioDSP
 import CMySofa
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A head-related impulse response set ready for `HRTFConvolver`.
@@ -46,7 +46,8 @@ public final class SOFADataset: HRIRSet {
         /// `HRIRDelayEstimator`). Short filters lose much less this way than by cutting.
         public var minimumPhase: Bool
 
-        public init(discardedEnergyFraction: Double = 1e-5, maximumFilterLength: Int? = nil, minimumPhase: Bool = false) {
+        public init(discardedEnergyFraction: Double = 1e-5, maximumFilterLength: Int? = nil, minimumPhase: Bool = false)
+        {
             self.discardedEnergyFraction = discardedEnergyFraction
             self.maximumFilterLength = maximumFilterLength
             self.minimumPhase = minimumPhase
@@ -163,7 +164,8 @@ public final class SOFADataset: HRIRSet {
     public func makeConvolver(maxBlockFrames: Int, quality: HRTFQuality) -> HRTFConvolver {
         HRTFConvolver(
             sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, filterLength: filterLength,
-            maximumDelayFrames: maximumDelayFrames + 4, crossfadeFrames: quality.crossfadeFrames(sampleRate: sampleRate))
+            maximumDelayFrames: maximumDelayFrames + 4, crossfadeFrames: quality.crossfadeFrames(sampleRate: sampleRate)
+        )
     }
 
     /// Writes the HRIR pair for `direction` into `slot`: the nearest measurement, or with `interpolated`
@@ -177,8 +179,9 @@ public final class SOFADataset: HRIRSet {
         precondition(slot.capacity >= filterLength, "slot too short for this set")
         let (local, swapEars) = folded(direction)
         let (left, right, leftDelay, rightDelay) = response(local: local, interpolated: true)
-        write(slot, left: left, right: right, leftDelay: leftDelay, rightDelay: rightDelay,
-              mode: isMirrorSymmetric && local.x == 0 ? 2 : swapEars ? 1 : 0)
+        write(
+            slot, left: left, right: right, leftDelay: leftDelay, rightDelay: rightDelay,
+            mode: isMirrorSymmetric && local.x == 0 ? 2 : swapEars ? 1 : 0)
     }
 
     /// The nearest-measurement choice for `direction` as a number: the measurement's index × 3, plus 1
@@ -193,7 +196,8 @@ public final class SOFADataset: HRIRSet {
         let nearest: Int
         let r = radius > 0 ? radius : 1
         if hint >= 0, let search,
-           let found = search.nearest(Float(-local.z * r), Float(-local.x * r), Float(local.y * r), hint: hint / 3) {
+            let found = search.nearest(Float(-local.z * r), Float(-local.x * r), Float(local.y * r), hint: hint / 3)
+        {
             nearest = found
         } else {
             nearest = withCoordinate(local) { Int(mysofa_lookup(lookup, $0)) }
@@ -215,8 +219,9 @@ public final class SOFADataset: HRIRSet {
         let index = key / 3
         let taps = UnsafePointer(hrtf.pointee.DataIR.values + index * 2 * k)
         let delays = hrtf.pointee.DataDelay.values!
-        write(slot, left: taps, right: taps + k, leftDelay: Double(delays[2 * index]),
-              rightDelay: Double(delays[2 * index + 1]), mode: key % 3)
+        write(
+            slot, left: taps, right: taps + k, leftDelay: Double(delays[2 * index]),
+            rightDelay: Double(delays[2 * index + 1]), mode: key % 3)
     }
 
     /// The direction in listener-local coordinates, folded onto the right hemisphere for symmetric sets
@@ -231,8 +236,10 @@ public final class SOFADataset: HRIRSet {
     }
 
     /// Writes a pair as looked up (`mode` 0), with the ears swapped (1) or averaged (2).
-    private func write(_ slot: HRIRSlot, left: UnsafePointer<Float>, right: UnsafePointer<Float>, leftDelay: Double,
-                       rightDelay: Double, mode: Int) {
+    private func write(
+        _ slot: HRIRSlot, left: UnsafePointer<Float>, right: UnsafePointer<Float>, leftDelay: Double,
+        rightDelay: Double, mode: Int
+    ) {
         let k = filterLength
         switch mode {
         case 2:

@@ -35,7 +35,9 @@ func printError(_ message: String) {
 
 /// `--quiet`, the same on every command.
 struct QuietOption: ParsableArguments {
-    @Flag(name: [.long, .customShort("q")], help: "Print nothing but errors and warnings (no progress bar, no status lines).")
+    @Flag(
+        name: [.long, .customShort("q")],
+        help: "Print nothing but errors and warnings (no progress bar, no status lines).")
     var quiet = false
 
     /// Sets `Console.isQuiet`; call first in `run()`.

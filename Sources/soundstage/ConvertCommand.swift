@@ -73,7 +73,8 @@ struct ConvertCommand: ParsableCommand {
             progress.finish()
             // Name standard input as the user gave it, not its temporary copy.
             let message = error.description
-            throw CommandFailure(spool == nil ? message : message.replacingOccurrences(of: "'\(inputPath)'", with: "standard input"))
+            throw CommandFailure(
+                spool == nil ? message : message.replacingOccurrences(of: "'\(inputPath)'", with: "standard input"))
         }
 
         progress.update(0.3, "decoded")

@@ -61,7 +61,7 @@ struct InfoCommand: ParsableCommand {
             ("Format", info.formatName),
             ("Codec", info.codecName),
             ("Sample rate", "\(formatNumber(info.sampleRate)) Hz"),
-            ("Channels", "\(info.channelCount)"),
+            ("Channels", "\(info.channelCount)")
         ]
         if let bits = info.bitDepth { lines.append(("Bit depth", "\(bits) bits")) }
         if let rate = info.bitRate {
@@ -72,7 +72,7 @@ struct InfoCommand: ParsableCommand {
             ("Priming frames", "\(info.primingFrameCount)"),
             ("Remainder frames", "\(info.remainderFrameCount)"),
             ("Total frames", "\(info.totalFrameCount)"),
-            ("Duration", String(format: "%.6f s", info.duration)),
+            ("Duration", String(format: "%.6f s", info.duration))
         ]
         if let inspection {
             if let verification = inspection.verification {

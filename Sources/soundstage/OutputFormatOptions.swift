@@ -24,7 +24,9 @@ struct OutputFormatOptions: ParsableArguments {
             """)
     var bits: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "AAC bit rate in kbit/s for all channels (default: 128 per channel).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "AAC bit rate in kbit/s for all channels (default: 128 per channel).")
     var bitrate: Int?
 
     @Option(name: .long, parsing: .unconditional, help: "Quality 0…1 for Ogg Vorbis, Opus and MP3 (default: 0.75).")

@@ -44,10 +44,14 @@ struct RenderCommand: ParsableCommand {
         guard duration.isFinite, duration > 0, duration <= 24 * 3600 else {
             throw ValidationError("--duration must be a number of seconds > 0 (at most 86400), not \(duration)")
         }
-        if let rate { guard rate.isFinite, (8_000...384_000).contains(rate) else {
-            throw ValidationError("--rate must be between 8000 and 384000 Hz, not \(rate)")
-        } }
-        guard (1...65_536).contains(block) else { throw ValidationError("--block must be 1…65536 frames, not \(block)") }
+        if let rate {
+            guard rate.isFinite, (8_000...384_000).contains(rate) else {
+                throw ValidationError("--rate must be between 8000 and 384000 Hz, not \(rate)")
+            }
+        }
+        guard (1...65_536).contains(block) else {
+            throw ValidationError("--block must be 1…65536 frames, not \(block)")
+        }
     }
 
     func run() throws {
@@ -90,8 +94,9 @@ struct RenderCommand: ParsableCommand {
         let speed = seconds > 0 ? duration / seconds : .infinity
         let rate = Int(loaded.engine.configuration.sampleRate)
         let channels = "\(result.channelCount) channel\(result.channelCount == 1 ? "" : "s")"
-        report("wrote \(out): \(result.frames) frames, \(channels), \(rate) Hz "
-            + "(\(String(format: "%.1f", speed))× real time)")
+        report(
+            "wrote \(out): \(result.frames) frames, \(channels), \(rate) Hz "
+                + "(\(String(format: "%.1f", speed))× real time)")
         for recording in result.recordings {
             report("recorder \(recording.name): wrote \(recording.path): \(recording.frames) frames")
         }

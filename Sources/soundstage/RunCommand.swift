@@ -26,7 +26,8 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Connect the outputs to the physical playback ports.")
     var connect = false
 
-    @Option(name: .long, parsing: .unconditional, help: "Stop after this many seconds (default: run until SIGINT/SIGTERM).")
+    @Option(
+        name: .long, parsing: .unconditional, help: "Stop after this many seconds (default: run until SIGINT/SIGTERM).")
     var duration: Double?
 
     @Flag(name: .long, help: "Never start a JACK server; fail when none runs.")
@@ -35,16 +36,24 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "OSC port, UDP and TCP (0 picks a free port; see docs/OSC.md).")
     var oscPort: Int = OSCServiceOptions.defaultPort
 
-    @Option(name: .long, help: "Address the OSC server binds (127.0.0.1: this machine only; 0.0.0.0 or :: for the network).")
+    @Option(
+        name: .long, help: "Address the OSC server binds (127.0.0.1: this machine only; 0.0.0.0 or :: for the network)."
+    )
     var oscHost: String = "127.0.0.1"
 
-    @Option(name: .long, help: "Folder OSC clients may read and write (repeatable; default: the patch's folder and the working directory).")
+    @Option(
+        name: .long,
+        help:
+            "Folder OSC clients may read and write (repeatable; default: the patch's folder and the working directory)."
+    )
     var fileRoot: [String] = []
 
     @OptionGroup var quiet: QuietOption
 
     func validate() throws {
-        if let duration { guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be > 0") } }
+        if let duration {
+            guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be > 0") }
+        }
         guard !name.isEmpty, name.utf8.count <= 64 else { throw ValidationError("--name must be 1–64 bytes") }
         guard (0...65535).contains(oscPort) else { throw ValidationError("--osc-port must be 0…65535") }
         for root in fileRoot {
@@ -72,8 +81,9 @@ struct RunCommand: ParsableCommand {
             do {
                 let process = try JackServerLauncher.start(name: server, sampleRate: rate)
                 ownServer = process
-                say("No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
-                    + "pid \(process.pid); it stops when soundstage exits.")
+                say(
+                    "No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
+                        + "pid \(process.pid); it stops when soundstage exits.")
             } catch {
                 printError("could not start a JACK server: \(error)")
                 throw ExitCode(1)
@@ -95,10 +105,13 @@ struct RunCommand: ParsableCommand {
         defer { host.stop() }
 
         if report.wasRenamed {
-            say("The client name '\(report.requestedClientName)' was taken: JACK named this client '\(report.actualClientName)'.")
+            say(
+                "The client name '\(report.requestedClientName)' was taken: JACK named this client '\(report.actualClientName)'."
+            )
         }
-        say("JACK client '\(report.actualClientName)' on server '\(report.serverName)': \(report.sampleRate) Hz, "
-            + "\(report.bufferSize)-frame periods")
+        say(
+            "JACK client '\(report.actualClientName)' on server '\(report.serverName)': \(report.sampleRate) Hz, "
+                + "\(report.bufferSize)-frame periods")
         let insertPorts = host.insertPortNames.sorted { $0.key < $1.key }.flatMap { $0.value.inputs + $0.value.outputs }
         say("ports: " + (report.outputPorts + report.inputPorts + insertPorts).joined(separator: ", "))
         for c in report.connections { say("connection: \(c)") }
@@ -111,8 +124,10 @@ struct RunCommand: ParsableCommand {
         // OSC control: one thread owning the liblo servers; it only calls Engine methods.
         let oscHostAdapter = JackOSCHost(host)
         let roots = fileRoot.isEmpty ? FileAccessPolicy.defaults(patchPath: patch).roots : fileRoot
-        let osc = OSCService(engine: loaded.engine, host: oscHostAdapter, options: OSCServiceOptions(
-            port: oscPort, host: oscHost, fileRoots: roots, programName: "soundstage", version: Soundstage.version))
+        let osc = OSCService(
+            engine: loaded.engine, host: oscHostAdapter,
+            options: OSCServiceOptions(
+                port: oscPort, host: oscHost, fileRoots: roots, programName: "soundstage", version: Soundstage.version))
         do {
             let port = try osc.start()
             say("OSC: udp and tcp on \(oscHost):\(port) (file roots: \(roots.joined(separator: ", ")))")
@@ -187,7 +202,8 @@ struct RunCommand: ParsableCommand {
     private func loadPatch(rate: Double?) throws -> LoadedPatch {
         do {
             // A missing or unreadable audio file is a warning: the rest of the patch plays.
-            let loaded = try PatchLoader.load(path: patch, overrides: .init(sampleRate: rate, toleratesFileProblems: true))
+            let loaded = try PatchLoader.load(
+                path: patch, overrides: .init(sampleRate: rate, toleratesFileProblems: true))
             for warning in loaded.warnings { printError(warning.description) }
             return loaded
         } catch {
@@ -276,7 +292,11 @@ final class JackOSCHost: OSCHost, Sendable {
 final class EventInbox: Sendable {
     private let events = Locked<[JackHostEvent]>([])
     func post(_ event: JackHostEvent) { events.withLock { $0.append(event) } }
-    func drain() -> [JackHostEvent] { events.withLock { e in defer { e = [] }; return e } }
+    func drain() -> [JackHostEvent] {
+        events.withLock { e in
+            defer { e = [] }; return e
+        }
+    }
 }
 
 /// Records SIGINT/SIGTERM instead of dying, so the control loop can shut down cleanly.

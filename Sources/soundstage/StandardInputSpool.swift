@@ -15,7 +15,9 @@ struct StandardInputSpool {
         let fd = mkstemp(&template)
         guard fd >= 0 else {
             throw StandardInputSpoolError(
-                message: "Cannot read standard input: cannot create a file in \(folder): \(String(cString: strerror(errno))).")
+                message:
+                    "Cannot read standard input: cannot create a file in \(folder): \(String(cString: strerror(errno)))."
+            )
         }
         defer { close(fd) }
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

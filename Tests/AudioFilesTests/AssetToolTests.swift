@@ -6,8 +6,9 @@ import DSPTestSupport
 import Foundation
 import Testing
 
-@Suite("soundstage info and convert",
-       .requiresTool("the soundstage executable", SoundstageTool.isAvailable, "build the soundstage product first"))
+@Suite(
+    "soundstage info and convert",
+    .requiresTool("the soundstage executable", SoundstageTool.isAvailable, "build the soundstage product first"))
 struct AssetToolTests {
     /// An 88,200-frame 16-bit stereo WAV of two tones at 44.1 kHz.
     static func sourceWAV(in directory: URL, seconds: Double = 2) throws -> String {
@@ -17,7 +18,7 @@ struct AssetToolTests {
             AudioData(
                 channels: [
                     SignalProbe.sine(frequency: 1_000, amplitude: 0.5, sampleRate: 44_100, frameCount: frames),
-                    SignalProbe.sine(frequency: 1_500, amplitude: 0.25, sampleRate: 44_100, frameCount: frames),
+                    SignalProbe.sine(frequency: 1_500, amplitude: 0.25, sampleRate: 44_100, frameCount: frames)
                 ],
                 sampleRate: 44_100),
             to: path, encoding: .int16)
@@ -47,7 +48,7 @@ struct AssetToolTests {
                 "File:             \(m4a)", "Format:           AAC (M4A)", "Codec:            AAC LC",
                 "Sample rate:      44100 Hz", "Channels:         2", "Valid frames:     88200",
                 "Priming frames:   1024", "Remainder frames: 888", "Total frames:     90112",
-                "Duration:         2.000000 s",
+                "Duration:         2.000000 s"
             ] {
                 #expect(aac.contains(line), "missing '\(line)' in\n\(aac)")
             }
@@ -81,16 +82,21 @@ struct AssetToolTests {
         .init(
             output: "alac.m4a", arguments: ["--format", "alac"], format: .alacM4A, sampleRate: 44_100, channelCount: 2,
             frameCount: 88_200, bitDepth: 16),
-        .init(output: "mono48k.wav", arguments: ["--rate", "48000", "--channels", "1", "--bits", "24"], format: .wav,
-              sampleRate: 48_000, channelCount: 1, frameCount: 96_000, bitDepth: 24),
-        .init(output: "x.flac", arguments: ["--channels", "2"], format: .flac, sampleRate: 44_100, channelCount: 2,
-              frameCount: 88_200, bitDepth: 16),
-        .init(output: "x.opus", arguments: ["--rate", "48000"], format: .opus, sampleRate: 48_000, channelCount: 2,
-              frameCount: 96_000),
-        .init(output: "x.caf", arguments: ["--bits", "32f", "--format", "caf"], format: .caf, sampleRate: 44_100,
-              channelCount: 2, frameCount: 88_200, bitDepth: 32),
-        .init(output: "lo.aac", arguments: ["--bitrate", "96", "--channels", "1"], format: .aacADTS, sampleRate: 44_100,
-              channelCount: 1, frameCount: 90_112),
+        .init(
+            output: "mono48k.wav", arguments: ["--rate", "48000", "--channels", "1", "--bits", "24"], format: .wav,
+            sampleRate: 48_000, channelCount: 1, frameCount: 96_000, bitDepth: 24),
+        .init(
+            output: "x.flac", arguments: ["--channels", "2"], format: .flac, sampleRate: 44_100, channelCount: 2,
+            frameCount: 88_200, bitDepth: 16),
+        .init(
+            output: "x.opus", arguments: ["--rate", "48000"], format: .opus, sampleRate: 48_000, channelCount: 2,
+            frameCount: 96_000),
+        .init(
+            output: "x.caf", arguments: ["--bits", "32f", "--format", "caf"], format: .caf, sampleRate: 44_100,
+            channelCount: 2, frameCount: 88_200, bitDepth: 32),
+        .init(
+            output: "lo.aac", arguments: ["--bitrate", "96", "--channels", "1"], format: .aacADTS, sampleRate: 44_100,
+            channelCount: 1, frameCount: 90_112)
     ]
 
     @Test(arguments: conversions)
@@ -154,7 +160,7 @@ struct AssetToolTests {
                 (["convert", wav, out("a.wav"), "--format", "flac"], ".flac"),
                 (["convert", wav, out("a.unknown")], "extension"),
                 (["convert", wav, out("no/such/dir/a.wav")], "a.wav"),
-                (["convert", wav, out("b.mp3"), "--channels", "3"], "MP3"),
+                (["convert", wav, out("b.mp3"), "--channels", "3"], "MP3")
             ]
             for (arguments, needle) in cases {
                 let result = try SoundstageTool.run(arguments)

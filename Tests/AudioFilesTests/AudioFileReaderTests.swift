@@ -93,13 +93,15 @@ enum SoxTool {
 
 @Suite("Files written by sox")
 struct SoxInteropTests {
-    @Test(.requiresTool("sox", SoxTool.isAvailable,
-                        "the sox command is not installed; skipping the interoperability check"))
+    @Test(
+        .requiresTool(
+            "sox", SoxTool.isAvailable,
+            "the sox command is not installed; skipping the interoperability check"))
     func soxSineReadsBackWithRateLengthAndPitch() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("sox440.wav").path
             try SoxTool.run([
-                "-n", "-r", "44100", "-c", "1", "-b", "16", path, "synth", "0.5", "sine", "440", "vol", "0.5",
+                "-n", "-r", "44100", "-c", "1", "-b", "16", path, "synth", "0.5", "sine", "440", "vol", "0.5"
             ])
             let info = try AudioFileReader.info(path: path)
             #expect(info.formatName == "WAV")
@@ -116,14 +118,16 @@ struct SoxInteropTests {
         }
     }
 
-    @Test(.requiresTool("sox", SoxTool.isAvailable,
-                        "the sox command is not installed; skipping the interoperability check"))
+    @Test(
+        .requiresTool(
+            "sox", SoxTool.isAvailable,
+            "the sox command is not installed; skipping the interoperability check"))
     func soxStereoFLACReadsBackWithEachChannelsPitch() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("sox-stereo.flac").path
             try SoxTool.run([
                 "-n", "-r", "48000", "-c", "2", "-b", "24", path, "synth", "0.25", "sine", "1000", "sine", "3000",
-                "vol", "0.5",
+                "vol", "0.5"
             ])
             let read = try AudioFileReader.load(path: path)
             #expect(read.sampleRate == 48_000)

@@ -38,25 +38,25 @@ struct AudioFileRoundTripTests {
             SignalProbe.sine(
                 frequency: leftFrequency, amplitude: amplitude, sampleRate: sampleRate, frameCount: frameCount),
             SignalProbe.sine(
-                frequency: rightFrequency, amplitude: amplitude, sampleRate: sampleRate, frameCount: frameCount),
+                frequency: rightFrequency, amplitude: amplitude, sampleRate: sampleRate, frameCount: frameCount)
         ],
         sampleRate: sampleRate)
 
     static let exactCases: [RoundTripCase] = [
         .init(format: .wav, encoding: .float32),
         .init(format: .aiff, encoding: .float32),
-        .init(format: .caf, encoding: .float32),
+        .init(format: .caf, encoding: .float32)
     ]
 
     static let quantizedCases: [RoundTripCase] = [
         .init(format: .wav, encoding: .int16), .init(format: .wav, encoding: .int24),
         .init(format: .aiff, encoding: .int16), .init(format: .aiff, encoding: .int24),
         .init(format: .caf, encoding: .int16), .init(format: .caf, encoding: .int24),
-        .init(format: .flac, encoding: .int16), .init(format: .flac, encoding: .int24),
+        .init(format: .flac, encoding: .int16), .init(format: .flac, encoding: .int24)
     ]
 
     static let lossyCases: [RoundTripCase] = [
-        .init(format: .oggVorbis), .init(format: .opus), .init(format: .mp3),
+        .init(format: .oggVorbis), .init(format: .opus), .init(format: .mp3)
     ]
 
     @Test(arguments: exactCases)

@@ -47,7 +47,7 @@ struct AudioFileWriterTests {
     @Test func extensionChoosesFormatAndDefaultEncoding() throws {
         let expectations: [(String, String, Int?)] = [
             ("wav", "WAV", 32), ("aif", "AIFF", 32), ("caf", "CAF", 32), ("flac", "FLAC", 24),
-            ("ogg", "Ogg Vorbis", nil), ("opus", "Opus", nil), ("mp3", "MP3", nil),
+            ("ogg", "Ogg Vorbis", nil), ("opus", "Opus", nil), ("mp3", "MP3", nil)
         ]
         try withTemporaryDirectory { directory in
             for (fileExtension, formatName, bitDepth) in expectations {
@@ -82,7 +82,7 @@ struct AudioFileWriterTests {
                 ("unknown.xyz", mono44k, nil),
                 ("fractional.wav", AudioData(channels: [silence], sampleRate: 44_100.5), nil),
                 ("ragged.wav", AudioData(channels: [silence, [0]], sampleRate: 48_000), nil),
-                ("nochannels.wav", AudioData(channels: [], sampleRate: 48_000), nil),
+                ("nochannels.wav", AudioData(channels: [], sampleRate: 48_000), nil)
             ]
             for (name, data, encoding) in cases {
                 let path = directory.appendingPathComponent(name).path

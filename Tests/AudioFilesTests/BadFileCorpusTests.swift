@@ -9,11 +9,14 @@ import Testing
 @Suite("Bad-file corpus")
 struct BadFileCorpusTests {
     /// The fuzzer's extension table: an input's first byte indexes it.
-    static let extensions = ["wav", "aiff", "caf", "flac", "ogg", "opus", "mp3", "m4a", "mp4", "aac", "w64", "raw", "xyz"]
+    static let extensions = [
+        "wav", "aiff", "caf", "flac", "ogg", "opus", "mp3", "m4a", "mp4", "aac", "w64", "raw", "xyz"
+    ]
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Corpus")
 
     static var inputs: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []).filter { $0.hasSuffix(".fuzz") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []).filter { $0.hasSuffix(".fuzz") }
+            .sorted()
     }
 
     @Test func theCorpusIsThere() {

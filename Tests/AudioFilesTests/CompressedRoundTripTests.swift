@@ -25,7 +25,7 @@ struct CompressedRoundTripTests {
         let tones = AudioData(
             channels: [
                 SignalProbe.sine(frequency: 1_000, amplitude: amplitude, sampleRate: rate, frameCount: frames),
-                SignalProbe.sine(frequency: 1_500, amplitude: amplitude, sampleRate: rate, frameCount: frames),
+                SignalProbe.sine(frequency: 1_500, amplitude: amplitude, sampleRate: rate, frameCount: frames)
             ],
             sampleRate: rate)
         try AudioFileWriter.write(tones, to: path, encoding: .int16)

@@ -66,8 +66,9 @@ struct GaplessMetadataTests {
     static let ffmpegMissing = "the ffmpeg command is not installed (Debian package ffmpeg); skipping"
 
     /// The ffmpeg CLI's own M4A files: an edit list in milliseconds, a trimmed last packet.
-    @Test(.requiresTool("ffmpeg", FFmpegTool.isAvailable, Comment(rawValue: ffmpegMissing)),
-          arguments: [88_200, 100_003, 1_000])
+    @Test(
+        .requiresTool("ffmpeg", FFmpegTool.isAvailable, Comment(rawValue: ffmpegMissing)),
+        arguments: [88_200, 100_003, 1_000])
     func filesFromTheFFmpegCommandDecodeToTheirLength(_ frames: Int) throws {
         try withTemporaryDirectory { directory in
             let wav = directory.appendingPathComponent("in.wav").path
@@ -105,7 +106,7 @@ struct GaplessMetadataTests {
             let tag = Self.smpb(priming: 1024, remainder: 31 * 1024 - 1024 - frames, valid: frames)
             try FFmpegTool.run([
                 "-i", wav, "-c:a", "aac", "-b:a", "128k", "-use_editlist", "0", "-movflags", "use_metadata_tags",
-                "-metadata", "iTunSMPB=\(tag)", path,
+                "-metadata", "iTunSMPB=\(tag)", path
             ])
             let info = try AudioFileReader.info(path: path)
             #expect(info.frameCount == frames)

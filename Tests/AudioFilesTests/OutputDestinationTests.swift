@@ -95,7 +95,9 @@ import Testing
             let device = directory.appendingPathComponent("disk").path
             // A loop device node (major 7): never opened, only refused.
             try #require(mknod(device, S_IFBLK | 0o600, dev_t(7 << 8 | 200)) == 0)
-            let error = #expect(throws: AudioFileError.self) { try AudioFileWriter.write(Self.audio, to: device, format: .wav) }
+            let error = #expect(throws: AudioFileError.self) {
+                try AudioFileWriter.write(Self.audio, to: device, format: .wav)
+            }
             #expect(error == .notARegularFile(path: device, kind: "a block device"))
             #expect(try Self.hiddenFiles(in: directory).isEmpty)
         }

@@ -26,7 +26,9 @@ struct StreamReaderTests {
             }
             if got == 0 { break }
             for frame in 0..<got {
-                for channel in channels.indices { channels[channel].append(buffer[frame * reader.channelCount + channel]) }
+                for channel in channels.indices {
+                    channels[channel].append(buffer[frame * reader.channelCount + channel])
+                }
             }
             left -= got
         }
@@ -44,7 +46,8 @@ struct StreamReaderTests {
             isNoisy
             ? seededBytes(count: frames, seed: 5).map { Float(Int($0) - 128) / 400 }
             : SignalProbe.sine(frequency: 1_500, amplitude: 0.5, sampleRate: sampleRate, frameCount: frames)
-        try AudioFileWriter.write(AudioData(channels: [tone, right], sampleRate: sampleRate), to: path, encoding: .int16)
+        try AudioFileWriter.write(
+            AudioData(channels: [tone, right], sampleRate: sampleRate), to: path, encoding: .int16)
         return try AudioFileReader.load(path: path)
     }
 
@@ -217,7 +220,8 @@ struct StreamReaderTests {
         try withTemporaryDirectory { directory in
             let wav = directory.appendingPathComponent("in.wav").path
             let tone = SignalProbe.sine(frequency: 750, amplitude: 0.5, sampleRate: Self.sampleRate, frameCount: frames)
-            try AudioFileWriter.write(AudioData(channels: [tone], sampleRate: Self.sampleRate), to: wav, encoding: .int16)
+            try AudioFileWriter.write(
+                AudioData(channels: [tone], sampleRate: Self.sampleRate), to: wav, encoding: .int16)
             let editList = directory.appendingPathComponent("cli.m4a").path
             let keys = directory.appendingPathComponent("keys.m4a").path
             try FFmpegTool.run(["-i", wav, "-c:a", "aac", "-b:a", "128k", editList])
@@ -225,7 +229,7 @@ struct StreamReaderTests {
             let tag = String(format: " 00000000 %08X %08X %016X", 1024, packets * 1024 - 1024 - frames, frames)
             try FFmpegTool.run([
                 "-i", wav, "-c:a", "aac", "-b:a", "128k", "-use_editlist", "0", "-movflags", "use_metadata_tags",
-                "-metadata", "iTunSMPB=\(tag)", keys,
+                "-metadata", "iTunSMPB=\(tag)", keys
             ])
             for path in [editList, keys] {
                 let preloaded = try AudioFileReader.load(path: path).channels[0]

@@ -11,13 +11,17 @@ import Testing
 
     /// An environment with `layout` (output channels `outputs`) and a looping `channels`-channel player
     /// `bed` in ambienceBed mode whose channel `active` carries a 500 Hz tone (the others silence).
-    private func scene(layout: String, outputs: Int, channels: Int, active: Int, source: [String: ParameterValue] = [:],
-                       environment: [String: ParameterValue] = [:]) throws -> Engine {
+    private func scene(
+        layout: String, outputs: Int, channels: Int, active: Int, source: [String: ParameterValue] = [:],
+        environment: [String: ParameterValue] = [:]
+    ) throws -> Engine {
         let engine = TestEngine.make(outputs: outputs)
         let tone = TestSignal.sine(frequency: 500, sampleRate: Self.rate, frames: 48_000, amplitude: 0.5)
         let silence = [Float](repeating: 0, count: 48_000)
-        try engine.addBuffer(SampleBuffer(name: "b", channels: (0..<channels).map { $0 == active ? tone : silence },
-                                          sampleRate: Self.rate))
+        try engine.addBuffer(
+            SampleBuffer(
+                name: "b", channels: (0..<channels).map { $0 == active ? tone : silence },
+                sampleRate: Self.rate))
         var e = environment
         e["layout"] = .string(layout)
         try engine.attach(.environment, name: "env", parameters: e)
@@ -45,13 +49,16 @@ import Testing
     @Test(arguments: [
         ([String: ParameterValue](), [String: ParameterValue](), [0, 1, 2, 3]),
         (["listenerYaw": .float(90)], [:], [2, 0, 3, 1]),
-        ([:], ["directionX": .float(1)], [1, 3, 0, 2]),
+        ([:], ["directionX": .float(1)], [1, 3, 0, 2])
     ])
-    func quadChannelsLandOnTheSpeakersTheirPlaceTurnsTo(environment: [String: ParameterValue],
-                                                       source: [String: ParameterValue], expected: [Int]) throws {
+    func quadChannelsLandOnTheSpeakersTheirPlaceTurnsTo(
+        environment: [String: ParameterValue],
+        source: [String: ParameterValue], expected: [Int]
+    ) throws {
         for channel in 0..<4 {
-            let engine = try scene(layout: "quad", outputs: 4, channels: 4, active: channel, source: source,
-                                   environment: environment)
+            let engine = try scene(
+                layout: "quad", outputs: 4, channels: 4, active: channel, source: source,
+                environment: environment)
             let l = levels(engine)
             #expect(l[loudest(l)] > 0.05, "bed channel \(channel) is silent: \(l)")
             #expect(loudest(l) == expected[channel], "bed channel \(channel): levels \(l)")
@@ -62,13 +69,16 @@ import Testing
     /// nothing, sample for sample — no distance attenuation, no Doppler.
     @Test func theSourcesPositionAndVelocityDoNotMoveTheBed() throws {
         let still = try scene(layout: "stereo", outputs: 2, channels: 2, active: 0)
-        let moved = try scene(layout: "stereo", outputs: 2, channels: 2, active: 0,
-                              source: ["positionX": .float(80), "positionZ": .float(60), "velocityX": .float(30)])
+        let moved = try scene(
+            layout: "stereo", outputs: 2, channels: 2, active: 0,
+            source: ["positionX": .float(80), "positionZ": .float(60), "velocityX": .float(30)])
         let a = TestEngine.render(still, frames: 9_600)
         let b = TestEngine.render(moved, frames: 9_600)
         #expect(a == b)
-        #expect(SignalStats.rms(a[0][4_800...]) > SignalStats.rms(a[1][4_800...]) * 1.5,
-                "the bed's left channel should be louder on the left: \(SignalStats.rms(a[0][4_800...])), \(SignalStats.rms(a[1][4_800...]))")
+        #expect(
+            SignalStats.rms(a[0][4_800...]) > SignalStats.rms(a[1][4_800...]) * 1.5,
+            "the bed's left channel should be louder on the left: \(SignalStats.rms(a[0][4_800...])), \(SignalStats.rms(a[1][4_800...]))"
+        )
     }
 
     /// A 5.1 bed's LFE channel has no direction: it reaches every speaker of a quad rig equally.

@@ -35,7 +35,8 @@ import Testing
     /// Asserts `output[range]` is the ramp from `firstFrame`, wrapping at the end of the material.
     private func expectRamp(_ output: [Float], _ range: Range<Int>, from firstFrame: Int, _ label: String) {
         var bad = 0
-        for (k, i) in range.enumerated() where abs(output[i] - Self.ramp[(firstFrame + k) % Self.frames] * Self.centre) > 1e-6 {
+        for (k, i) in range.enumerated()
+        where abs(output[i] - Self.ramp[(firstFrame + k) % Self.frames] * Self.centre) > 1e-6 {
             bad += 1
         }
         #expect(bad == 0, "\(label): \(bad) of \(range.count) samples are not the ramp from frame \(firstFrame)")
@@ -156,7 +157,9 @@ import Testing
         expectRamp(out, 0..<256, from: 0, "before the seek")
         expectRamp(out, 256..<768, from: 700, "after the seek (wrapping to the start at the end)")
         let now = try engine.get("ap", "currentTime").doubleValue ?? -1
-        #expect(abs(now * TestEngine.rate - Double((700 + 512) % Self.frames)) < 0.5, "currentTime \(now * TestEngine.rate)")
+        #expect(
+            abs(now * TestEngine.rate - Double((700 + 512) % Self.frames)) < 0.5, "currentTime \(now * TestEngine.rate)"
+        )
     }
 
     @Test func seekingWhileStoppedSetsWherePlayStarts() throws {
@@ -173,8 +176,12 @@ import Testing
     @Test func volumeFadesLinearlyOverTheGivenDuration() throws {
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("dc", value: 0.5))
-        try engine.attach(.audioplayer, name: "ap", parameters: ["buffer": .string("dc"), "numberOfLoops": .int(-1),
-                                                                 "playing": .bool(true)])
+        try engine.attach(
+            .audioplayer, name: "ap",
+            parameters: [
+                "buffer": .string("dc"), "numberOfLoops": .int(-1),
+                "playing": .bool(true)
+            ])
         try engine.connect("ap", to: "main")
         _ = TestEngine.render(engine, frames: 4_800)
         try engine.fadeVolume("ap", to: 0, over: 0.5)
@@ -190,8 +197,12 @@ import Testing
         let engine = TestEngine.make()
         let sine = TestSignal.sine(frequency: 1_000, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine, sine], sampleRate: TestEngine.rate))
-        try engine.attach(.audioplayer, name: "ap", parameters: ["buffer": .string("sine"), "meteringEnabled": .bool(true),
-                                                                 "numberOfLoops": .int(-1), "playing": .bool(true)])
+        try engine.attach(
+            .audioplayer, name: "ap",
+            parameters: [
+                "buffer": .string("sine"), "meteringEnabled": .bool(true),
+                "numberOfLoops": .int(-1), "playing": .bool(true)
+            ])
         try engine.connect("ap", to: "main")
         #expect(throws: EngineError.self) { try engine.audioPlayerPower("main") }
         _ = TestEngine.render(engine, frames: 9_600)
@@ -199,7 +210,8 @@ import Testing
         try #require(levels.count == 2)
         for level in levels {
             #expect(abs(level.peak - Float(20 * log10(0.5))) < 0.05, "peak \(level.peak) dBFS")
-            #expect(abs(level.average - Float(20 * log10(0.5 / 2.0.squareRoot()))) < 0.05, "average \(level.average) dBFS")
+            #expect(
+                abs(level.average - Float(20 * log10(0.5 / 2.0.squareRoot()))) < 0.05, "average \(level.average) dBFS")
         }
         try engine.set("ap", "meteringEnabled", to: .bool(false))
         #expect(throws: EngineError.self) { try engine.audioPlayerPower("ap") }
@@ -211,8 +223,12 @@ import Testing
         let engine = TestEngine.make()
         let sine = TestSignal.sine(frequency: 1_000, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine], sampleRate: TestEngine.rate))
-        try engine.attach(.audioplayer, name: "ap", parameters: ["buffer": .string("sine"), "meteringEnabled": .bool(true),
-                                                                 "numberOfLoops": .int(-1), "playing": .bool(true)])
+        try engine.attach(
+            .audioplayer, name: "ap",
+            parameters: [
+                "buffer": .string("sine"), "meteringEnabled": .bool(true),
+                "numberOfLoops": .int(-1), "playing": .bool(true)
+            ])
         try engine.connect("ap", to: "main")
         _ = TestEngine.render(engine, frames: 9_600)
         try engine.stop("ap")
@@ -220,7 +236,8 @@ import Testing
         let levels = try engine.audioPlayerPower("ap")
         #expect(levels.allSatisfy { $0.peak <= -150 }, "first reading after stop: \(levels)")
         // A player that was never played reads silence too.
-        try engine.attach(.audioplayer, name: "quiet", parameters: ["buffer": .string("sine"), "meteringEnabled": .bool(true)])
+        try engine.attach(
+            .audioplayer, name: "quiet", parameters: ["buffer": .string("sine"), "meteringEnabled": .bool(true)])
         try engine.connect("quiet", to: "main")
         _ = TestEngine.render(engine, frames: 4_800)
         #expect(try engine.audioPlayerPower("quiet").allSatisfy { $0.peak <= -150 })
@@ -236,8 +253,9 @@ import Testing
 
     @Test func aFileThatCannotBeDecodedIsReportedAndChangesNothing() throws {
         let events = EventBox()
-        let engine = Engine(configuration: EngineConfiguration(sampleRate: TestEngine.rate),
-                            fileLoader: { path, _ in throw EngineError(.fileError, "cannot decode '\(path)'") })
+        let engine = Engine(
+            configuration: EngineConfiguration(sampleRate: TestEngine.rate),
+            fileLoader: { path, _ in throw EngineError(.fileError, "cannot decode '\(path)'") })
         engine.setEventHandler { events.append($0) }
         try engine.attach(.audioplayer, name: "ap")
         #expect(throws: EngineError.self) { try engine.set("ap", "file", to: .string("broken.wav")) }
@@ -250,9 +268,12 @@ import Testing
         let engine = TestEngine.make()
         try engine.addBuffer(SampleBuffer(name: "ramp", channels: [Self.ramp], sampleRate: TestEngine.rate))
         for i in 0..<32 {
-            try engine.attach(.audioplayer, name: "ap\(i)", parameters: [
-                "buffer": .string("ramp"), "numberOfLoops": .int(i % 3), "playing": .bool(true), "volume": .float(1.0 / 32),
-            ])
+            try engine.attach(
+                .audioplayer, name: "ap\(i)",
+                parameters: [
+                    "buffer": .string("ramp"), "numberOfLoops": .int(i % 3), "playing": .bool(true),
+                    "volume": .float(1.0 / 32)
+                ])
             try engine.connect("ap\(i)", to: "main")
         }
         let out = TestEngine.render(engine, frames: 3_500, block: 128)[0]

@@ -7,15 +7,23 @@ import Testing
     /// output volume, panning, a live input, a timed start, and parameter glides between segments.
     func renderScene(block: Int) throws -> [[Float]] {
         let rate = TestEngine.rate
-        let engine = Engine(configuration: EngineConfiguration(sampleRate: rate, blockFrames: 64,
-                                                               outputChannelCount: 2, inputChannelCount: 1))
+        let engine = Engine(
+            configuration: EngineConfiguration(
+                sampleRate: rate, blockFrames: 64,
+                outputChannelCount: 2, inputChannelCount: 1))
         var noise = SeededRandom(seed: 7)
         let stereoNoise = (0..<2).map { _ in (0..<30_000).map { _ in noise.nextFloat() * 0.3 } }
         try engine.addBuffer(SampleBuffer(name: "noise", channels: stereoNoise, sampleRate: rate))
-        try engine.addBuffer(SampleBuffer(name: "sine", channels: [TestSignal.sine(frequency: 997, sampleRate: rate, frames: 48_000)],
-                                          sampleRate: rate))
-        try engine.attach(.player, name: "a", parameters: ["buffer": .string("sine"), "loop": .bool(true),
-                                                            "start": .int(17), "frames": .int(4_411), "playing": .bool(true)])
+        try engine.addBuffer(
+            SampleBuffer(
+                name: "sine", channels: [TestSignal.sine(frequency: 997, sampleRate: rate, frames: 48_000)],
+                sampleRate: rate))
+        try engine.attach(
+            .player, name: "a",
+            parameters: [
+                "buffer": .string("sine"), "loop": .bool(true),
+                "start": .int(17), "frames": .int(4_411), "playing": .bool(true)
+            ])
         try engine.attach(.player, name: "b", parameters: ["buffer": .string("noise"), "pan": .float(0.3)])
         try engine.attach(.input, name: "mic", parameters: ["volume": .float(0.5)])
         try engine.attach(.mixer, name: "sub", parameters: ["outputVolume": .float(0.7)])
@@ -30,9 +38,13 @@ import Testing
         // Segments end on multiples of 64000 frames, a multiple of every block size tested, so edits land
         // on the same frame whatever the block size.
         let edits: [() throws -> Void] = [
-            { try engine.set("a", "pan", to: .float(-0.8)); try engine.set("sub", "outputVolume", to: .float(0.2)) },
-            { try engine.set("b", "volume", to: .float(0.1)); try engine.set("a", "loop", to: .bool(false)) },
-            {},
+            {
+                try engine.set("a", "pan", to: .float(-0.8)); try engine.set("sub", "outputVolume", to: .float(0.2))
+            },
+            {
+                try engine.set("b", "volume", to: .float(0.1)); try engine.set("a", "loop", to: .bool(false))
+            },
+            {}
         ]
         var offset = 0
         for edit in edits {

@@ -55,8 +55,9 @@ import Testing
             out.withUnsafeMutableBufferPointer { buffer in
                 var channel: UnsafeMutablePointer<Float>? = buffer.baseAddress
                 withUnsafePointer(to: &channel) { outputs in
-                    render.process(frameCount: 256, inputs: nil, inputCount: 0, outputs: outputs, outputCount: 1,
-                                   inserts: .none)
+                    render.process(
+                        frameCount: 256, inputs: nil, inputCount: 0, outputs: outputs, outputCount: 1,
+                        inserts: .none)
                 }
             }
         }
@@ -121,7 +122,8 @@ import Testing
             try engine.connect("p", to: "env")
             run(engine, frames: 768)
             for k in 0..<4 {
-                try engine.setVector("p", "position", Double(k), 0, -1, atSampleTime: engine.sampleTime + Int64(2_000 * (k + 1)))
+                try engine.setVector(
+                    "p", "position", Double(k), 0, -1, atSampleTime: engine.sampleTime + Int64(2_000 * (k + 1)))
             }
             try engine.disconnect("p", from: "env")
             run(engine, frames: loop % 3 == 0 ? 256 : 2_000)
@@ -163,13 +165,14 @@ import Testing
         let engine = try engineWithPlayer(source: ["renderingAlgorithm": .string("sphericalHead")])
         try engine.attach(.environment, name: "env")
         try engine.connect("env", to: "main")
-        let parameter: (String, ParameterValue) = switch kind {
-        case .reverb, .delay, .distortion: ("wetDryMix", .float(30))
-        case .eq: ("globalGain", .float(-6))
-        case .timepitch: ("pitch", .float(300))
-        case .varispeed: ("rate", .float(1.5))
-        default: ("bypass", .bool(true))
-        }
+        let parameter: (String, ParameterValue) =
+            switch kind {
+            case .reverb, .delay, .distortion: ("wetDryMix", .float(30))
+            case .eq: ("globalGain", .float(-6))
+            case .timepitch: ("pitch", .float(300))
+            case .varispeed: ("rate", .float(1.5))
+            default: ("bypass", .bool(true))
+            }
         for loop in 0..<20 {
             let name = "fx\(loop)"
             try engine.attach(kind, name: name)
@@ -197,7 +200,8 @@ import Testing
             let name = "b\(loop)"
             let samples = TestSignal.sine(frequency: 330, sampleRate: Self.rate, frames: 4_800, amplitude: 0.2)
             try engine.addBuffer(SampleBuffer(name: name, channels: [samples], sampleRate: Self.rate))
-            try engine.scheduleBuffer("p", buffer: name, options: [.interrupts], atSampleTime: engine.sampleTime + 2_400)
+            try engine.scheduleBuffer(
+                "p", buffer: name, options: [.interrupts], atSampleTime: engine.sampleTime + 2_400)
             try engine.removeBuffer(name)
             run(engine, frames: loop % 2 == 0 ? 1_024 : 6_000)
         }

@@ -12,10 +12,13 @@ import Testing
     static let front = Float(0.5).squareRoot()
 
     /// An engine with environment `env` → main and a looping mono source `src` (a constant or a sine).
-    private func scene(outputs: Int = 2, environment: [String: ParameterValue] = [:], source: [String: ParameterValue] = [:],
-                       sine: Double? = nil) throws -> Engine {
+    private func scene(
+        outputs: Int = 2, environment: [String: ParameterValue] = [:], source: [String: ParameterValue] = [:],
+        sine: Double? = nil
+    ) throws -> Engine {
         let engine = TestEngine.make(outputs: outputs)
-        let samples = sine.map { TestSignal.sine(frequency: $0, sampleRate: Self.rate, frames: 48_000, amplitude: 0.5) }
+        let samples =
+            sine.map { TestSignal.sine(frequency: $0, sampleRate: Self.rate, frames: 48_000, amplitude: 0.5) }
             ?? Array(repeating: 0.5, count: 48_000)
         try engine.addBuffer(SampleBuffer(name: "s", channels: [samples], sampleRate: Self.rate))
         try engine.attach(.environment, name: "env", parameters: environment)
@@ -29,19 +32,25 @@ import Testing
         return engine
     }
 
-    @Test(arguments: [("inverseClamped", [0.5, 1, 2, 4, 10.0]), ("linearClamped", [0.5, 1, 3, 7, 20]),
-                      ("exponentClamped", [0.5, 1, 2, 5, 9])])
+    @Test(arguments: [
+        ("inverseClamped", [0.5, 1, 2, 4, 10.0]), ("linearClamped", [0.5, 1, 3, 7, 20]),
+        ("exponentClamped", [0.5, 1, 2, 5, 9])
+    ])
     func levelFollowsTheDistanceModel(model: String, distances: [Double]) throws {
-        let parameters: [String: ParameterValue] = ["distanceModel": .string(model), "referenceDistance": .float(1),
-                                                    "maximumDistance": .float(10), "rolloffFactor": .float(0.8)]
-        let attenuation = DistanceAttenuation(model: NodeKind.distanceModels[NodeKind.distanceModelNames.firstIndex(of: model)!],
-                                              referenceDistance: 1, maximumDistance: 10, rolloffFactor: 0.8)
+        let parameters: [String: ParameterValue] = [
+            "distanceModel": .string(model), "referenceDistance": .float(1),
+            "maximumDistance": .float(10), "rolloffFactor": .float(0.8)
+        ]
+        let attenuation = DistanceAttenuation(
+            model: NodeKind.distanceModels[NodeKind.distanceModelNames.firstIndex(of: model)!],
+            referenceDistance: 1, maximumDistance: 10, rolloffFactor: 0.8)
         for d in distances {
             let engine = try scene(environment: parameters, source: ["positionZ": .float(-d)])
             let out = TestEngine.render(engine, frames: 4_800)
             let expected = 0.5 * Self.front * Float(attenuation.gain(distance: d))
-            #expect(abs(out[0][4_000] - expected) < 1e-5 && abs(out[1][4_000] - expected) < 1e-5,
-                    "\(model) at \(d) m: \(out[0][4_000]), \(out[1][4_000]); expected \(expected)")
+            #expect(
+                abs(out[0][4_000] - expected) < 1e-5 && abs(out[1][4_000] - expected) < 1e-5,
+                "\(model) at \(d) m: \(out[0][4_000]), \(out[1][4_000]); expected \(expected)")
         }
     }
 
@@ -49,16 +58,20 @@ import Testing
     func mirroringTheSourceSwapsTheChannels(algorithm: String) throws {
         var outputs: [[[Float]]] = []
         for x in [1.5, -1.5] {
-            let engine = try scene(source: ["positionX": .float(x), "positionZ": .float(-1),
-                                            "renderingAlgorithm": .string(algorithm)], sine: 440)
+            let engine = try scene(
+                source: [
+                    "positionX": .float(x), "positionZ": .float(-1),
+                    "renderingAlgorithm": .string(algorithm)
+                ], sine: 440)
             outputs.append(TestEngine.render(engine, frames: 9_600))
         }
         let left = outputs[0][0], right = outputs[1][1]
         let worst = zip(left, right).map { abs($0 - $1) }.max() ?? 1
         #expect(worst < 1e-6, "\(algorithm): x → −x differs by \(worst)")
         #expect(SignalStats.rms(left[4_800...]) > 0.01, "\(algorithm) is silent")
-        #expect(SignalStats.rms(outputs[0][1][4_800...]) > SignalStats.rms(outputs[0][0][4_800...]),
-                "\(algorithm): a source on the right (x > 0) must be louder on the right")
+        #expect(
+            SignalStats.rms(outputs[0][1][4_800...]) > SignalStats.rms(outputs[0][0][4_800...]),
+            "\(algorithm): a source on the right (x > 0) must be louder on the right")
     }
 
     @Test(arguments: ["equalPowerPanning", "sphericalHead", "HRTF", "vectorBasedPanning"])
@@ -73,13 +86,16 @@ import Testing
             left += renderer.render(frameCount: 800, hostBlockFrames: 800)[0]
         }
         let ratio = ClickDetector.secondDifferenceRatio(left[4_800...], frequency: 500, sampleRate: Self.rate)
-        #expect(ratio < 1.5, "\(algorithm): second-difference ratio \(ratio) at \(ClickDetector.worstIndex(left[4_800...]))")
+        #expect(
+            ratio < 1.5, "\(algorithm): second-difference ratio \(ratio) at \(ClickDetector.worstIndex(left[4_800...]))"
+        )
     }
 
     @Test func dopplerShiftsAnApproachingToneByTheClosedForm() throws {
         let speed = 20.0
-        let engine = try scene(environment: ["speedOfSound": .float(343.3)],
-                               source: ["positionZ": .float(-10), "velocityZ": .float(speed)], sine: 1_000)
+        let engine = try scene(
+            environment: ["speedOfSound": .float(343.3)],
+            source: ["positionZ": .float(-10), "velocityZ": .float(speed)], sine: 1_000)
         let out = TestEngine.render(engine, frames: 24_000)[0]
         let measured = FrequencyEstimator.zeroCrossingFrequency(out[12_000...], sampleRate: Self.rate)
         let expected = 1_000 * 343.3 / (343.3 - speed)
@@ -88,9 +104,12 @@ import Testing
 
     @Test func aQuadRigPlaysASourceAtASpeakerOnThatSpeakerAlone() throws {
         // Quad speakers at −45, 45, −135, 135 degrees on channels 1…4.
-        let engine = try scene(outputs: 4, environment: ["layout": .string("quad")],
-                               source: ["positionX": .float(sin(Double.pi / 4)), "positionZ": .float(-cos(Double.pi / 4)),
-                                        "renderingAlgorithm": .string("auto")])
+        let engine = try scene(
+            outputs: 4, environment: ["layout": .string("quad")],
+            source: [
+                "positionX": .float(sin(Double.pi / 4)), "positionZ": .float(-cos(Double.pi / 4)),
+                "renderingAlgorithm": .string("auto")
+            ])
         #expect(try engine.get("env", "channels") == .int(4))
         let out = TestEngine.render(engine, frames: 4_800)
         #expect(abs(out[1][4_000] - 0.5) < 1e-4, "front right: \(out[1][4_000])")
@@ -100,8 +119,9 @@ import Testing
     @Test func theReverbSendKeepsSoundingAfterTheSourceStops() throws {
         var tails: [Double] = []
         for reverb in [false, true] {
-            let engine = try scene(environment: ["reverb": .bool(reverb), "reverbPreset": .string("largeHall")],
-                                   source: ["reverbBlend": .float(1), "positionZ": .float(-1)], sine: 700)
+            let engine = try scene(
+                environment: ["reverb": .bool(reverb), "reverbPreset": .string("largeHall")],
+                source: ["reverbBlend": .float(1), "positionZ": .float(-1)], sine: 700)
             _ = TestEngine.render(engine, frames: 24_000)
             try engine.stop("src")
             let after = TestEngine.render(engine, frames: 24_000)[0]
@@ -129,20 +149,33 @@ import Testing
         // Facing the source (to the right), it is straight ahead: equal on both sides.
         let out = TestEngine.render(engine, frames: 4_800)
         #expect(abs(out[0][4_000] - out[1][4_000]) < 1e-5, "\(out[0][4_000]) vs \(out[1][4_000])")
-        #expect(throws: EngineError.self) { try engine.setListenerOrientation("env", forward: (0, 1, 0), up: (0, 2, 0)) }
+        #expect(throws: EngineError.self) {
+            try engine.setListenerOrientation("env", forward: (0, 1, 0), up: (0, 2, 0))
+        }
     }
 
     @Test func stereoSourcesPassThroughUnlessTheModeSaysOtherwise() throws {
         let engine = TestEngine.make()
-        try engine.addBuffer(SampleBuffer(name: "st", channels: [Array(repeating: 0.25, count: 4_800),
-                                                                   Array(repeating: -0.5, count: 4_800)], sampleRate: Self.rate))
+        try engine.addBuffer(
+            SampleBuffer(
+                name: "st",
+                channels: [
+                    Array(repeating: 0.25, count: 4_800),
+                    Array(repeating: -0.5, count: 4_800)
+                ], sampleRate: Self.rate))
         try engine.attach(.environment, name: "env")
-        try engine.attach(.player, name: "bed", parameters: ["buffer": .string("st"), "loop": .bool(true),
-                                                             "playing": .bool(true), "positionX": .float(5)])
+        try engine.attach(
+            .player, name: "bed",
+            parameters: [
+                "buffer": .string("st"), "loop": .bool(true),
+                "playing": .bool(true), "positionX": .float(5)
+            ])
         try engine.connect("bed", to: "env")
         try engine.connect("env", to: "main")
         let out = TestEngine.render(engine, frames: 2_400)
-        #expect(out[0][2_000] == 0.25 && out[1][2_000] == -0.5, "a stereo bed passes through: \(out[0][2_000]), \(out[1][2_000])")
+        #expect(
+            out[0][2_000] == 0.25 && out[1][2_000] == -0.5,
+            "a stereo bed passes through: \(out[0][2_000]), \(out[1][2_000])")
         try engine.set("bed", "sourceMode", to: .string("pointSource"))
         let placed = TestEngine.render(engine, frames: 4_800)
         #expect(abs(placed[1][4_000]) > abs(placed[0][4_000]), "as a point source at x = 5 it is on the right")
@@ -153,9 +186,13 @@ import Testing
         try engine.addBuffer(TestEngine.constant("dc", value: 0.5))
         try engine.attach(.environment, name: "env")
         for (name, x) in [("left", -1.0), ("right", 1.0), ("ahead", 0.0)] {
-            try engine.attach(.player, name: name, parameters: ["buffer": .string("dc"), "loop": .bool(true),
-                                                                "playing": .bool(true), "positionX": .float(x),
-                                                                "positionZ": .float(x == 0 ? -1 : 0)])
+            try engine.attach(
+                .player, name: name,
+                parameters: [
+                    "buffer": .string("dc"), "loop": .bool(true),
+                    "playing": .bool(true), "positionX": .float(x),
+                    "positionZ": .float(x == 0 ? -1 : 0)
+                ])
             try engine.connect(name, to: "env")
         }
         try engine.connect("env", to: "main")
@@ -163,26 +200,37 @@ import Testing
         let out = TestEngine.render(engine, frames: 4_800)
         // Hard left (1, 0), hard right (0, 1) and ahead (−3 dB each): 0.5 · (1 + 0.7071) per side.
         let expected = 0.5 * (1 + Self.front)
-        #expect(abs(out[0][4_000] - expected) < 1e-4 && abs(out[1][4_000] - expected) < 1e-4,
-                "\(out[0][4_000]), \(out[1][4_000]); expected \(expected) on each side")
+        #expect(
+            abs(out[0][4_000] - expected) < 1e-4 && abs(out[1][4_000] - expected) < 1e-4,
+            "\(out[0][4_000]), \(out[1][4_000]); expected \(expected) on each side")
     }
 }
 
 @Suite struct EnvironmentBadInputTests {
     @Test func impossibleSettingsAreRefusedAndTheOldValuesStay() throws {
         let engine = TestEngine.make()
-        try engine.attach(.environment, name: "env", parameters: ["referenceDistance": .float(2), "maximumDistance": .float(50)])
+        try engine.attach(
+            .environment, name: "env", parameters: ["referenceDistance": .float(2), "maximumDistance": .float(50)])
         #expect(throws: EngineError.self) { try engine.set("env", "maximumDistance", to: .float(1)) }
         #expect(try engine.get("env", "maximumDistance") == .float(50))
-        #expect(throws: EngineError.self) { try engine.attach(.environment, name: "bad", parameters: [
-            "referenceDistance": .float(9), "maximumDistance": .float(3)]) }
+        #expect(throws: EngineError.self) {
+            try engine.attach(
+                .environment, name: "bad",
+                parameters: [
+                    "referenceDistance": .float(9), "maximumDistance": .float(3)
+                ])
+        }
         #expect(throws: EngineError.self) { try engine.set("env", "hrtf", to: .string("/nonexistent.sofa")) }
         #expect(try engine.get("env", "hrtf") == .string(""))
         #expect(throws: EngineError.self) { try engine.setVector("env", "listener", .nan, 0, 0) }
         #expect(throws: EngineError.self) { try engine.setVector("env", "listener", .infinity, 0, 0) }
         #expect(try engine.get("env", "listenerX") == .float(0))
-        #expect(throws: EngineError.self) { try engine.setListenerOrientation("env", forward: (0, 0, 0), up: (0, 1, 0)) }
-        #expect(throws: EngineError.self) { try engine.attach(.environment, name: "rig", parameters: ["speakers": .string("0, left")]) }
+        #expect(throws: EngineError.self) {
+            try engine.setListenerOrientation("env", forward: (0, 0, 0), up: (0, 1, 0))
+        }
+        #expect(throws: EngineError.self) {
+            try engine.attach(.environment, name: "rig", parameters: ["speakers": .string("0, left")])
+        }
         #expect(engine.nodes().allSatisfy { $0.name != "bad" && $0.name != "rig" })
     }
 
@@ -191,14 +239,19 @@ import Testing
         try engine.addBuffer(TestEngine.constant("dc", value: 0.5))
         try engine.attach(.environment, name: "env", parameters: ["speakers": .string("-90, lfe, 90, 180")])
         #expect(try engine.get("env", "channels") == .int(4))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true),
-                                                           "positionX": .float(1), "renderingAlgorithm": .string("auto")])
+        try engine.attach(
+            .player, name: "p",
+            parameters: [
+                "buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true),
+                "positionX": .float(1), "renderingAlgorithm": .string("auto")
+            ])
         try engine.connect("p", to: "env")
         try engine.connect("env", to: "main")
         let out = TestEngine.render(engine, frames: 4_800)
         // Hard right is the speaker at 90 degrees, on channel 3; the LFE channel stays silent.
-        #expect(abs(out[2][4_000] - 0.5) < 1e-4 && abs(out[1][4_000]) < 1e-6 && abs(out[0][4_000]) < 1e-4,
-                "\(out.map { $0[4_000] })")
+        #expect(
+            abs(out[2][4_000] - 0.5) < 1e-4 && abs(out[1][4_000]) < 1e-6 && abs(out[0][4_000]) < 1e-4,
+            "\(out.map { $0[4_000] })")
     }
 
     @Test func theReverbReturnFilterShapesTheTail() throws {
@@ -207,15 +260,23 @@ import Testing
             let engine = TestEngine.make()
             let noise = (0..<48_000).map { _ in Float.random(in: -0.5...0.5) }
             try engine.addBuffer(SampleBuffer(name: "n", channels: [noise], sampleRate: TestEngine.rate))
-            try engine.attach(.environment, name: "env", parameters: [
-                "reverb": .bool(true), "reverbFilterBypass": .bool(bypass), "reverbFilterType": .string("lowPass"),
-                "reverbFilterFrequency": .float(500)])
-            try engine.attach(.player, name: "p", parameters: ["buffer": .string("n"), "playing": .bool(true),
-                                                               "reverbBlend": .float(1)])
+            try engine.attach(
+                .environment, name: "env",
+                parameters: [
+                    "reverb": .bool(true), "reverbFilterBypass": .bool(bypass), "reverbFilterType": .string("lowPass"),
+                    "reverbFilterFrequency": .float(500)
+                ])
+            try engine.attach(
+                .player, name: "p",
+                parameters: [
+                    "buffer": .string("n"), "playing": .bool(true),
+                    "reverbBlend": .float(1)
+                ])
             try engine.connect("p", to: "env")
             try engine.connect("env", to: "main")
             let out = TestEngine.render(engine, frames: 72_000)[0]
-            tails.append(Goertzel.measure(out[50_000..<62_000], frequency: 6_000, sampleRate: TestEngine.rate).amplitude)
+            tails.append(
+                Goertzel.measure(out[50_000..<62_000], frequency: 6_000, sampleRate: TestEngine.rate).amplitude)
         }
         #expect(tails[1] < tails[0] * 0.1, "a 500 Hz low-pass on the return must cut 6 kHz in the tail: \(tails)")
     }
@@ -232,7 +293,8 @@ import Testing
                     #expect(limit == nil, "\(kind.rawValue) has no \(name), but the fast path accepts it")
                 } else {
                     for spec in specs {
-                        #expect(spec.minimum == -(limit ?? .nan) && spec.maximum == limit, "\(kind.rawValue).\(spec.name)")
+                        #expect(
+                            spec.minimum == -(limit ?? .nan) && spec.maximum == limit, "\(kind.rawValue).\(spec.name)")
                     }
                 }
             }
@@ -255,9 +317,12 @@ import Testing
         let samples = TestSignal.sine(frequency: 700, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "s", channels: [samples], sampleRate: TestEngine.rate))
         try engine.attach(.environment, name: "env")
-        try engine.attach(.player, name: "src", parameters: [
-            "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true), "positionX": .float(1),
-            "positionZ": .float(-1), "renderingAlgorithm": .string(algorithm)])
+        try engine.attach(
+            .player, name: "src",
+            parameters: [
+                "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true), "positionX": .float(1),
+                "positionZ": .float(-1), "renderingAlgorithm": .string(algorithm)
+            ])
         try engine.connect("src", to: "env")
         try engine.connect("env", to: "main")
     }

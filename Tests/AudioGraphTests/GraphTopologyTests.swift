@@ -45,8 +45,12 @@ import Testing
     @Test func fanOutFeedsEveryDestination() throws {
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("one", value: 0.25))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("one"), "loop": .bool(true),
-                                                            "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p",
+            parameters: [
+                "buffer": .string("one"), "loop": .bool(true),
+                "playing": .bool(true)
+            ])
         try engine.attach(.mixer, name: "m1")
         try engine.attach(.mixer, name: "m2")
         try engine.connect("p", to: "m1")
@@ -92,14 +96,19 @@ import Testing
         #expect(#expect(throws: EngineError.self) { try engine.attach(.mixer, name: "a/b") }?.code == .invalidName)
         #expect(#expect(throws: EngineError.self) { try engine.detach("main") }?.code == .notAllowed)
         #expect(#expect(throws: EngineError.self) { try engine.set("p", "volume", to: .float(2)) }?.code == .outOfRange)
-        #expect(#expect(throws: EngineError.self) { try engine.set("p", "volume", to: .float(.nan)) }?.code == .outOfRange)
-        #expect(#expect(throws: EngineError.self) { try engine.set("p", "gain", to: .float(1)) }?.code == .unknownParameter)
-        #expect(#expect(throws: EngineError.self) { try engine.set("p", "buffer", to: .string("x")) }?.code == .unknownBuffer)
+        #expect(
+            #expect(throws: EngineError.self) { try engine.set("p", "volume", to: .float(.nan)) }?.code == .outOfRange)
+        #expect(
+            #expect(throws: EngineError.self) { try engine.set("p", "gain", to: .float(1)) }?.code == .unknownParameter)
+        #expect(
+            #expect(throws: EngineError.self) { try engine.set("p", "buffer", to: .string("x")) }?.code
+                == .unknownBuffer)
         #expect(#expect(throws: EngineError.self) { try engine.set("p", "loop", to: .string("x")) }?.code == .wrongType)
         #expect(#expect(throws: EngineError.self) { try engine.set("p", "channels", to: .int(1)) }?.code == .readOnly)
-        #expect(#expect(throws: EngineError.self) {
-            try engine.attach(.player, name: "q", parameters: ["volume": .float(3)])
-        }?.code == .outOfRange)
+        #expect(
+            #expect(throws: EngineError.self) {
+                try engine.attach(.player, name: "q", parameters: ["volume": .float(3)])
+            }?.code == .outOfRange)
         #expect(!engine.nodes().map(\.name).contains("q"))
     }
 

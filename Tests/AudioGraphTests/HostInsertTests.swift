@@ -8,7 +8,9 @@ import Testing
 @Suite struct HostInsertTests {
     /// Renders `periods` periods of `period` frames, feeding `input` to insert channel `base` (channel
     /// 0 of the node) and returning what the insert's first output channel and the host output carry.
-    private func run(_ engine: Engine, base: Int, span: Int, input: [Float], period: Int) -> (insert: [Float], main: [Float]) {
+    private func run(_ engine: Engine, base: Int, span: Int, input: [Float], period: Int) -> (
+        insert: [Float], main: [Float]
+    ) {
         let render = engine.renderEngine
         let inBuffers = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: span)
         let outBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: span)
@@ -30,10 +32,12 @@ import Testing
                     outBuffers[c] = outStorage + c * period
                     outBuffers[c]!.update(repeating: 0, count: period)
                 }
-                render.render(frameCount: period, inputs: nil, inputCount: 0, outputs: UnsafePointer(mainPointers),
-                              outputCount: 2,
-                              inserts: HostInsertIO(inputs: UnsafePointer(inBuffers), outputs: UnsafePointer(outBuffers),
-                                                    channelCount: span))
+                render.render(
+                    frameCount: period, inputs: nil, inputCount: 0, outputs: UnsafePointer(mainPointers),
+                    outputCount: 2,
+                    inserts: HostInsertIO(
+                        inputs: UnsafePointer(inBuffers), outputs: UnsafePointer(outBuffers),
+                        channelCount: span))
                 insertOut += UnsafeBufferPointer(start: outStorage + base * period, count: period)
                 mainOut += UnsafeBufferPointer(start: main, count: period)
                 engine.poll()
@@ -44,28 +48,37 @@ import Testing
 
     @Test func exposedEQShapesTheInsertInputAndRendersWithoutAGraphPath() throws {
         let engine = TestEngine.make()
-        try engine.attach(.eq, name: "eq", parameters: [
-            "bands": .int(1), "band0.bypass": .bool(false), "band0.filterType": .string("lowShelf"),
-            "band0.frequency": .float(2_000), "band0.gain": .float(-12), "insert": .bool(true),
-        ])
+        try engine.attach(
+            .eq, name: "eq",
+            parameters: [
+                "bands": .int(1), "band0.bypass": .bool(false), "band0.filterType": .string("lowShelf"),
+                "band0.frequency": .float(2_000), "band0.gain": .float(-12), "insert": .bool(true)
+            ])
         let layout = engine.hostInsertLayout
         #expect(layout.inserts == [HostInsert(node: "eq", channelCount: 2, base: 0, latencyFrames: 0)])
         let tone = TestSignal.sine(frequency: 500, sampleRate: 48_000, frames: 48_000, amplitude: 0.5)
         // A period that is not a multiple of the 64-frame sub-block: offsets inside the period matter.
         let (insert, main) = run(engine, base: 0, span: 2, input: tone, period: 100)
         let measured = Goertzel.measure(insert[24_000..<48_000], frequency: 500, sampleRate: 48_000).amplitude
-        let expected = 0.5 * BiquadCoefficients.eqBand(type: .lowShelf, frequency: 2_000, bandwidth: 1, gainDecibels: -12,
-                                                       sampleRate: 48_000).response(at: 500, sampleRate: 48_000).magnitude
-        #expect(abs(Decibels.fromAmplitude(measured) - Decibels.fromAmplitude(expected)) < 0.02,
-                "insert output \(measured), analytic \(expected)")
+        let expected =
+            0.5
+            * BiquadCoefficients.eqBand(
+                type: .lowShelf, frequency: 2_000, bandwidth: 1, gainDecibels: -12,
+                sampleRate: 48_000
+            ).response(at: 500, sampleRate: 48_000).magnitude
+        #expect(
+            abs(Decibels.fromAmplitude(measured) - Decibels.fromAmplitude(expected)) < 0.02,
+            "insert output \(measured), analytic \(expected)")
         #expect(main.allSatisfy { $0 == 0 }, "the EQ is not connected to main")
     }
 
     @Test func insertInputAddsToTheGraphInputAndTheOutputFeedsBoth() throws {
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("dc", value: 0.25, channels: 1))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true)])
-        try engine.attach(.delay, name: "d", parameters: ["delayTime": .float(0), "wetDryMix": .float(0), "insert": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .delay, name: "d", parameters: ["delayTime": .float(0), "wetDryMix": .float(0), "insert": .bool(true)])
         try engine.connect("p", to: "d")
         try engine.connect("d", to: "main")
         let input = [Float](repeating: 0.125, count: 12_800)

@@ -25,8 +25,9 @@ private final class LeftEarOnlySet: HRIRSet {
     }
 
     func makeConvolver(maxBlockFrames: Int, quality: HRTFQuality) -> HRTFConvolver {
-        HRTFConvolver(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, filterLength: 8, maximumDelayFrames: 4,
-                      crossfadeFrames: quality.crossfadeFrames(sampleRate: sampleRate))
+        HRTFConvolver(
+            sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, filterLength: 8, maximumDelayFrames: 4,
+            crossfadeFrames: quality.crossfadeFrames(sampleRate: sampleRate))
     }
 
     func fill(_ slot: HRIRSlot, direction: SourceDirection, interpolated: Bool) { fill(slot, nearestKey: 0) }
@@ -42,22 +43,28 @@ private final class LeftEarOnlySet: HRIRSet {
     static let leftEarOnly = "left-ear-only.sofa"
 
     /// SOFA files as usual, plus `leftEarOnly`.
-    static let sets = HRTFSetSource(defaultPath: TestEngine.sofaFiles.defaultPath) { path, quality, rate throws(HRTFLoadError) in
+    static let sets = HRTFSetSource(defaultPath: TestEngine.sofaFiles.defaultPath) {
+        path, quality, rate throws(HRTFLoadError) in
         if path == leftEarOnly { return LeftEarOnlySet(sampleRate: rate) }
         return try TestEngine.sofaFiles.load(path, quality, rate)
     }
 
     /// A looping 700 Hz source at (1, 0, −1), rendered with HRTF through `env` (made with `hrtf`).
     private func engine(live: Bool, hrtf: String = "") throws -> Engine {
-        let engine = Engine(configuration: EngineConfiguration(sampleRate: TestEngine.rate, blockFrames: 64,
-                                                               outputChannelCount: 2), hrtfSets: Self.sets)
+        let engine = Engine(
+            configuration: EngineConfiguration(
+                sampleRate: TestEngine.rate, blockFrames: 64,
+                outputChannelCount: 2), hrtfSets: Self.sets)
         engine.setLoadsHRTFSetsInBackground(live)
         let samples = TestSignal.sine(frequency: 700, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "s", channels: [samples], sampleRate: TestEngine.rate))
         try engine.attach(.environment, name: "env", parameters: hrtf.isEmpty ? [:] : ["hrtf": .string(hrtf)])
-        try engine.attach(.player, name: "src", parameters: [
-            "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true), "positionX": .float(1),
-            "positionZ": .float(-1), "renderingAlgorithm": .string("HRTF")])
+        try engine.attach(
+            .player, name: "src",
+            parameters: [
+                "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true), "positionX": .float(1),
+                "positionZ": .float(-1), "renderingAlgorithm": .string("HRTF")
+            ])
         try engine.connect("src", to: "env")
         try engine.connect("env", to: "main")
         return engine
@@ -75,8 +82,9 @@ private final class LeftEarOnlySet: HRIRSet {
         try live.set("env", "hrtf", to: .string(Self.leftEarOnly))
         // The request did not wait for the set: the environment still has its old value and set.
         #expect(try live.get("env", "hrtf") == .string(""))
-        #expect(TestEngine.render(live, frames: 4_800) == TestEngine.render(reference, frames: 4_800),
-                "while the new set loads, the old one renders")
+        #expect(
+            TestEngine.render(live, frames: 4_800) == TestEngine.render(reference, frames: 4_800),
+            "while the new set loads, the old one renders")
         gate.signal()
         live.waitForHRTFSets()
         #expect(try live.get("env", "hrtf") == .string(Self.leftEarOnly))
@@ -100,23 +108,30 @@ private final class LeftEarOnlySet: HRIRSet {
             if case .environmentProblem(let node, let message) = event, node == "env" { return message }
             return nil
         }
-        #expect(problems.count == 1 && problems.first?.hasPrefix("env.hrtf: /nonexistent.sofa: ") == true, "\(problems)")
-        #expect(TestEngine.render(live, frames: 4_800) == TestEngine.render(reference, frames: 4_800),
-                "the environment renders with the set it had")
+        #expect(
+            problems.count == 1 && problems.first?.hasPrefix("env.hrtf: /nonexistent.sofa: ") == true, "\(problems)")
+        #expect(
+            TestEngine.render(live, frames: 4_800) == TestEngine.render(reference, frames: 4_800),
+            "the environment renders with the set it had")
     }
 
     @Test func anEnvironmentMadeWithAFileDoesNotWaitForIt() throws {
         // Made while the worker is held: the sources render with the spherical head meanwhile.
-        let live = Engine(configuration: EngineConfiguration(sampleRate: TestEngine.rate, blockFrames: 64,
-                                                             outputChannelCount: 2), hrtfSets: Self.sets)
+        let live = Engine(
+            configuration: EngineConfiguration(
+                sampleRate: TestEngine.rate, blockFrames: 64,
+                outputChannelCount: 2), hrtfSets: Self.sets)
         let gate = live.services.hrtfLoader.holdLoads()
         live.setLoadsHRTFSetsInBackground(true)
         let samples = TestSignal.sine(frequency: 700, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.5)
         try live.addBuffer(SampleBuffer(name: "s", channels: [samples], sampleRate: TestEngine.rate))
         try live.attach(.environment, name: "env", parameters: ["hrtf": .string(Self.leftEarOnly)])
-        try live.attach(.player, name: "src", parameters: [
-            "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true), "positionX": .float(1),
-            "positionZ": .float(-1), "renderingAlgorithm": .string("HRTF")])
+        try live.attach(
+            .player, name: "src",
+            parameters: [
+                "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true), "positionX": .float(1),
+                "positionZ": .float(-1), "renderingAlgorithm": .string("HRTF")
+            ])
         try live.connect("src", to: "env")
         try live.connect("env", to: "main")
         let before = TestEngine.render(live, frames: 4_800)
@@ -138,7 +153,10 @@ private final class LeftEarOnlySet: HRIRSet {
         try live.attach(.environment, name: "env", parameters: ["hrtf": .string("/nonexistent.sofa")])
         live.waitForHRTFSets()
         live.poll()
-        #expect(events.all.contains { if case .environmentProblem("env", let m) = $0 { m.contains("/nonexistent.sofa") } else { false } })
+        #expect(
+            events.all.contains {
+                if case .environmentProblem("env", let m) = $0 { m.contains("/nonexistent.sofa") } else { false }
+            })
         // Known to fail now: a second environment naming it is refused at once.
         #expect(throws: EngineError.self) {
             try live.attach(.environment, name: "env2", parameters: ["hrtf": .string("/nonexistent.sofa")])

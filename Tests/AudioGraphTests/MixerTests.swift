@@ -20,9 +20,11 @@ import Testing
     func monoSourceIsPannedWithEqualPower(pan: Double) throws {
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("x", value: 0.5))
-        try engine.attach(.player, name: "p", parameters: [
-            "buffer": .string("x"), "playing": .bool(true), "pan": .float(pan), "volume": .float(0.8),
-        ])
+        try engine.attach(
+            .player, name: "p",
+            parameters: [
+                "buffer": .string("x"), "playing": .bool(true), "pan": .float(pan), "volume": .float(0.8)
+            ])
         try engine.connect("p", to: "main")
         let out = TestEngine.render(engine, frames: 256)
         let theta = (pan + 1) * Double.pi / 4
@@ -34,8 +36,9 @@ import Testing
 
     @Test func stereoSourceDownmixesToMonoMixerAsAverage() throws {
         let engine = TestEngine.make(outputs: 1)
-        let buffer = SampleBuffer(name: "s", channels: [Array(repeating: 0.2, count: 1000), Array(repeating: 0.6, count: 1000)],
-                                  sampleRate: TestEngine.rate)
+        let buffer = SampleBuffer(
+            name: "s", channels: [Array(repeating: 0.2, count: 1000), Array(repeating: 0.6, count: 1000)],
+            sampleRate: TestEngine.rate)
         try engine.addBuffer(buffer)
         try engine.attach(.player, name: "p", parameters: ["buffer": .string("s"), "playing": .bool(true)])
         try engine.connect("p", to: "main")
@@ -70,7 +73,8 @@ import Testing
     @Test func volumeAndPanTravelWithTheSource() throws {
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("x", value: 1))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("x"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("x"), "loop": .bool(true), "playing": .bool(true)])
         try engine.attach(.mixer, name: "m1")
         try engine.attach(.mixer, name: "m2")
         try engine.connect("m1", to: "main")
@@ -92,7 +96,8 @@ import Testing
         let engine = TestEngine.make()
         let sine = TestSignal.sine(frequency: 440, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.9)
         try engine.addBuffer(SampleBuffer(name: "s", channels: [sine], sampleRate: TestEngine.rate))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("s"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("s"), "loop": .bool(true), "playing": .bool(true)])
         try engine.connect("p", to: "main")
         var left: [Float] = []
         left += TestEngine.render(engine, frames: 4800)[0]
@@ -114,7 +119,8 @@ import Testing
         let engine = TestEngine.make()
         let sine = TestSignal.sine(frequency: 440, sampleRate: TestEngine.rate, frames: 48_000, amplitude: 0.9)
         try engine.addBuffer(SampleBuffer(name: "s", channels: [sine], sampleRate: TestEngine.rate))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("s"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("s"), "loop": .bool(true), "playing": .bool(true)])
         try engine.attach(.mixer, name: "sub")
         try engine.connect("sub", to: "main")
         try engine.connect("p", to: "sub")
@@ -133,10 +139,10 @@ import Testing
         // Sine slope at 0.64 peak plus a 10 ms fade's slope; a hard cut would step by up to 0.64.
         let bound: Float = 2 * Float.pi * 440 / 48_000 * 0.64 + 0.64 / 480 + 1e-3
         #expect(SignalStats.maxStep(left[...]) <= bound)
-        #expect(SignalStats.peak(left[5800..<9600]) == 0)      // disconnected
+        #expect(SignalStats.peak(left[5800..<9600]) == 0)  // disconnected
         #expect(SignalStats.peak(left[10_600..<14_400]) > 0.6)  // reconnected to main
-        #expect(SignalStats.peak(left[15_400..<19_200]) == 0)   // output now fed by the empty submix
+        #expect(SignalStats.peak(left[15_400..<19_200]) == 0)  // output now fed by the empty submix
         #expect(SignalStats.peak(left[20_200..<24_000]) > 0.6)  // main back on the output
-        #expect(SignalStats.peak(left[25_000..<28_800]) == 0)   // player detached
+        #expect(SignalStats.peak(left[25_000..<28_800]) == 0)  // player detached
     }
 }

@@ -17,10 +17,12 @@ import Testing
         try engine.attach(.environment, name: "env")
         try engine.connect("env", to: "main")
         for i in 0..<count {
-            try engine.attach(.player, name: "s\(i)", parameters: [
-                "buffer": .string("tone"), "loop": .bool(true), "playing": .bool(true), "positionZ": .float(-2),
-                "renderingAlgorithm": .string(algorithm), "start": .int(i * 1_000),
-            ])
+            try engine.attach(
+                .player, name: "s\(i)",
+                parameters: [
+                    "buffer": .string("tone"), "loop": .bool(true), "playing": .bool(true), "positionZ": .float(-2),
+                    "renderingAlgorithm": .string(algorithm), "start": .int(i * 1_000)
+                ])
             try engine.connect("s\(i)", to: "env")
         }
         return engine
@@ -44,10 +46,11 @@ import Testing
             var out: [[Float]] = [[], []]
             for step in 0..<188 {
                 if batched {
-                    try engine.moveSources((0..<4).map { i in
-                        let p = Self.position(i, step: step)
-                        return SourceMove(node: ids[i], .position, p.0, p.1, p.2)
-                    })
+                    try engine.moveSources(
+                        (0..<4).map { i in
+                            let p = Self.position(i, step: step)
+                            return SourceMove(node: ids[i], .position, p.0, p.1, p.2)
+                        })
                 } else {
                     for i in 0..<4 {
                         let p = Self.position(i, step: step)
@@ -69,8 +72,10 @@ import Testing
     @Test func aMovedSourceIsHeardWhereItWasMoved() throws {
         let engine = try scene(count: 1)
         let id = try engine.nodeID("s0")
-        try engine.moveSources([SourceMove(node: id, .position, 3, 0, 0), SourceMove(node: id, .velocity, 0, 0, 0),
-                                SourceMove(node: id, .direction, -1, 0, 0)])
+        try engine.moveSources([
+            SourceMove(node: id, .position, 3, 0, 0), SourceMove(node: id, .velocity, 0, 0, 0),
+            SourceMove(node: id, .direction, -1, 0, 0)
+        ])
         let out = TestEngine.render(engine, frames: 9_600)
         #expect(SignalStats.rms(out[0][4_800...]) < 1e-6, "left should be silent")
         #expect(SignalStats.rms(out[1][4_800...]) > 0.05)
@@ -91,7 +96,7 @@ import Testing
             (SourceMove(node: environment, .position, 0, 0, -1), .notAllowed, "env"),
             (SourceMove(node: ids[1], .position, .nan, 0, -1), .outOfRange, "positionX"),
             (SourceMove(node: ids[1], .velocity, 0, 2e4, 0), .outOfRange, "velocityY"),
-            (SourceMove(node: ids[1], .direction, 0, 0, -.infinity), .outOfRange, "directionZ"),
+            (SourceMove(node: ids[1], .direction, 0, 0, -.infinity), .outOfRange, "directionZ")
         ]
         let before = TestEngine.render(engine, frames: 4_800)
         for (move, code, named) in bad {

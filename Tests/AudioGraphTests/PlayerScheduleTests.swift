@@ -88,13 +88,17 @@ import Testing
         out = TestEngine.render(engine, frames: 1_200, block: 100)[0]
         #expect(out[0..<800].allSatisfy { $0 == 0.25 }, "the new region (800 frames) did not play first")
         #expect(out[800...].allSatisfy { $0 == 0 }, "the material did not pause the player at its end")
-        #expect(!events.all.contains { if case .scheduleCompleted(_, item, _, _, _) = $0 { true } else { false } },
-                "the enqueued item was dropped: \(events.all)")
+        #expect(
+            !events.all.contains { if case .scheduleCompleted(_, item, _, _, _) = $0 { true } else { false } },
+            "the enqueued item was dropped: \(events.all)")
         try engine.play("p")
         out = TestEngine.render(engine, frames: 600, block: 100)[0]
         #expect(out[0..<500].allSatisfy { $0 == 0.5 }, "the enqueued item did not play")
-        #expect(events.all.contains(.scheduleCompleted(node: "p", id: item, kind: .dataRendered, sampleTime: 2_000,
-                                                       completed: true)), "\(events.all)")
+        #expect(
+            events.all.contains(
+                .scheduleCompleted(
+                    node: "p", id: item, kind: .dataRendered, sampleTime: 2_000,
+                    completed: true)), "\(events.all)")
     }
 
     @Test func completionsReportTheirKindFrameAndWhetherTheItemPlayed() throws {
@@ -110,9 +114,16 @@ import Testing
         try engine.stop("p")
         _ = TestEngine.render(engine, frames: 1_000, block: 64)
         let got = events.all
-        #expect(got.contains(.scheduleCompleted(node: "p", id: consumed, kind: .dataConsumed, sampleTime: 1_100, completed: true)))
-        #expect(got.contains(.scheduleCompleted(node: "p", id: played, kind: .dataPlayedBack, sampleTime: 2_100 + 512, completed: true)))
-        #expect(got.contains(.scheduleCompleted(node: "p", id: dropped, kind: .dataRendered, sampleTime: 2_400, completed: false)))
+        #expect(
+            got.contains(
+                .scheduleCompleted(node: "p", id: consumed, kind: .dataConsumed, sampleTime: 1_100, completed: true)))
+        #expect(
+            got.contains(
+                .scheduleCompleted(
+                    node: "p", id: played, kind: .dataPlayedBack, sampleTime: 2_100 + 512, completed: true)))
+        #expect(
+            got.contains(
+                .scheduleCompleted(node: "p", id: dropped, kind: .dataRendered, sampleTime: 2_400, completed: false)))
     }
 
     @Test func itemsStartOnTheirPlayerTimeAndTimesConvert() throws {
@@ -132,10 +143,13 @@ import Testing
     @Test func scheduleRejectsBadRegionsAndUnknownBuffers() throws {
         let engine = try directPlayer()
         try engine.addBuffer(TestEngine.constant("a", value: 1, frames: 100))
-        #expect(#expect(throws: EngineError.self) { try engine.scheduleBuffer("p", buffer: "zz") }?.code == .unknownBuffer)
-        #expect(#expect(throws: EngineError.self) {
-            try engine.scheduleBuffer("p", buffer: "a", startFrame: 50, frameCount: 60)
-        }?.code == .outOfRange)
-        #expect(#expect(throws: EngineError.self) { try engine.scheduleBuffer("main", buffer: "a") }?.code == .notAllowed)
+        #expect(
+            #expect(throws: EngineError.self) { try engine.scheduleBuffer("p", buffer: "zz") }?.code == .unknownBuffer)
+        #expect(
+            #expect(throws: EngineError.self) {
+                try engine.scheduleBuffer("p", buffer: "a", startFrame: 50, frameCount: 60)
+            }?.code == .outOfRange)
+        #expect(
+            #expect(throws: EngineError.self) { try engine.scheduleBuffer("main", buffer: "a") }?.code == .notAllowed)
     }
 }

@@ -29,8 +29,9 @@ import Testing
     @Test func oncePlaysTheRegionThenSilenceAndReportsFinished() throws {
         let engine = TestEngine.make(outputs: 1)
         let ramp = TestSignal.ramp(frames: 1000, offset: 0.01)
-        try directPlayer(engine, SampleBuffer(name: "r", channels: [ramp], sampleRate: TestEngine.rate),
-                         ["start": .int(100), "frames": .int(300), "playing": .bool(true)])
+        try directPlayer(
+            engine, SampleBuffer(name: "r", channels: [ramp], sampleRate: TestEngine.rate),
+            ["start": .int(100), "frames": .int(300), "playing": .bool(true)])
         let finished = Mutex<[EngineEvent]>([])
         engine.setEventHandler { e in finished.withLock { $0.append(e) } }
         let out = TestEngine.render(engine, frames: 1000, block: 64)[0]
@@ -44,10 +45,13 @@ import Testing
     func loopSeamIsSampleContinuous(block: Int) throws {
         let engine = TestEngine.make(outputs: 1)
         let ramp = TestSignal.ramp(frames: 500)
-        try directPlayer(engine, SampleBuffer(name: "r", channels: [ramp], sampleRate: TestEngine.rate),
-                         ["start": .int(50), "frames": .int(123), "loop": .bool(true), "playing": .bool(true)])
+        try directPlayer(
+            engine, SampleBuffer(name: "r", channels: [ramp], sampleRate: TestEngine.rate),
+            ["start": .int(50), "frames": .int(123), "loop": .bool(true), "playing": .bool(true)])
         let out = TestEngine.render(engine, frames: 2000, block: block)[0]
-        for i in 0..<2000 { #expect(out[i] == ramp[50 + i % 123], "frame \(i)"); if out[i] != ramp[50 + i % 123] { break } }
+        for i in 0..<2000 {
+            #expect(out[i] == ramp[50 + i % 123], "frame \(i)"); if out[i] != ramp[50 + i % 123] { break }
+        }
     }
 
     @Test func playAtSampleTimeStartsOnThatExactFrame() throws {
@@ -61,7 +65,8 @@ import Testing
     @Test func pauseKeepsPositionAndStopRewinds() throws {
         let engine = TestEngine.make(outputs: 1)
         let ramp = TestSignal.ramp(frames: 10_000, offset: 0.001)
-        try directPlayer(engine, SampleBuffer(name: "r", channels: [ramp], sampleRate: TestEngine.rate), ["playing": .bool(true)])
+        try directPlayer(
+            engine, SampleBuffer(name: "r", channels: [ramp], sampleRate: TestEngine.rate), ["playing": .bool(true)])
         let a = TestEngine.render(engine, frames: 1000, block: 100)[0]
         try engine.pause("p")
         let b = TestEngine.render(engine, frames: 500, block: 100)[0]
@@ -80,7 +85,8 @@ import Testing
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("st", value: 0.5, channels: 2))
         try engine.addBuffer(TestEngine.constant("mono", value: 0.5, channels: 1))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("st"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("st"), "loop": .bool(true), "playing": .bool(true)])
         try engine.connect("p", to: "main")
         #expect(try engine.get("p", "channels") == .int(2))
         _ = TestEngine.render(engine, frames: 256)
@@ -94,7 +100,8 @@ import Testing
     @Test func removingABufferStopsItsPlayers() throws {
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("x", value: 0.5))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("x"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("x"), "loop": .bool(true), "playing": .bool(true)])
         try engine.connect("p", to: "main")
         _ = TestEngine.render(engine, frames: 256)
         try engine.removeBuffer("x")

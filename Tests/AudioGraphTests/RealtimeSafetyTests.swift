@@ -12,12 +12,18 @@ import Testing
     func renderThreadNeverAllocatesOrLocksWhileTheGraphChanges() throws {
         try #require(AllocationProbe.isActive, "the allocation counter is not linked in")
         let engine = TestEngine.make()
-        try engine.addBuffer(SampleBuffer(name: "sine", channels: [TestSignal.sine(frequency: 220, sampleRate: 48_000, frames: 48_000)],
-                                          sampleRate: 48_000))
+        try engine.addBuffer(
+            SampleBuffer(
+                name: "sine", channels: [TestSignal.sine(frequency: 220, sampleRate: 48_000, frames: 48_000)],
+                sampleRate: 48_000))
         try engine.addBuffer(TestEngine.constant("dc", value: 0.1, frames: 5000, channels: 2))
         for i in 0..<8 {
-            try engine.attach(.player, name: "p\(i)", parameters: ["buffer": .string(i % 2 == 0 ? "sine" : "dc"),
-                                                                    "loop": .bool(true), "playing": .bool(true)])
+            try engine.attach(
+                .player, name: "p\(i)",
+                parameters: [
+                    "buffer": .string(i % 2 == 0 ? "sine" : "dc"),
+                    "loop": .bool(true), "playing": .bool(true)
+                ])
             try engine.connect("p\(i)", to: "main")
         }
         // Effects on the render path too: p0 runs through a reverb, an EQ and a delay.
@@ -52,7 +58,8 @@ import Testing
         let warmupFrames = 48_000
         let done = Atomic<Bool>(false)
         let editRounds = Atomic<Int>(0)
-        let counts = Mutex<(allocations: Int64, locks: Int64, frames: Int, measuredFrom: Int, swaps: Int)>((0, 0, 0, -1, 0))
+        let counts = Mutex<(allocations: Int64, locks: Int64, frames: Int, measuredFrom: Int, swaps: Int)>(
+            (0, 0, 0, -1, 0))
         let probe = AllocationProbe()
         let thread = Thread {
             let block = 256
@@ -77,7 +84,8 @@ import Testing
                     AllocationProbe.armTrap(true)
                     baseline = (probe.allocations, probe.locks)
                 }
-                render.render(frameCount: block, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers), outputCount: 2)
+                render.render(
+                    frameCount: block, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers), outputCount: 2)
                 rendered += block
                 // Pace loosely so the control thread's edits interleave with rendering.
                 if rendered % 4096 == 0 { usleep(200) }
@@ -112,8 +120,10 @@ import Testing
             let angle = Double(n) * 0.3
             try engine.setVector("p3", "position", 2 * sin(angle), 0, -2 * cos(angle))
             try engine.setVector("p4", "velocity", 10 * cos(angle), 0, 0)
-            try engine.moveSources([SourceMove(node: movers[0], .position, 2 * cos(angle), 0.5, -2 * sin(angle)),
-                                    SourceMove(node: movers[1], .position, -sin(angle), 0, -1)])
+            try engine.moveSources([
+                SourceMove(node: movers[0], .position, 2 * cos(angle), 0.5, -2 * sin(angle)),
+                SourceMove(node: movers[1], .position, -sin(angle), 0, -1)
+            ])
             try engine.setListenerAngles("room", yaw: Double(n % 90), pitch: 0, roll: 0)
             try engine.set("p4", "occlusion", to: .float(-Double(n % 40)))
             try engine.set("p3", "sourceMode", to: .string(n % 4 == 1 ? "ambienceBed" : "pointSource"))
@@ -156,7 +166,8 @@ import Testing
         do {
             let engine = TestEngine.make()
             try engine.addBuffer(TestEngine.constant("x", value: 0.1))
-            try engine.attach(.player, name: "p", parameters: ["buffer": .string("x"), "playing": .bool(true), "loop": .bool(true)])
+            try engine.attach(
+                .player, name: "p", parameters: ["buffer": .string("x"), "playing": .bool(true), "loop": .bool(true)])
             let renderer = OfflineRenderer(engine: engine)
             for i in 0..<1000 {
                 if i % 2 == 0 { try engine.connect("p", to: "main") } else { try engine.disconnect("p", from: "main") }

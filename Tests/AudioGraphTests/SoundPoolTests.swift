@@ -9,7 +9,9 @@ import Testing
         let events = Mutex<[EngineEvent]>([])
         var finished: [(id: Int, completed: Bool)] {
             events.withLock {
-                $0.compactMap { if case .soundFinished(let id, _, let done) = $0 { return (id, done) } else { return nil } }
+                $0.compactMap {
+                    if case .soundFinished(let id, _, let done) = $0 { return (id, done) } else { return nil }
+                }
             }
         }
     }

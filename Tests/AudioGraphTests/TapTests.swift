@@ -24,10 +24,12 @@ import Testing
     @Test func slowConsumerCausesReportedDropsNotBlocking() throws {
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("x", value: 0.1))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("x"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("x"), "loop": .bool(true), "playing": .bool(true)])
         try engine.connect("p", to: "main")
         let delivered = Mutex<[Int]>([])
-        try engine.installTap(on: "main", frameCount: 512) { block in delivered.withLock { $0.append(block.frameCount) } }
+        try engine.installTap(on: "main", frameCount: 512) { block in delivered.withLock { $0.append(block.frameCount) }
+        }
         let events = Mutex<[EngineEvent]>([])
         engine.setEventHandler { e in events.withLock { $0.append(e) } }
         // Render 5 s without polling: the ring overflows. It holds max(4 × 512, 1 s) frames of the two

@@ -10,10 +10,13 @@ import Testing
     static let rate = TestEngine.rate
 
     /// A player of `seconds` of a 1 kHz sine at 0.5 (played once) → `kind` with `parameters` → main.
-    private func chain(_ kind: NodeKind, _ parameters: [String: ParameterValue], seconds: Double = 1,
-                       events: EventBox? = nil) throws -> Engine {
+    private func chain(
+        _ kind: NodeKind, _ parameters: [String: ParameterValue], seconds: Double = 1,
+        events: EventBox? = nil
+    ) throws -> Engine {
         let engine = TestEngine.make()
-        let sine = TestSignal.sine(frequency: 1_000, sampleRate: Self.rate, frames: Int(seconds * Self.rate), amplitude: 0.5)
+        let sine = TestSignal.sine(
+            frequency: 1_000, sampleRate: Self.rate, frames: Int(seconds * Self.rate), amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine, sine], sampleRate: Self.rate))
         try engine.attach(.player, name: "p", parameters: ["buffer": .string("sine"), "playing": .bool(true)])
         try engine.attach(kind, name: "fx", parameters: parameters)
@@ -92,7 +95,9 @@ import Testing
         engine.keepTimePitchSpares(1, channelCounts: [2])
         engine.services.timePitchSpares.waitForBuilds()
         let moved = TimePitchSpares.Shape(sampleRate: 44_100, maxBlockFrames: 64, channelCount: 2)
-        #expect(engine.services.timePitchSpares.readyCount(shape) == 0 && engine.services.timePitchSpares.readyCount(moved) == 1)
+        #expect(
+            engine.services.timePitchSpares.readyCount(shape) == 0
+                && engine.services.timePitchSpares.readyCount(moved) == 1)
 
         // An audioplayer's rate stage takes one too, and sounds the same.
         func audioPlayer(spares: Bool) throws -> [[Float]] {
@@ -102,9 +107,15 @@ import Testing
                 engine.services.timePitchSpares.waitForBuilds()
             }
             try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine, sine], sampleRate: Self.rate))
-            try engine.attach(.audioplayer, name: "a", parameters: ["buffer": .string("sine"), "enableRate": .bool(true),
-                                                                    "rate": .float(0.8), "playing": .bool(true)])
-            if spares { #expect(engine.services.timePitchSpares.takenCount == 1, "the rate stage did not take the ready kernel") }
+            try engine.attach(
+                .audioplayer, name: "a",
+                parameters: [
+                    "buffer": .string("sine"), "enableRate": .bool(true),
+                    "rate": .float(0.8), "playing": .bool(true)
+                ])
+            if spares {
+                #expect(engine.services.timePitchSpares.takenCount == 1, "the rate stage did not take the ready kernel")
+            }
             try engine.connect("a", to: "main")
             return TestEngine.render(engine, frames: 24_000)
         }
@@ -113,7 +124,9 @@ import Testing
 
     @Test(arguments: [NodeKind.timepitch, .varispeed])
     func outputDoesNotDependOnTheHostBlockSize(kind: NodeKind) throws {
-        let parameters: [String: ParameterValue] = kind == .timepitch ? ["rate": .float(1.5), "pitch": .float(-300)]
+        let parameters: [String: ParameterValue] =
+            kind == .timepitch
+            ? ["rate": .float(1.5), "pitch": .float(-300)]
             : ["rate": .float(0.75)]
         var reference: [Float]?
         for block in [64, 100, 256, 1000] {
@@ -156,8 +169,12 @@ import Testing
         engine.setEventHandler { events.append($0) }
         let sine = TestSignal.sine(frequency: 1_000, sampleRate: Self.rate, frames: 48_000, amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "sine", channels: [sine], sampleRate: Self.rate))
-        try engine.attach(.audioplayer, name: "ap", parameters: ["buffer": .string("sine"), "enableRate": .bool(true),
-                                                                 "rate": .float(2), "playing": .bool(true)])
+        try engine.attach(
+            .audioplayer, name: "ap",
+            parameters: [
+                "buffer": .string("sine"), "enableRate": .bool(true),
+                "rate": .float(2), "playing": .bool(true)
+            ])
         try engine.connect("ap", to: "main")
         let out = TestEngine.render(engine, frames: 48_000)[0]
         let level = Goertzel.measure(out[9_600..<19_200], frequency: 1_000, sampleRate: Self.rate).amplitude
@@ -183,6 +200,8 @@ import Testing
         #expect(latency > 0, "its latency is reported")
         #expect(try engine.get("tp", "latency") == .int(latency), "the same figure as a read-only parameter")
         #expect(throws: EngineError.self) { try engine.set("tp", "latency", to: .int(0)) }
-        #expect(throws: EngineError.self) { try engine.attach(.varispeed, name: "vs", parameters: ["insert": .bool(true)]) }
+        #expect(throws: EngineError.self) {
+            try engine.attach(.varispeed, name: "vs", parameters: ["insert": .bool(true)])
+        }
     }
 }

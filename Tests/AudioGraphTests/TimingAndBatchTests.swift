@@ -7,7 +7,8 @@ import Testing
     @Test func timedParameterChangeStartsOnItsFrame() throws {
         let engine = TestEngine.make(outputs: 1)
         try engine.addBuffer(TestEngine.constant("one", value: 1))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("one"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("one"), "loop": .bool(true), "playing": .bool(true)])
         try engine.attach(.mixer, name: "m", parameters: ["channels": .int(1)])
         try engine.connect("p", to: "m")
         try engine.connect("m", to: "output")
@@ -22,7 +23,8 @@ import Testing
         #expect(out[4_000 + 960] == 0)
         let engine2 = TestEngine.make(outputs: 1)
         try engine2.addBuffer(TestEngine.constant("one", value: 1))
-        try engine2.attach(.player, name: "p", parameters: ["buffer": .string("one"), "loop": .bool(true), "playing": .bool(true)])
+        try engine2.attach(
+            .player, name: "p", parameters: ["buffer": .string("one"), "loop": .bool(true), "playing": .bool(true)])
         try engine2.connect("p", to: "output")
         try engine2.stop("p", atSampleTime: 7_777)
         let out2 = TestEngine.render(engine2, frames: 10_000, block: 1000)[0]
@@ -32,7 +34,8 @@ import Testing
     @Test func aBatchTakesEffectInOneCycle() throws {
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("one", value: 1, channels: 2))
-        try engine.attach(.player, name: "a", parameters: ["buffer": .string("one"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "a", parameters: ["buffer": .string("one"), "loop": .bool(true), "playing": .bool(true)])
         try engine.connect("a", to: "output")
         _ = TestEngine.render(engine, frames: 256)
         // A new node, a connection replacing another, and a transport change: all in the same cycle.
@@ -44,7 +47,9 @@ import Testing
         let renderer = OfflineRenderer(engine: engine)
         let out = renderer.render(frameCount: 960, hostBlockFrames: 64)[0]
         // The old edge fades out while the new one fades in over the same 480 frames: the sum stays 1.
-        for i in 0..<960 { #expect(abs(out[i] - 1) < 1e-5, "frame \(i): \(out[i])"); if abs(out[i] - 1) >= 1e-5 { break } }
+        for i in 0..<960 {
+            #expect(abs(out[i] - 1) < 1e-5, "frame \(i): \(out[i])"); if abs(out[i] - 1) >= 1e-5 { break }
+        }
     }
 
     @Test func batchedCommandsAreHeldUntilTheBatchEnds() throws {
@@ -63,7 +68,8 @@ import Testing
         let engine = TestEngine.make()
         let sine = TestSignal.sine(frequency: 1000, sampleRate: 48_000, frames: 48_000, amplitude: 0.5)
         try engine.addBuffer(SampleBuffer(name: "s", channels: [sine, sine.map { $0 * 0.1 }], sampleRate: 48_000))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("s"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("s"), "loop": .bool(true), "playing": .bool(true)])
         try engine.connect("p", to: "output")
         try engine.setMetering("p", enabled: true)
         _ = TestEngine.render(engine, frames: 48_000)
@@ -95,6 +101,8 @@ import Testing
         #expect(anchor.sampleTime == 768)
         #expect(anchor.sampleRate == 48_000)
         // CLOCK_MONOTONIC at the start of the last cycle: inside the render, not just any positive number.
-        #expect((before...after).contains(anchor.monotonicNanoseconds), "\(before) … \(after): \(anchor.monotonicNanoseconds)")
+        #expect(
+            (before...after).contains(anchor.monotonicNanoseconds),
+            "\(before) … \(after): \(anchor.monotonicNanoseconds)")
     }
 }

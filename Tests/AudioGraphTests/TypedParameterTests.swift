@@ -50,8 +50,11 @@ import Testing
             for spec in kind.parameters { if let index = spec.kernelIndex { result[spec.name] = index } }
             return result
         }
-        #expect(indices(.reverb) == ["wetDryMix": ReverbKernel.Parameter.wetDryMix.rawValue,
-                                     "preset": ReverbKernel.Parameter.preset.rawValue])
+        #expect(
+            indices(.reverb) == [
+                "wetDryMix": ReverbKernel.Parameter.wetDryMix.rawValue,
+                "preset": ReverbKernel.Parameter.preset.rawValue
+            ])
         #expect(indices(.delay)["lowPassCutoff"] == DelayKernel.Parameter.lowPassCutoff.rawValue)
         #expect(indices(.distortion)["preset"] == DistortionKernel.Parameter.preset.rawValue)
         #expect(indices(.timepitch)["rate"] == TimePitchKernel.Parameter.rate.rawValue)
@@ -74,8 +77,12 @@ import Testing
         try #require(AllocationProbe.isActive, "the allocation counter is not linked in")
         let engine = TestEngine.make()
         try engine.addBuffer(TestEngine.constant("dc", value: 0.1, frames: 4800, channels: 2))
-        try engine.attach(.player, name: "p", parameters: ["buffer": .string("dc"), "loop": .bool(true),
-                                                           "playing": .bool(true)])
+        try engine.attach(
+            .player, name: "p",
+            parameters: [
+                "buffer": .string("dc"), "loop": .bool(true),
+                "playing": .bool(true)
+            ])
         try engine.connect("p", to: "main")
         try engine.attach(.reverb, name: "verb")
         try engine.connect("verb", to: "main")
@@ -109,11 +116,14 @@ import Testing
         try engine.attach(.environment, name: "room")
         try engine.connect("room", to: "main")
         var ids: [Int32] = []
-        for (i, algorithm) in ["equalPowerPanning", "sphericalHead", "equalPowerPanning", "sphericalHead"].enumerated() {
-            try engine.attach(.player, name: "s\(i)", parameters: [
-                "buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true),
-                "renderingAlgorithm": .string(algorithm),
-            ])
+        for (i, algorithm) in ["equalPowerPanning", "sphericalHead", "equalPowerPanning", "sphericalHead"].enumerated()
+        {
+            try engine.attach(
+                .player, name: "s\(i)",
+                parameters: [
+                    "buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true),
+                    "renderingAlgorithm": .string(algorithm)
+                ])
             try engine.connect("s\(i)", to: "room")
             ids.append(try engine.nodeID("s\(i)"))
         }

@@ -20,13 +20,17 @@ extension JackHostTests {
         static let levelToleranceDecibels = 0.5
 
         /// Starts a host playing the tone on `server` and a recorder connected to `out_1`.
-        private func startTone(on server: PrivateJackServer, events: EventLog? = nil,
-                               hook: (@convention(c) () -> Void)? = nil) throws
-            -> (Engine, EnginePoller, JackHost, JackRecorder) {
+        private func startTone(
+            on server: PrivateJackServer, events: EventLog? = nil,
+            hook: (@convention(c) () -> Void)? = nil
+        ) throws
+            -> (Engine, EnginePoller, JackHost, JackRecorder)
+        {
             let engine = try Tone.makeEngine()
             let poller = EnginePoller(engine)
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 2),
-                                renderEngine: engine.renderEngine, onEvent: events?.handler)
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 2),
+                renderEngine: engine.renderEngine, onEvent: events?.handler)
             host.setRenderThreadStartHook(hook)
             let report = try host.start()
             let recorder = try JackRecorder(server: server.name, capacity: 48_000)
@@ -42,14 +46,18 @@ extension JackHostTests {
             let measured = Tone.amplitude(of: samples[...])
             let difference = Decibels.fromAmplitude(measured) - Decibels.fromAmplitude(reference)
             #expect(SignalStats.peak(samples[...]) > 0.05, "\(label): silent")
-            #expect(abs(difference) <= Self.levelToleranceDecibels,
-                    "\(label): 1 kHz at \(measured), offline \(reference) (\(difference) dB)")
+            #expect(
+                abs(difference) <= Self.levelToleranceDecibels,
+                "\(label): 1 kHz at \(measured), offline \(reference) (\(difference) dB)")
         }
 
         @Test func engineToneReachesAnotherClientAtTheOfflineLevel() throws {
             let reference = try Tone.offlineReferenceAmplitude()
-            #expect(abs(Decibels.fromAmplitude(reference) - Decibels.fromAmplitude(Double(Tone.amplitude) / 2.0.squareRoot())) < 0.1,
-                    "mono player at centre pan should be -3 dB: \(reference)")
+            #expect(
+                abs(
+                    Decibels.fromAmplitude(reference)
+                        - Decibels.fromAmplitude(Double(Tone.amplitude) / 2.0.squareRoot())) < 0.1,
+                "mono player at centre pan should be -3 dB: \(reference)")
             let server = try PrivateJackServer()
             let (_, poller, host, recorder) = try startTone(on: server)
             defer { poller.stop() }

@@ -10,8 +10,9 @@ extension JackHostTests {
         @Test func lateCycleIsReportedAsXrunAndAudioContinues() throws {
             let server = try PrivateJackServer()
             let events = EventLog()
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name),
-                                renderEngine: RenderEngine(maxBlockFrames: 64), onEvent: events.handler)
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name),
+                renderEngine: RenderEngine(maxBlockFrames: 64), onEvent: events.handler)
             // Stalls the first process cycle far past its 5.3 ms deadline.
             host.setRenderThreadStartHook { usleep(100_000) }
             _ = try host.start()

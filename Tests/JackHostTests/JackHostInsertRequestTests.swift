@@ -15,8 +15,9 @@ extension JackHostTests {
             try engine.attach(.eq, name: "eq", parameters: ["insert": .bool(false)])
             let poller = EnginePoller(engine)
             defer { poller.stop() }
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 2),
-                                renderEngine: engine.renderEngine)
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 2),
+                renderEngine: engine.renderEngine)
             engine.setHostInsertObserver { [host] layout in host.requestInserts(layout) }
             _ = try host.start()
             defer { host.stop() }
@@ -35,8 +36,9 @@ extension JackHostTests {
                     _ = host.actualClientName
                     edited.signal()
                 }
-                #expect(edited.wait(timeout: .now() + 5) == .success,
-                        "21 edits and three status reads waited for the port work")
+                #expect(
+                    edited.wait(timeout: .now() + 5) == .success,
+                    "21 edits and three status reads waited for the port work")
                 #expect(!probe.portExists("\(client):eq_in_1"), "ports registered while the port work was stalled")
             }
             // The newest request (exposed) is applied before a call that names the ports goes on.

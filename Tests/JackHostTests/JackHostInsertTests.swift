@@ -15,7 +15,7 @@ extension JackHostTests {
         /// A peaking band at 1.5 kHz, +12 dB, one octave: the 1 kHz tone sits on its skirt.
         static let band: [String: ParameterValue] = [
             "band0.bypass": .bool(false), "band0.filterType": .string("parametric"),
-            "band0.frequency": .float(1_500), "band0.bandwidth": .float(1), "band0.gain": .float(12),
+            "band0.frequency": .float(1_500), "band0.bandwidth": .float(1), "band0.gain": .float(12)
         ]
 
         /// An engine with an EQ `eq` (one band, as above) exposed as an insert, nothing in the graph.
@@ -29,9 +29,11 @@ extension JackHostTests {
         }
 
         private func startHost(_ engine: Engine, on server: PrivateJackServer, inputs: Int = 0) throws -> JackHost {
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 2,
-                                                                     inputChannelCount: inputs),
-                                renderEngine: engine.renderEngine)
+            let host = JackHost(
+                configuration: JackHostConfiguration(
+                    serverName: server.name, outputChannelCount: 2,
+                    inputChannelCount: inputs),
+                renderEngine: engine.renderEngine)
             host.setInserts(engine.hostInsertLayout)
             engine.setHostInsertObserver { [host] layout in host.setInserts(layout) }
             _ = try host.start()
@@ -50,7 +52,8 @@ extension JackHostTests {
             #expect(ports.inputs == ["\(client):eq_in_1", "\(client):eq_in_2"])
             #expect(ports.outputs == ["\(client):eq_out_1", "\(client):eq_out_2"])
 
-            let tone = try JackToneSource(server: server.name, frequency: Self.toneFrequency, amplitude: Self.toneAmplitude)
+            let tone = try JackToneSource(
+                server: server.name, frequency: Self.toneFrequency, amplitude: Self.toneAmplitude)
             defer { tone.close() }
             let recorder = try JackRecorder(server: server.name, capacity: 48_000)
             defer { recorder.close() }
@@ -60,14 +63,19 @@ extension JackHostTests {
             let samples = recorder.record(frames: 24_000)
             try #require(samples.count == 24_000, "captured \(samples.count) samples")
 
-            let expected = BiquadCoefficients.eqBand(type: .parametric, frequency: 1_500, bandwidth: 1, gainDecibels: 12,
-                                                     sampleRate: 48_000).response(at: Self.toneFrequency, sampleRate: 48_000)
+            let expected = BiquadCoefficients.eqBand(
+                type: .parametric, frequency: 1_500, bandwidth: 1, gainDecibels: 12,
+                sampleRate: 48_000
+            ).response(at: Self.toneFrequency, sampleRate: 48_000)
             // The median over 20 ms windows: a period lost to an xrun on a loaded machine spoils one
             // window, not the measurement.
             var windows: [Double] = []
             for start in stride(from: 4_800, to: samples.count - 960, by: 960) {
-                windows.append(Goertzel.measure(samples[start..<(start + 960)], frequency: Self.toneFrequency,
-                                                sampleRate: 48_000).amplitude)
+                windows.append(
+                    Goertzel.measure(
+                        samples[start..<(start + 960)], frequency: Self.toneFrequency,
+                        sampleRate: 48_000
+                    ).amplitude)
             }
             let measured = windows.sorted()[windows.count / 2]
             let gain = Decibels.fromAmplitude(measured / Double(Self.toneAmplitude))
@@ -100,8 +108,9 @@ extension JackHostTests {
             #expect(host.connect("out_1", to: "system:playback_1").isConnected)
             #expect(host.connect("out_2", to: "system:playback_2").isConnected)
             // What dataPlayedBack waits for: the backend's playback latency behind the main outputs.
-            #expect(waitUntil(timeout: 3) { host.playbackLatencyFrames == Int(playback.max) },
-                    "playback latency \(host.playbackLatencyFrames), the backend's \(playback)")
+            #expect(
+                waitUntil(timeout: 3) { host.playbackLatencyFrames == Int(playback.max) },
+                "playback latency \(host.playbackLatencyFrames), the backend's \(playback)")
             #expect(tone.connect(to: ports.inputs[0]).isConnected)
             #expect(recorder.connect(from: ports.outputs[0]).isConnected)
             let zero = (min: UInt32(0), max: UInt32(0))
@@ -109,14 +118,22 @@ extension JackHostTests {
                 waitUntil(timeout: 3) { tone.latency(of: port, capture: isCapture).map { $0 == expected } ?? false }
             }
             let client = try #require(host.actualClientName)
-            #expect(settles("\(client):out_1", capture: true, to: capture),
-                    "out_1 capture \(String(describing: tone.latency(of: "\(client):out_1", capture: true))), in_1's source \(capture)")
-            #expect(settles(ports.outputs[0], capture: true, to: zero),
-                    "eq_out_1 capture \(String(describing: tone.latency(of: ports.outputs[0], capture: true))), its source has none")
-            #expect(settles("\(client):in_1", capture: false, to: playback),
-                    "in_1 playback \(String(describing: tone.latency(of: "\(client):in_1", capture: false))), out_1's sink \(playback)")
-            #expect(settles(ports.inputs[0], capture: false, to: zero),
-                    "eq_in_1 playback \(String(describing: tone.latency(of: ports.inputs[0], capture: false))), its sink has none")
+            #expect(
+                settles("\(client):out_1", capture: true, to: capture),
+                "out_1 capture \(String(describing: tone.latency(of: "\(client):out_1", capture: true))), in_1's source \(capture)"
+            )
+            #expect(
+                settles(ports.outputs[0], capture: true, to: zero),
+                "eq_out_1 capture \(String(describing: tone.latency(of: ports.outputs[0], capture: true))), its source has none"
+            )
+            #expect(
+                settles("\(client):in_1", capture: false, to: playback),
+                "in_1 playback \(String(describing: tone.latency(of: "\(client):in_1", capture: false))), out_1's sink \(playback)"
+            )
+            #expect(
+                settles(ports.inputs[0], capture: false, to: zero),
+                "eq_in_1 playback \(String(describing: tone.latency(of: ports.inputs[0], capture: false))), its sink has none"
+            )
         }
 
         @Test func portsFollowTheInsertParameterAndTheNode() throws {
@@ -149,13 +166,17 @@ extension JackHostTests {
             let restarted = try #require(host.actualClientName)
             #expect(probe.portExists("\(restarted):echo_in_1") && probe.portExists("\(restarted):echo_out_2"))
         }
-    
+
         /// A time-pitch insert is a pitch shifter at rate 1: an octave up, with its latency reported.
         @Test func aTimePitchInsertShiftsPitchAndReportsItsLatency() throws {
             let server = try PrivateJackServer()
             let engine = Engine(configuration: EngineConfiguration(sampleRate: 48_000, blockFrames: 64))
-            try engine.attach(.timepitch, name: "shift", parameters: ["pitch": .float(1_200), "rate": .float(2),
-                                                                       "insert": .bool(true), "channels": .int(1)])
+            try engine.attach(
+                .timepitch, name: "shift",
+                parameters: [
+                    "pitch": .float(1_200), "rate": .float(2),
+                    "insert": .bool(true), "channels": .int(1)
+                ])
             let poller = EnginePoller(engine)
             defer { poller.stop() }
             let host = try startHost(engine, on: server)
@@ -178,7 +199,10 @@ extension JackHostTests {
             let settled = waitUntil(timeout: 3) {
                 tone.latency(of: ports.outputs[0], capture: true).map { Int($0.max) == latency } ?? false
             }
-            #expect(settled, "shift_out_1 capture latency \(String(describing: tone.latency(of: ports.outputs[0], capture: true))), kernel \(latency)")
+            #expect(
+                settled,
+                "shift_out_1 capture latency \(String(describing: tone.latency(of: ports.outputs[0], capture: true))), kernel \(latency)"
+            )
         }
     }
 }

@@ -10,7 +10,8 @@ extension JackHostTests {
         @Test func registersNumberedPortsOnTheServer() throws {
             let server = try PrivateJackServer()
             let host = JackHost(
-                configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 2, inputChannelCount: 2),
+                configuration: JackHostConfiguration(
+                    serverName: server.name, outputChannelCount: 2, inputChannelCount: 2),
                 renderEngine: RenderEngine(maxBlockFrames: 64))
             let report = try host.start()
             #expect(report.actualClientName == "soundstage")
@@ -37,8 +38,9 @@ extension JackHostTests {
 
         @Test func missingServerFailsWithoutStartingOne() throws {
             let absent = PrivateJackServer.uniqueName(prefix: "ss_absent")
-            let host = JackHost(configuration: JackHostConfiguration(serverName: absent),
-                                renderEngine: RenderEngine(maxBlockFrames: 64))
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: absent),
+                renderEngine: RenderEngine(maxBlockFrames: 64))
             #expect {
                 _ = try host.start()
             } throws: { error in
@@ -78,7 +80,7 @@ extension JackHostTests {
                     (from: "out_1", to: "nobody:in"),
                     (from: "system:capture_1", to: "in_1"),
                     (from: "in_2", to: "system:capture_2"),
-                    (from: "out_1", to: "out_2"),
+                    (from: "out_1", to: "out_2")
                 ])
             let host = JackHost(configuration: config, renderEngine: RenderEngine(maxBlockFrames: 64))
             let report = try host.start()
@@ -100,8 +102,9 @@ extension JackHostTests {
 
         @Test func physicalPortsAreListed() throws {
             let server = try PrivateJackServer()
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name),
-                                renderEngine: RenderEngine(maxBlockFrames: 64))
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name),
+                renderEngine: RenderEngine(maxBlockFrames: 64))
             #expect(host.physicalPlaybackPorts().isEmpty)
             _ = try host.start()
             #expect(host.physicalPlaybackPorts() == ["system:playback_1", "system:playback_2"])
@@ -110,8 +113,9 @@ extension JackHostTests {
 
         @Test func stopIsIdempotentAndTheHostRestarts() throws {
             let server = try PrivateJackServer()
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name),
-                                renderEngine: RenderEngine(maxBlockFrames: 64))
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name),
+                renderEngine: RenderEngine(maxBlockFrames: 64))
             host.stop()
             _ = try host.start()
             #expect(throws: JackHostError.alreadyRunning) { _ = try host.start() }
@@ -126,8 +130,10 @@ extension JackHostTests {
         @Test func invalidConfigurationIsRejectedBeforeOpening() {
             let engine = RenderEngine(maxBlockFrames: 64)
             let long = String(repeating: "x", count: 80)
-            for config in [JackHostConfiguration(clientName: ""), JackHostConfiguration(clientName: long),
-                           JackHostConfiguration(outputChannelCount: -1), JackHostConfiguration(inputChannelCount: 1_000)] {
+            for config in [
+                JackHostConfiguration(clientName: ""), JackHostConfiguration(clientName: long),
+                JackHostConfiguration(outputChannelCount: -1), JackHostConfiguration(inputChannelCount: 1_000)
+            ] {
                 let host = JackHost(configuration: config, renderEngine: engine)
                 #expect {
                     _ = try host.start()

@@ -15,8 +15,9 @@ extension JackHostTests {
             let engine = try Tone.makeEngine()
             let poller = EnginePoller(engine)
             defer { poller.stop() }
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name),
-                                renderEngine: engine.renderEngine, onEvent: events.handler)
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name),
+                renderEngine: engine.renderEngine, onEvent: events.handler)
             _ = try host.start()
             #expect(waitUntil(timeout: 2) { host.processCycleCount > 20 })
             let killed = Date()
@@ -42,8 +43,9 @@ extension JackHostTests {
         @Test func hostStartsAgainWhenTheServerIsBack() throws {
             let server = try PrivateJackServer()
             let events = EventLog()
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name),
-                                renderEngine: RenderEngine(maxBlockFrames: 64), onEvent: events.handler)
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name),
+                renderEngine: RenderEngine(maxBlockFrames: 64), onEvent: events.handler)
             _ = try host.start()
             server.kill9()
             #expect(events.wait(timeout: 2) { $0 == .serverLost(reason: "JACK server has been closed") } != nil)
@@ -64,8 +66,9 @@ extension JackHostTests {
         @Test func handlerMayStopTheHostOnServerLoss() throws {
             let server = try PrivateJackServer()
             let box = HostBox()
-            let host = JackHost(configuration: JackHostConfiguration(serverName: server.name),
-                                renderEngine: RenderEngine(maxBlockFrames: 64))
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name),
+                renderEngine: RenderEngine(maxBlockFrames: 64))
             box.host.withLock { $0 = host }
             host.onEvent = { [box] event in
                 guard case .serverLost = event else { return }

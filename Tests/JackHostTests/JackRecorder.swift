@@ -28,7 +28,8 @@ private let recorderProcess: JackProcessCallback = { frames, arg in
     Unmanaged<RecorderState>.fromOpaque(arg)._withUnsafeGuaranteedRef { state in
         // Acquire: pairs with `record`'s release after resetting the count.
         guard state.isArmed.load(ordering: .acquiring), let port = state.port,
-              let input = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self) else { return }
+            let input = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self)
+        else { return }
         let have = state.count.load(ordering: .relaxed)
         let n = min(Int(frames), state.capacity - have)
         if n <= 0 { return }
@@ -56,7 +57,8 @@ final class JackRecorder {
         do {
             (client, port) = try openJackTestClient(
                 name: "ss_rec", server: server, port: "in", flags: JackPortIsInput, what: "recorder",
-                process: recorderProcess, context: unmanaged.toOpaque()) { state.port = $0 }
+                process: recorderProcess, context: unmanaged.toOpaque()
+            ) { state.port = $0 }
         } catch {
             unmanaged.release()
             throw error

@@ -21,8 +21,9 @@ extension JackHostTests {
             #expect(throws: JackServerLauncherError.alreadyRunning(name: name)) {
                 _ = try JackServerLauncher.start(name: name)
             }
-            let host = JackHost(configuration: JackHostConfiguration(serverName: name),
-                                renderEngine: RenderEngine(maxBlockFrames: 64))
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: name),
+                renderEngine: RenderEngine(maxBlockFrames: 64))
             let report = try host.start()
             #expect(report.sampleRate == 48_000 && report.bufferSize == 256)
             host.stop()
@@ -35,12 +36,16 @@ extension JackHostTests {
         }
 
         @Test func serverOptionsComeBeforeTheDriver() {
-            #expect(JackServerLauncher.arguments(name: "x", backend: "dummy", sampleRate: 44_100, period: 128,
-                                                 realtime: false)
-                == ["-n", "x", "--no-realtime", "-d", "dummy", "-r", "44100", "-p", "128"])
-            #expect(JackServerLauncher.arguments(name: nil, backend: "alsa", sampleRate: 48_000, period: 256,
-                                                 realtime: true)
-                == ["-d", "alsa", "-r", "48000", "-p", "256"])
+            #expect(
+                JackServerLauncher.arguments(
+                    name: "x", backend: "dummy", sampleRate: 44_100, period: 128,
+                    realtime: false)
+                    == ["-n", "x", "--no-realtime", "-d", "dummy", "-r", "44100", "-p", "128"])
+            #expect(
+                JackServerLauncher.arguments(
+                    name: nil, backend: "alsa", sampleRate: 48_000, period: 256,
+                    realtime: true)
+                    == ["-d", "alsa", "-r", "48000", "-p", "256"])
         }
 
         @Test func probingAnAbsentServerStartsNothing() {

@@ -9,8 +9,11 @@ func openJackTestClient(
     process: JackProcessCallback, context: UnsafeMutableRawPointer, prepare: (OpaquePointer) -> Void
 ) throws -> (client: OpaquePointer, port: OpaquePointer) {
     var status = jack_status_t(rawValue: 0)
-    guard let client = jackshim_client_open(name, jack_options_t(rawValue: JackNoStartServer.rawValue), &status,
-                                            server) else {
+    guard
+        let client = jackshim_client_open(
+            name, jack_options_t(rawValue: JackNoStartServer.rawValue), &status,
+            server)
+    else {
         throw FixtureError("\(what) could not open on '\(server)': status \(status.rawValue)")
     }
     guard let port = jack_port_register(client, portName, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue), 0) else {

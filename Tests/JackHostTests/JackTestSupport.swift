@@ -13,14 +13,18 @@ enum Tone {
     /// An engine whose player `p` loops one second of a 1 kHz sine (a whole number of cycles, so the
     /// loop is seamless) into `main`.
     static func makeEngine(outputChannelCount: Int = 2) throws -> Engine {
-        let engine = Engine(configuration: EngineConfiguration(
-            sampleRate: sampleRate, blockFrames: 64, outputChannelCount: outputChannelCount, inputChannelCount: 0))
-        let sine = TestSignal.sine(frequency: frequency, sampleRate: sampleRate, frames: Int(sampleRate),
-                                   amplitude: amplitude)
+        let engine = Engine(
+            configuration: EngineConfiguration(
+                sampleRate: sampleRate, blockFrames: 64, outputChannelCount: outputChannelCount, inputChannelCount: 0))
+        let sine = TestSignal.sine(
+            frequency: frequency, sampleRate: sampleRate, frames: Int(sampleRate),
+            amplitude: amplitude)
         try engine.addBuffer(SampleBuffer(name: "tone", channels: [sine], sampleRate: sampleRate))
-        try engine.attach(.player, name: "p", parameters: [
-            "buffer": .string("tone"), "loop": .bool(true), "playing": .bool(true),
-        ])
+        try engine.attach(
+            .player, name: "p",
+            parameters: [
+                "buffer": .string("tone"), "loop": .bool(true), "playing": .bool(true)
+            ])
         try engine.connect("p", to: "main")
         return engine
     }

@@ -23,7 +23,8 @@ private let toneProcess: JackProcessCallback = { frames, arg in
     guard let arg else { return 0 }
     Unmanaged<ToneState>.fromOpaque(arg)._withUnsafeGuaranteedRef { state in
         guard let port = state.port,
-              let out = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self) else { return }
+            let out = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self)
+        else { return }
         var phase = state.phase
         for i in 0..<Int(frames) {
             out[i] = state.amplitude * Float(sin(phase))
@@ -49,7 +50,8 @@ final class JackToneSource {
         do {
             (client, port) = try openJackTestClient(
                 name: "ss_tone", server: server, port: "out", flags: JackPortIsOutput, what: "tone source",
-                process: toneProcess, context: unmanaged.toOpaque()) { state.port = $0 }
+                process: toneProcess, context: unmanaged.toOpaque()
+            ) { state.port = $0 }
         } catch {
             unmanaged.release()
             throw error

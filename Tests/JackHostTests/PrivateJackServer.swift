@@ -30,8 +30,10 @@ final class PrivateJackServer: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        process.arguments = ["-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate),
-                             "-p", String(period), "-C", "2", "-P", "2"]
+        process.arguments = [
+            "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate),
+            "-p", String(period), "-C", "2", "-P", "2"
+        ]
         let log = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = log
         process.standardError = log
@@ -108,7 +110,8 @@ final class PrivateJackServer: @unchecked Sendable {
         again.waitUntilExit()
         // Semaphores of the clients that were connected when the server was killed.
         let prefix = "jack_sem.\(getuid())_\(name)_"
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? [] where file.hasPrefix(prefix) {
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []
+        where file.hasPrefix(prefix) {
             try? FileManager.default.removeItem(atPath: "/dev/shm/" + file)
         }
     }
@@ -132,7 +135,8 @@ final class PrivateJackServer: @unchecked Sendable {
 
     /// Runs `path` to completion; returns its exit status and combined output.
     static func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws
-        -> (status: Int32, output: String) {
+        -> (status: Int32, output: String)
+    {
         let tool = Process()
         tool.executableURL = URL(fileURLWithPath: path)
         tool.arguments = arguments
@@ -155,7 +159,8 @@ final class PrivateJackServer: @unchecked Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> Int32? in
             guard let pid = Int32(entry),
-                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { return nil }
             let commandLine = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
             return commandLine.contains(text) ? pid : nil
         }

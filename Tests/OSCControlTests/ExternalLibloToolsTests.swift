@@ -8,8 +8,10 @@ import Foundation
 @testable import OSCControl
 import Testing
 
-@Suite(.requiresTool("liblo-tools", OSCSend.isAvailable && OSCDump.isAvailable,
-                     "liblo-tools (oscsend, oscdump) is not installed"))
+@Suite(
+    .requiresTool(
+        "liblo-tools", OSCSend.isAvailable && OSCDump.isAvailable,
+        "liblo-tools (oscsend, oscdump) is not installed"))
 struct ExternalLibloToolsTests {
     @Test func oscsendChangesAreNotifiedToAnOscdumpSubscriber() throws {
         let f = try OSCFixture()
@@ -67,8 +69,9 @@ struct ExternalLibloToolsTests {
         #expect(dump.lines("/node/info").map { $0.arguments[0] } == ["main", "output"])
         f.client.send("/node/nobody/volume", [.float(1)])
         let error = dump.waitFor { $0.address == "/error" }
-        #expect(error?.types == "sis" && error?.arguments.prefix(2) == ["/node/nobody/volume", "10"],
-                Comment(rawValue: "\(String(describing: error))"))
+        #expect(
+            error?.types == "sis" && error?.arguments.prefix(2) == ["/node/nobody/volume", "10"],
+            Comment(rawValue: "\(String(describing: error))"))
         // Nothing reached the test client's own socket.
         f.client.receive(timeout: 0.2)
         #expect(f.client.takeAll().isEmpty)
@@ -98,8 +101,12 @@ struct ExternalLibloToolsTests {
         let f = try OSCFixture()
         let dc = [Array(repeating: Float(0.5), count: 4800)]
         try f.engine.addBuffer(SampleBuffer(name: "dc", channels: dc, sampleRate: 48_000))
-        try f.engine.attach(.player, name: "p", parameters: ["buffer": .string("dc"), "loop": .bool(true),
-                                                             "playing": .bool(true), "pan": .float(-1)])
+        try f.engine.attach(
+            .player, name: "p",
+            parameters: [
+                "buffer": .string("dc"), "loop": .bool(true),
+                "playing": .bool(true), "pan": .float(-1)
+            ])
         try f.engine.connect("p", to: "main")
         let dump = try OSCDump()
         OSCSend.send(port: f.port, "/notify", "is", ["1", dump.url])
@@ -129,11 +136,14 @@ struct ExternalLibloToolsTests {
 extension OSCExternalSerialSuites {
     /// The same tools against `soundstage run` on a private JACK server (serialized with the other JACK
     /// tests).
-    @Suite(.requiresTool("liblo-tools", OSCSend.isAvailable && OSCDump.isAvailable,
-                     "liblo-tools (oscsend, oscdump) is not installed"))
+    @Suite(
+        .requiresTool(
+            "liblo-tools", OSCSend.isAvailable && OSCDump.isAvailable,
+            "liblo-tools (oscsend, oscdump) is not installed"))
     struct ExternalLibloToolsRunTests {
-        @Test(.needsJackAndSoundstage,
-              .timeLimit(.minutes(1)))
+        @Test(
+            .needsJackAndSoundstage,
+            .timeLimit(.minutes(1)))
         func oscsendDrivesSoundstageRun() throws {
             let server = try DummyJackServer()
             let folder = NSTemporaryDirectory() + "osct-oscsend-\(UUID().uuidString)"

@@ -22,8 +22,10 @@ import Testing
         return result.status == 0 && result.output.hasSuffix("OK\n")
     }
 
-    @Test(.requiresTool("python-osc", PythonOSC.interpreter.path != nil,
-                        "python-osc is not available (PyPI unreachable?)"))
+    @Test(
+        .requiresTool(
+            "python-osc", PythonOSC.interpreter.path != nil,
+            "python-osc is not available (PyPI unreachable?)"))
     func subscriptionsLeasesAndNotifications() throws {
         let lease = 1.0
         let f = try OSCFixture(lease: lease)
@@ -31,8 +33,10 @@ import Testing
         try Self.runScript("ext_subscriptions.py", [String(f.port), String(lease), click])
     }
 
-    @Test(.requiresTool("python-osc", PythonOSC.interpreter.path != nil,
-                        "python-osc is not available (PyPI unreachable?)"))
+    @Test(
+        .requiresTool(
+            "python-osc", PythonOSC.interpreter.path != nil,
+            "python-osc is not available (PyPI unreachable?)"))
     func bundlesApplyAtomicallyAndOnTheirTimetags() throws {
         let f = try OSCFixture()
         try f.engine.addBuffer(SampleBuffer(name: "clk", channels: [OSCFixture.click(frames: 48)], sampleRate: 48_000))
@@ -53,10 +57,12 @@ import Testing
 extension OSCExternalSerialSuites {
     /// python-osc against `soundstage run` on a private JACK server (serialized with the other JACK tests).
     @Suite struct ExternalPythonOSCRunTests {
-        @Test(.requiresTool("python-osc", PythonOSC.interpreter.path != nil,
-                        "python-osc is not available (PyPI unreachable?)"),
-              .needsJackAndSoundstage,
-              .timeLimit(.minutes(2)))
+        @Test(
+            .requiresTool(
+                "python-osc", PythonOSC.interpreter.path != nil,
+                "python-osc is not available (PyPI unreachable?)"),
+            .needsJackAndSoundstage,
+            .timeLimit(.minutes(2)))
         func requestReplyAgainstSoundstageRun() throws {
             let server = try DummyJackServer()
             let folder = NSTemporaryDirectory() + "osct-py-run-\(UUID().uuidString)"

@@ -16,8 +16,9 @@ import Testing
 extension Trait where Self == ToolRequirement {
     /// Runs only where jackd and the `soundstage` executable exist (required under scripts/test.sh).
     static var needsJackAndSoundstage: Self {
-        .requiresTool("jackd and the soundstage executable", DummyJackServer.isAvailable && SoundstageRun.isAvailable,
-                      "needs jackd and the soundstage executable")
+        .requiresTool(
+            "jackd and the soundstage executable", DummyJackServer.isAvailable && SoundstageRun.isAvailable,
+            "needs jackd and the soundstage executable")
     }
 }
 
@@ -41,7 +42,8 @@ enum ExternalPatches {
 
     /// The same click buffer and two players with no material of their own: they play only what is
     /// enqueued on them.
-    static let twoEmptyPlayers = twoClicks
+    static let twoEmptyPlayers =
+        twoClicks
         .replacingOccurrences(of: "params: { buffer: click, pan: -1 } ", with: "")
         .replacingOccurrences(of: "params: { buffer: click, pan: 1 } ", with: "")
 }
@@ -187,8 +189,10 @@ final class ChildProcess: @unchecked Sendable {
     var terminationStatus: Int32 { reap(blocking: false) ?? -1 }
 
     /// Runs `executable` to completion (killed after `timeout`); returns its status and combined output.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: Double = 30) -> (status: Int32, output: String) {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: Double = 30
+    ) -> (status: Int32, output: String) {
         guard let child = try? ChildProcess(executable, arguments, environment: environment) else {
             return (-1, "could not start \(executable)")
         }
@@ -241,8 +245,10 @@ enum OSCSend {
 
     /// `oscsend 127.0.0.1 PORT ADDRESS [TYPES ARGS…]`, or over TCP with `tcp: true`.
     @discardableResult
-    static func send(port: Int, _ address: String, _ types: String = "", _ arguments: [String] = [],
-                     tcp: Bool = false) -> (status: Int32, output: String) {
+    static func send(
+        port: Int, _ address: String, _ types: String = "", _ arguments: [String] = [],
+        tcp: Bool = false
+    ) -> (status: Int32, output: String) {
         let target = tcp ? ["osc.tcp://127.0.0.1:\(port)"] : ["127.0.0.1", String(port)]
         let typed = types.isEmpty ? [] : [types] + arguments
         return ChildProcess.run(path, target + [address] + typed, timeout: 10)
@@ -361,10 +367,12 @@ final class DummyJackServer: @unchecked Sendable {
         for _ in 0..<3 {
             // Relaxed: only uniqueness matters.
             let name = "ss_osct_\(getpid())_\(Self.counter.add(1, ordering: .relaxed).newValue)"
-            let child = try ChildProcess("/usr/bin/jackd", [
-                "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate), "-p", String(period),
-                "-C", "2", "-P", "2",
-            ])
+            let child = try ChildProcess(
+                "/usr/bin/jackd",
+                [
+                    "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate), "-p", String(period),
+                    "-C", "2", "-P", "2"
+                ])
             let wait = ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15)
             if wait.status == 0 && child.isRunning {
                 self.name = name
@@ -436,15 +444,22 @@ final class SoundstageRun {
     let clientName: String
 
     /// Starts and waits for the "OSC: udp and tcp on 127.0.0.1:PORT" line.
-    init(patch: String, server: DummyJackServer, clientName: String, duration: Double = 300,
-         extraArguments: [String] = []) throws {
+    init(
+        patch: String, server: DummyJackServer, clientName: String, duration: Double = 300,
+        extraArguments: [String] = []
+    ) throws {
         self.clientName = clientName
-        child = try ChildProcess(Self.executable, ["run", patch, "--server", server.name, "--name", clientName,
-                                                   "--osc-port", "0", "--no-start-server",
-                                                   "--duration", String(duration)] + extraArguments)
+        child = try ChildProcess(
+            Self.executable,
+            [
+                "run", patch, "--server", server.name, "--name", clientName,
+                "--osc-port", "0", "--no-start-server",
+                "--duration", String(duration)
+            ] + extraArguments)
         guard let output = child.waitForOutput(containing: "playing for", timeout: 20),
-              let range = output.range(of: #"OSC: udp and tcp on 127\.0\.0\.1:(\d+)"#, options: .regularExpression),
-              let port = Int(output[range].split(separator: ":").last ?? "") else {
+            let range = output.range(of: #"OSC: udp and tcp on 127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+            let port = Int(output[range].split(separator: ":").last ?? "")
+        else {
             child.stop()
             throw ExternalSetupError("soundstage run did not start:\n\(child.output.suffix(2000))")
         }
@@ -467,8 +482,9 @@ final class JackRecCapture {
     init(server: DummyJackServer, ports: [String], seconds: Double) throws {
         path = NSTemporaryDirectory() + "osct-rec-\(UUID().uuidString).wav"
         self.seconds = seconds
-        child = try ChildProcess("/usr/bin/jack_rec", ["-f", path, "-d", String(seconds), "-b", "32"] + ports,
-                                 environment: server.environment)
+        child = try ChildProcess(
+            "/usr/bin/jack_rec", ["-f", path, "-d", String(seconds), "-b", "32"] + ports,
+            environment: server.environment)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             let connected = ports.enumerated().allSatisfy {

@@ -122,8 +122,12 @@ extension OSCExternalSerialSuites {
             try f.engine.connect("sub", to: "verb")
             try f.engine.connect("verb", to: "main")
             for i in 0..<4 {
-                try f.engine.attach(.player, name: "p\(i)", parameters: ["buffer": .string("loop"), "loop": .bool(true),
-                                                                         "playing": .bool(true)])
+                try f.engine.attach(
+                    .player, name: "p\(i)",
+                    parameters: [
+                        "buffer": .string("loop"), "loop": .bool(true),
+                        "playing": .bool(true)
+                    ])
                 try f.engine.connect("p\(i)", to: i < 2 ? "main" : "sub")
             }
             let wav = try f.writeWAV("ok.wav", channels: [Array(sine.prefix(4800))])
@@ -135,7 +139,8 @@ extension OSCExternalSerialSuites {
             renderer.startMeasuring()
 
             // A fixed seed, so every run sends the same packets; SOUNDSTAGE_FUZZ_SEED explores others.
-            let seed = ProcessInfo.processInfo.environment["SOUNDSTAGE_FUZZ_SEED"].flatMap { UInt64($0) }
+            let seed =
+                ProcessInfo.processInfo.environment["SOUNDSTAGE_FUZZ_SEED"].flatMap { UInt64($0) }
                 ?? 0x0DDB_A11_5EED_2026
             var fuzzer = PacketFuzzer(seed: seed, fileNames: [wav, "ok.wav", "saved.yaml"])
             let senders = try (0..<4).map { _ in try Sender(port: f.port) }
@@ -198,7 +203,8 @@ extension OSCExternalSerialSuites {
             let report = try #require(renderer.stop())
             let stats = f.service.statistics
             let drops = LoopbackUDP.kernelDrops(port: f.port)
-            let summary = "fuzz (seed \(seed)): \(sentUDP) UDP + \(sentTCP) TCP packets in "
+            let summary =
+                "fuzz (seed \(seed)): \(sentUDP) UDP + \(sentTCP) TCP packets in "
                 + String(format: "%.1f s; ", fuzzSeconds)
                 + "service read \(received()) (malformed \(stats.malformedPackets), "
                 + "oversized \(stats.oversizedPackets), "

@@ -41,29 +41,37 @@ struct PacketFuzzer {
         self.fileNames = fileNames
     }
 
-    static let nodeNames = ["p0", "p1", "p2", "p3", "sub", "verb", "main", "output", "x0", "x1", "nobody", "p0:0",
-                            "main:1", "verb:7"]
+    static let nodeNames = [
+        "p0", "p1", "p2", "p3", "sub", "verb", "main", "output", "x0", "x1", "nobody", "p0:0",
+        "main:1", "verb:7"
+    ]
     static let kinds = ["player", "mixer", "reverb", "delay", "eq", "distortion", "input", "output", "oscillator", ""]
-    static let parameters = ["volume", "pan", "buffer", "file", "start", "frames", "loop", "playing", "channels",
-                             "outputVolume", "wetDryMix", "preset", "bypass", "delayTime", "feedback", "bands",
-                             "band0.gain", "band99.gain", "nothing", ""]
+    static let parameters = [
+        "volume", "pan", "buffer", "file", "start", "frames", "loop", "playing", "channels",
+        "outputVolume", "wetDryMix", "preset", "bypass", "delayTime", "feedback", "bands",
+        "band0.gain", "band99.gain", "nothing", ""
+    ]
     static let commands = ["play", "pause", "stop", "reset", "params", "enqueue", "schedule/buffer", "schedule/file"]
-    static let fixedAddresses = ["/ping", "/status", "/status/memory", "/version", "/quit", "/sync", "/node/new", "/node/free",
-                                 "/node/list", "/graph/connect", "/graph/disconnect", "/graph/list", "/buffer/load",
-                                 "/buffer/free", "/buffer/list", "/patch/load", "/patch/save", "/notify", "/renew",
-                                 "/meters", "/sound/play", "/", "//", "/node", "/node/", "/node//volume",
-                                 "/node/*/volume", "/node/*", "/node/{p0,p1}/pan", "/node/p?/stop", "/node/[a-z]*/play",
-                                 "/node/p0/schedule", "/*", "/[", "/{", "/node/p0/volume/extra", "/status.reply",
-                                 "/no/such/address", "/node/p0/../main/volume", "/node/ p0/volume", "/node/p0/play\t"]
-    static let strings = ["", "p0", "p1", "main", "output", "verb", "loop", "x0", "player", "mixer", "reverb",
-                          "main:0", "p0:0", "verb:3", "system:playback_1", "soundstage:out_1", "a:b:c",
-                          "mediumHall", "largeHall2", "lowPass", "loops,interrupts", "dataPlayedBack", "bogus,,",
-                          "osc.udp://127.0.0.1:9/", "osc.tcp://127.0.0.1:9/", "osc.udp://localhost:1/", "osc.udp://",
-                          "osc.udp://[::1]:x/", "osc.http://127.0.0.1:1/", "/etc/passwd", "../../../../etc/shadow",
-                          "/dev/zero", "/proc/self/mem", "nonexistent.wav", "sub/dir/../../x.wav", "saved.yaml",
-                          "%s%s%n%n", "名前", "🎹🎛️", "\u{202E}evil", "a b", "\u{7}\u{1b}[2J", "\\", "*",
-                          "{p0,p1}",
-                          String(repeating: "A", count: 65), String(repeating: "long/", count: 400)]
+    static let fixedAddresses = [
+        "/ping", "/status", "/status/memory", "/version", "/quit", "/sync", "/node/new", "/node/free",
+        "/node/list", "/graph/connect", "/graph/disconnect", "/graph/list", "/buffer/load",
+        "/buffer/free", "/buffer/list", "/patch/load", "/patch/save", "/notify", "/renew",
+        "/meters", "/sound/play", "/", "//", "/node", "/node/", "/node//volume",
+        "/node/*/volume", "/node/*", "/node/{p0,p1}/pan", "/node/p?/stop", "/node/[a-z]*/play",
+        "/node/p0/schedule", "/*", "/[", "/{", "/node/p0/volume/extra", "/status.reply",
+        "/no/such/address", "/node/p0/../main/volume", "/node/ p0/volume", "/node/p0/play\t"
+    ]
+    static let strings = [
+        "", "p0", "p1", "main", "output", "verb", "loop", "x0", "player", "mixer", "reverb",
+        "main:0", "p0:0", "verb:3", "system:playback_1", "soundstage:out_1", "a:b:c",
+        "mediumHall", "largeHall2", "lowPass", "loops,interrupts", "dataPlayedBack", "bogus,,",
+        "osc.udp://127.0.0.1:9/", "osc.tcp://127.0.0.1:9/", "osc.udp://localhost:1/", "osc.udp://",
+        "osc.udp://[::1]:x/", "osc.http://127.0.0.1:1/", "/etc/passwd", "../../../../etc/shadow",
+        "/dev/zero", "/proc/self/mem", "nonexistent.wav", "sub/dir/../../x.wav", "saved.yaml",
+        "%s%s%n%n", "名前", "🎹🎛️", "\u{202E}evil", "a b", "\u{7}\u{1b}[2J", "\\", "*",
+        "{p0,p1}",
+        String(repeating: "A", count: 65), String(repeating: "long/", count: 400)
+    ]
 
     mutating func string() -> String {
         if random.chance(15), !fileNames.isEmpty { return random.pick(fileNames) }
@@ -84,23 +92,40 @@ struct PacketFuzzer {
     mutating func argument() -> OSCArgument {
         switch random.below(16) {
         case 0:
-            return .int32(random.pick([0, 1, -1, 2, 10, 50, 100, 24_000, Int32.max, Int32.min,
-                                       Int32(truncatingIfNeeded: random.next())]))
+            return .int32(
+                random.pick([
+                    0, 1, -1, 2, 10, 50, 100, 24_000, Int32.max, Int32.min,
+                    Int32(truncatingIfNeeded: random.next())
+                ]))
         case 1:
-            return .int64(random.pick([0, 1, -1, Int64.max, Int64.min, 1 << 40,
-                                       Int64(truncatingIfNeeded: random.next())]))
-        case 2, 3: return .float(random.pick([0, 0.5, 1, -1, 2, 1e30, -1e30, .nan, .infinity, -.infinity,
-                                               .leastNonzeroMagnitude, Float(random.below(1000)) / 999]))
-        case 4: return .double(random.pick([0, 0.25, 1, -0.5, 1e300, .nan, .infinity, .leastNonzeroMagnitude,
-                                             Double(random.below(1000)) / 999]))
+            return .int64(
+                random.pick([
+                    0, 1, -1, Int64.max, Int64.min, 1 << 40,
+                    Int64(truncatingIfNeeded: random.next())
+                ]))
+        case 2, 3:
+            return .float(
+                random.pick([
+                    0, 0.5, 1, -1, 2, 1e30, -1e30, .nan, .infinity, -.infinity,
+                    .leastNonzeroMagnitude, Float(random.below(1000)) / 999
+                ]))
+        case 4:
+            return .double(
+                random.pick([
+                    0, 0.25, 1, -0.5, 1e300, .nan, .infinity, .leastNonzeroMagnitude,
+                    Double(random.below(1000)) / 999
+                ]))
         case 5, 6, 7: return .string(string())
         case 8: return .symbol(string())
         case 9: return .blob(random.bytes(random.pick([0, 1, 3, 4, 17, 64, 300])))
         case 10:
             let now = OSCTimetag.now()
-            return .timetag(random.pick([.immediate, now, now.adding(seconds: 0.2), now.adding(seconds: -3),
-                                         now.adding(seconds: 7200), OSCTimetag(rawValue: random.next()),
-                                         OSCTimetag(rawValue: 0), OSCTimetag(rawValue: .max)]))
+            return .timetag(
+                random.pick([
+                    .immediate, now, now.adding(seconds: 0.2), now.adding(seconds: -3),
+                    now.adding(seconds: 7200), OSCTimetag(rawValue: random.next()),
+                    OSCTimetag(rawValue: 0), OSCTimetag(rawValue: .max)
+                ]))
         case 11: return .char(UInt8(truncatingIfNeeded: random.next()))
         case 12: return .midi(0x90, 60, 127, UInt8(truncatingIfNeeded: random.next()))
         case 13: return .bool(random.chance(50))
@@ -122,10 +147,12 @@ struct PacketFuzzer {
 
     mutating func timetag() -> OSCTimetag {
         let now = OSCTimetag.now()
-        return random.pick([.immediate, now.adding(seconds: 0.15),
-                            now.adding(seconds: Double(random.below(1000)) / 1000),
-                            now.adding(seconds: -1), now.adding(seconds: 3599), now.adding(seconds: 7200),
-                            OSCTimetag(rawValue: 0), OSCTimetag(rawValue: random.next())])
+        return random.pick([
+            .immediate, now.adding(seconds: 0.15),
+            now.adding(seconds: Double(random.below(1000)) / 1000),
+            now.adding(seconds: -1), now.adding(seconds: 3599), now.adding(seconds: 7200),
+            OSCTimetag(rawValue: 0), OSCTimetag(rawValue: random.next())
+        ])
     }
 
     mutating func bundle(depth: Int = 0) -> OSCPacket {
@@ -171,23 +198,23 @@ struct PacketFuzzer {
     mutating func mutate(_ bytes: [UInt8]) -> [UInt8] {
         var out = bytes
         switch random.below(10) {
-        case 0: // flip bytes
+        case 0:  // flip bytes
             for _ in 0..<(1 + random.below(4)) where !out.isEmpty {
                 out[random.below(out.count)] ^= UInt8(truncatingIfNeeded: 1 + random.below(255))
             }
-        case 1: // truncate, often to a multiple of 4 so the size check alone does not catch it
+        case 1:  // truncate, often to a multiple of 4 so the size check alone does not catch it
             var n = random.below(out.count + 1)
             if random.chance(70) { n -= n % 4 }
             out = Array(out.prefix(n))
-        case 2: // extend: random bytes, NUL padding, or a second copy of the arguments
+        case 2:  // extend: random bytes, NUL padding, or a second copy of the arguments
             switch random.below(3) {
             case 0: out += random.bytes(1 + random.below(64))
             case 1: out += [UInt8](repeating: 0, count: 4 * (1 + random.below(8)))
             default: out += out.suffix(out.count / 2)
             }
-        case 3: // insert bytes in the middle
+        case 3:  // insert bytes in the middle
             out.insert(contentsOf: random.bytes(1 + random.below(12)), at: random.below(out.count + 1))
-        case 4: // random type tags (same length, so the packet stays aligned)
+        case 4:  // random type tags (same length, so the packet stays aligned)
             let spans = stringSpans(out)
             if spans.count == 2, spans[1].count > 1 {
                 let alphabet = Array("ifsbhtdScmTFNI[]xyz,/ #".utf8)
@@ -195,14 +222,16 @@ struct PacketFuzzer {
             } else if out.count >= 8 {
                 out.replaceSubrange(4..<8, with: Array(",\(random.pick(["b", "s", "h", "x"]))\0\0".utf8))
             }
-        case 5: // huge or negative sizes in an aligned word (blob lengths, bundle element sizes)
+        case 5:  // huge or negative sizes in an aligned word (blob lengths, bundle element sizes)
             if out.count >= 4 {
                 let at = random.below(out.count / 4) * 4
-                let word: [UInt8] = random.pick([[0x7F, 0xFF, 0xFF, 0xFF], [0xFF, 0xFF, 0xFF, 0xFF], [0x80, 0, 0, 0],
-                                                 [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 3]])
+                let word: [UInt8] = random.pick([
+                    [0x7F, 0xFF, 0xFF, 0xFF], [0xFF, 0xFF, 0xFF, 0xFF], [0x80, 0, 0, 0],
+                    [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 3]
+                ])
                 out.replaceSubrange(at..<(at + 4), with: word)
             }
-        case 6, 7: // odd bytes inside the address or a string: invalid UTF-8, control characters, DEL
+        case 6, 7:  // odd bytes inside the address or a string: invalid UTF-8, control characters, DEL
             let spans = stringSpans(out).filter { !$0.isEmpty }
             if let span = spans.isEmpty ? nil : random.pick(spans) {
                 for _ in 0..<(1 + random.below(3)) {
@@ -210,10 +239,10 @@ struct PacketFuzzer {
                         random.pick([0xFF, 0xC0, 0xC3, 0xE2, 0xF0, 0x80, 0x01, 0x1B, 0x7F, 0x0A, 0x25, 0x2A, 0x7B])
                 }
             }
-        case 8: // splice the head of this packet onto the tail of another
+        case 8:  // splice the head of this packet onto the tail of another
             let other = OSCPacket.message(message()).encoded()
             out = Array(out.prefix(random.below(out.count + 1))) + other.suffix(random.below(other.count + 1))
-        default: // wrap in a bundle whose element size lies
+        default:  // wrap in a bundle whose element size lies
             var wrapped: [UInt8] = Array("#bundle\0".utf8)
             OSCPacket.appendUInt64(timetag().rawValue, to: &wrapped)
             let claimed = random.pick([out.count, out.count + 4, max(0, out.count - 4), Int(Int32.max), 0])
@@ -329,8 +358,9 @@ final class CountingRenderer: @unchecked Sendable {
                 baseline = counter.counts
             }
             let before = Self.now()
-            render.render(frameCount: period, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers),
-                          outputCount: channels)
+            render.render(
+                frameCount: period, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers),
+                outputCount: channels)
             let took = Self.now() - before
             longest = max(longest, took)
             if took > periodSeconds { slow += 1 }
@@ -344,12 +374,13 @@ final class CountingRenderer: @unchecked Sendable {
         let end = counter.counts
         counter.track(false)
         report.withLock {
-            $0 = Report(frames: frames, measuredFrames: measuring ? frames - measuredFrom : 0,
-                        allocations: measuring ? end.allocations - baseline.allocations : 0,
-                        frees: measuring ? end.frees - baseline.frees : 0,
-                        locks: measuring ? end.locks - baseline.locks : 0,
-                        nonFiniteSamples: nonFinite, slowPeriods: slow, longestRenderMicroseconds: longest * 1e6,
-                        counterSawProbe: counterSawProbe)
+            $0 = Report(
+                frames: frames, measuredFrames: measuring ? frames - measuredFrom : 0,
+                allocations: measuring ? end.allocations - baseline.allocations : 0,
+                frees: measuring ? end.frees - baseline.frees : 0,
+                locks: measuring ? end.locks - baseline.locks : 0,
+                nonFiniteSamples: nonFinite, slowPeriods: slow, longestRenderMicroseconds: longest * 1e6,
+                counterSawProbe: counterSawProbe)
         }
         block.deallocate()
         pointers.deallocate()

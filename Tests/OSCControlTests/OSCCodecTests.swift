@@ -8,7 +8,7 @@ import Testing
         let message = OSCMessage("/oscillator/4/frequency", [.float(440)])
         let expected: [UInt8] = [
             0x2f, 0x6f, 0x73, 0x63, 0x69, 0x6c, 0x6c, 0x61, 0x74, 0x6f, 0x72, 0x2f, 0x34, 0x2f, 0x66, 0x72,
-            0x65, 0x71, 0x75, 0x65, 0x6e, 0x63, 0x79, 0x00, 0x2c, 0x66, 0x00, 0x00, 0x43, 0xdc, 0x00, 0x00,
+            0x65, 0x71, 0x75, 0x65, 0x6e, 0x63, 0x79, 0x00, 0x2c, 0x66, 0x00, 0x00, 0x43, 0xdc, 0x00, 0x00
         ]
         #expect(OSCPacket.message(message).encoded() == expected)
         #expect(try OSCPacket.decode(expected) == .message(message))
@@ -21,21 +21,30 @@ import Testing
         let expected: [UInt8] = [
             0x2f, 0x66, 0x6f, 0x6f, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x69, 0x69, 0x73, 0x66, 0x66, 0x00, 0x00,
             0x00, 0x00, 0x03, 0xe8, 0xff, 0xff, 0xff, 0xff, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x00, 0x00, 0x00,
-            0x3f, 0x9d, 0xf3, 0xb6, 0x40, 0xb5, 0xb2, 0x2d,
+            0x3f, 0x9d, 0xf3, 0xb6, 0x40, 0xb5, 0xb2, 0x2d
         ]
         #expect(OSCPacket.message(message).encoded() == expected)
         #expect(try OSCPacket.decode(expected) == .message(message))
     }
 
     @Test func everyTypeRoundTrips() throws {
-        let message = OSCMessage("/all", [
-            .int32(-7), .int64(1 << 40), .float(0.5), .double(-2.25), .string("ünï"), .symbol("sym"),
-            .blob([1, 2, 3, 4, 5]), .timetag(OSCTimetag(seconds: 3_900_000_000, fraction: 12345)), .char(65),
-            .midi(0x90, 60, 100, 0), .bool(true), .bool(false), .null, .infinitum,
-        ])
-        let bundle = OSCPacket.bundle(.immediate, [.message(message), .bundle(OSCTimetag(seconds: 5, fraction: 6), [
-            .message(OSCMessage("/inner", [])),
-        ])])
+        let message = OSCMessage(
+            "/all",
+            [
+                .int32(-7), .int64(1 << 40), .float(0.5), .double(-2.25), .string("ünï"), .symbol("sym"),
+                .blob([1, 2, 3, 4, 5]), .timetag(OSCTimetag(seconds: 3_900_000_000, fraction: 12345)), .char(65),
+                .midi(0x90, 60, 100, 0), .bool(true), .bool(false), .null, .infinitum
+            ])
+        let bundle = OSCPacket.bundle(
+            .immediate,
+            [
+                .message(message),
+                .bundle(
+                    OSCTimetag(seconds: 5, fraction: 6),
+                    [
+                        .message(OSCMessage("/inner", []))
+                    ])
+            ])
         let bytes = bundle.encoded()
         #expect(bytes.count % 4 == 0)
         #expect(try OSCPacket.decode(bytes) == bundle)
@@ -53,7 +62,7 @@ import Testing
         ("blob too long", Array("/a\0\0,b\0\0".utf8) + [0, 0, 0, 9, 1, 2, 3, 4]),
         ("address without slash", Array("ab\0\0,\0\0\0".utf8)),
         ("bundle element too large", Array("#bundle\0".utf8) + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 64]),
-        ("garbage padding", Array("/a\0x,\0\0\0".utf8)),
+        ("garbage padding", Array("/a\0x,\0\0\0".utf8))
     ]
 
     @Test(arguments: malformed)

@@ -10,14 +10,16 @@ import Testing
 @Suite struct OSCFileTests {
     @Test func bufferLoadListAndFree() throws {
         let f = try OSCFixture()
-        let path = try f.writeWAV("stereo.wav", channels: [Array(repeating: 0.5, count: 2400), Array(repeating: -0.5, count: 2400)],
-                                  rate: 24_000)
+        let path = try f.writeWAV(
+            "stereo.wav", channels: [Array(repeating: 0.5, count: 2400), Array(repeating: -0.5, count: 2400)],
+            rate: 24_000)
         let done = f.client.command("/buffer/load", [.string("s"), .string(path)])
         // Converted to the engine rate: 2400 frames at 24 kHz are 4800 at 48 kHz.
         #expect(done?.arguments == [.string("/buffer/load"), .string("s"), .int32(4800), .int32(2), .float(48_000)])
         f.client.send("/buffer/list")
         f.client.receive(timeout: 2) { $0.address == "/reply" }
-        #expect(f.client.take("/buffer/info").first?.arguments == [.string("s"), .int32(2), .int32(4800), .float(48_000)])
+        #expect(
+            f.client.take("/buffer/info").first?.arguments == [.string("s"), .int32(2), .int32(4800), .float(48_000)])
         #expect(f.client.command("/buffer/free", [.string("s")])?.address == "/done")
         #expect(f.engine.buffers().isEmpty)
         #expect(f.client.command("/buffer/free", [.string("s")])?.errorCode == 40)
@@ -29,13 +31,18 @@ import Testing
     @Test func memoryStatusCountsALoadedBuffer() throws {
         let f = try OSCFixture()
         let frames = 480_000
-        let path = try f.writeWAV("long.wav", channels: [Array(repeating: 0.25, count: frames),
-                                                         Array(repeating: -0.25, count: frames)])
+        let path = try f.writeWAV(
+            "long.wav",
+            channels: [
+                Array(repeating: 0.25, count: frames),
+                Array(repeating: -0.25, count: frames)
+            ])
         #expect(f.client.command("/buffer/load", [.string("long"), .string(path)])?.address == "/done")
         let reply = try #require(f.client.request("/status/memory", reply: "/status/memory.reply"))
         #expect(reply.typeTags == "hhhhi")
         guard case .int64(let resident) = reply.arguments[0], case .int64(let inUse) = reply.arguments[1],
-              case .int64(let free) = reply.arguments[2], case .int64(let mapped) = reply.arguments[3] else {
+            case .int64(let free) = reply.arguments[2], case .int64(let mapped) = reply.arguments[3]
+        else {
             Issue.record("unexpected arguments \(reply.arguments)")
             return
         }
@@ -76,7 +83,10 @@ import Testing
         let f = try OSCFixture()
         _ = f.client.command("/node/new", [.string("mixer"), .string("sub"), .string("outputVolume"), .float(0.25)])
         _ = f.client.command("/graph/connect", [.string("sub"), .string("main")])
-        #expect(f.client.command("/patch/save", [.string("saved.yaml")])?.arguments == [.string("/patch/save"), .string("saved.yaml")])
+        #expect(
+            f.client.command("/patch/save", [.string("saved.yaml")])?.arguments == [
+                .string("/patch/save"), .string("saved.yaml")
+            ])
         let text = try String(contentsOfFile: f.directory + "/saved.yaml", encoding: .utf8)
         #expect(text.contains("sub"))
         _ = f.client.command("/node/free", [.string("sub")])
@@ -94,19 +104,38 @@ import Testing
             return Float(0.4 * sin(t * 0.731) + 0.3 * sin(t * 0.0919))
         }
         _ = try f.writeWAV("nz.wav", channels: [noise, noise.reversed()])
-        #expect(f.client.command("/buffer/load", [.string("nz"), .string("nz.wav"), .int32(1_000), .int32(20_000)])?.address == "/done")
+        #expect(
+            f.client.command("/buffer/load", [.string("nz"), .string("nz.wav"), .int32(1_000), .int32(20_000)])?.address
+                == "/done")
         let requests: [(String, [OSCArgument])] = [
-            ("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("nz"), .string("loop"), .int32(1),
-                           .string("playing"), .int32(1), .string("volume"), .float(0.2), .string("pan"), .float(-0.3)]),
+            (
+                "/node/new",
+                [
+                    .string("player"), .string("p"), .string("buffer"), .string("nz"), .string("loop"), .int32(1),
+                    .string("playing"), .int32(1), .string("volume"), .float(0.2), .string("pan"), .float(-0.3)
+                ]
+            ),
             ("/node/new", [.string("mixer"), .string("sub"), .string("outputVolume"), .float(0.7)]),
-            ("/node/new", [.string("delay"), .string("dl"), .string("delayTime"), .float(0.123), .string("feedback"), .float(35.5),
-                           .string("wetDryMix"), .float(40)]),
-            ("/node/new", [.string("eq"), .string("eq"), .string("bands"), .int32(1), .string("band0.frequency"), .float(1234.5),
-                           .string("band0.gain"), .float(-6.1), .string("band0.bypass"), .int32(0)]),
+            (
+                "/node/new",
+                [
+                    .string("delay"), .string("dl"), .string("delayTime"), .float(0.123), .string("feedback"),
+                    .float(35.5),
+                    .string("wetDryMix"), .float(40)
+                ]
+            ),
+            (
+                "/node/new",
+                [
+                    .string("eq"), .string("eq"), .string("bands"), .int32(1), .string("band0.frequency"),
+                    .float(1234.5),
+                    .string("band0.gain"), .float(-6.1), .string("band0.bypass"), .int32(0)
+                ]
+            ),
             ("/graph/connect", [.string("p"), .string("dl")]),
             ("/graph/connect", [.string("dl"), .string("eq")]),
             ("/graph/connect", [.string("eq"), .string("sub")]),
-            ("/graph/connect", [.string("sub"), .string("main")]),
+            ("/graph/connect", [.string("sub"), .string("main")])
         ]
         for (address, arguments) in requests {
             let reply = f.client.command(address, arguments)
@@ -114,8 +143,10 @@ import Testing
         }
         #expect(f.client.command("/patch/save", [.string("saved.yaml")])?.address == "/done")
         let text = try String(contentsOfFile: f.directory + "/saved.yaml", encoding: .utf8)
-        #expect(text.contains("volume: 0.2\n") && text.contains("delayTime: 0.123\n") && text.contains("band0.frequency: 1234.5\n"),
-                "floats are not in their shortest form:\n\(text)")
+        #expect(
+            text.contains("volume: 0.2\n") && text.contains("delayTime: 0.123\n")
+                && text.contains("band0.frequency: 1234.5\n"),
+            "floats are not in their shortest form:\n\(text)")
         #expect(!text.contains("0000000"), "a float written at double precision:\n\(text)")
 
         let reloaded = try PatchLoader.load(path: f.directory + "/saved.yaml").engine
@@ -130,8 +161,10 @@ import Testing
                 // OSC carried 32-bit floats; the patch holds them exactly to that precision.
                 let reloadedValue = node.parameters[key]
                 let asFloat: (ParameterValue?) -> Float? = { $0?.doubleValue.map { Float($0) } }
-                let same = value == reloadedValue || (value.doubleValue != nil && asFloat(value) == asFloat(reloadedValue))
-                #expect(same, "\(node.name).\(key): \(value) live, \(String(describing: node.parameters[key])) reloaded")
+                let same =
+                    value == reloadedValue || (value.doubleValue != nil && asFloat(value) == asFloat(reloadedValue))
+                #expect(
+                    same, "\(node.name).\(key): \(value) live, \(String(describing: node.parameters[key])) reloaded")
             }
         }
         #expect(reloaded.nodes().count == f.engine.nodes().count)
@@ -183,8 +216,9 @@ import Testing
     @Test func badPatchesAreReportedAndChangeNothing() throws {
         let f = try OSCFixture()
         _ = f.client.command("/node/new", [.string("mixer"), .string("keep")])
-        try "version: 1\nnodes:\n  - name: x\n    kind: theremin\n".write(toFile: f.directory + "/bad.yaml", atomically: true,
-                                                                           encoding: .utf8)
+        try "version: 1\nnodes:\n  - name: x\n    kind: theremin\n".write(
+            toFile: f.directory + "/bad.yaml", atomically: true,
+            encoding: .utf8)
         let reply = try #require(f.client.command("/patch/load", [.string("bad.yaml")]))
         #expect(reply.errorCode == 67)
         if case .string(let message) = reply.arguments[2] { #expect(message.contains("theremin")) }

@@ -8,8 +8,9 @@ import Testing
         let f = try OSCFixture()
         _ = f.client.command("/node/new", [.string("player"), .string("p1")])
         _ = f.client.command("/node/new", [.string("mixer"), .string("sub")])
-        #expect(f.client.command("/graph/connect", [.string("p1"), .string("sub")])?.arguments
-            == [.string("/graph/connect"), .string("p1"), .string("sub")])
+        #expect(
+            f.client.command("/graph/connect", [.string("p1"), .string("sub")])?.arguments
+                == [.string("/graph/connect"), .string("p1"), .string("sub")])
         #expect(f.client.command("/graph/connect", [.string("sub:0"), .string("main:3")])?.address == "/done")
         f.client.send("/graph/list")
         f.client.receive(timeout: 2) { $0.address == "/reply" }
@@ -35,17 +36,21 @@ import Testing
     @Test func jackPortsGoToTheHost() throws {
         let host = MockHost()
         let f = try OSCFixture(host: host)
-        #expect(f.client.command("/graph/connect", [.string("soundstage:out_1"), .string("system:playback_1")])?
-            .address == "/done")
+        #expect(
+            f.client.command("/graph/connect", [.string("soundstage:out_1"), .string("system:playback_1")])?
+                .address == "/done")
         f.client.send("/graph/list")
         f.client.receive(timeout: 2) { $0.address == "/reply" }
-        #expect(f.client.take("/graph/edge").map(\.arguments)
-            .contains([.string("soundstage:out_1"), .string("system:playback_1")]))
-        #expect(f.client.command("/graph/connect", [.string("soundstage:out_1"), .string("system:nothing")])?
-            .errorCode == 68)
+        #expect(
+            f.client.take("/graph/edge").map(\.arguments)
+                .contains([.string("soundstage:out_1"), .string("system:playback_1")]))
+        #expect(
+            f.client.command("/graph/connect", [.string("soundstage:out_1"), .string("system:nothing")])?
+                .errorCode == 68)
         #expect(f.client.command("/graph/connect", [.string("main"), .string("system:playback_1")])?.errorCode == 61)
-        #expect(f.client.command("/graph/disconnect", [.string("soundstage:out_1"), .string("system:playback_1")])?
-            .address == "/done")
+        #expect(
+            f.client.command("/graph/disconnect", [.string("soundstage:out_1"), .string("system:playback_1")])?
+                .address == "/done")
         #expect(host.listConnections().isEmpty)
         let bare = try OSCFixture()
         #expect(bare.client.command("/graph/connect", [.string("a:out"), .string("b:in")])?.errorCode == 69)

@@ -5,8 +5,9 @@ import Testing
 @Suite struct OSCMeterPackingTests {
     @Test func bundlesFitOneDatagram() {
         let messages = (0..<40).map { i in
-            OSCMeterPacking.message(node: "node-\(i)", peakDecibels: Array(repeating: -6, count: 64),
-                                    rmsDecibels: Array(repeating: -12, count: 64))
+            OSCMeterPacking.message(
+                node: "node-\(i)", peakDecibels: Array(repeating: -6, count: 64),
+                rmsDecibels: Array(repeating: -12, count: 64))
         }
         let groups = OSCMeterPacking.bundles(messages)
         #expect(groups.count > 1)

@@ -7,7 +7,8 @@ import Testing
 @Suite struct OSCNodeTests {
     @Test func createListAndFree() throws {
         let f = try OSCFixture()
-        let done = f.client.command("/node/new", [.string("mixer"), .string("sub"), .string("outputVolume"), .float(0.5)])
+        let done = f.client.command(
+            "/node/new", [.string("mixer"), .string("sub"), .string("outputVolume"), .float(0.5)])
         #expect(done?.arguments == [.string("/node/new"), .string("sub")])
         #expect(try f.engine.get("sub", "outputVolume") == .float(0.5))
         f.client.send("/node/list")
@@ -23,7 +24,9 @@ import Testing
     /// Freeing several nodes is all or nothing: one bad name frees none of them and gets one /error.
     @Test func freeingSeveralNodesIsAllOrNothing() throws {
         let f = try OSCFixture()
-        for name in ["rv1", "m1"] { _ = f.client.command("/node/new", [.string(name == "rv1" ? "reverb" : "mixer"), .string(name)]) }
+        for name in ["rv1", "m1"] {
+            _ = f.client.command("/node/new", [.string(name == "rv1" ? "reverb" : "mixer"), .string(name)])
+        }
         func attempt(_ names: [String]) -> [OSCMessage] {
             f.client.send("/node/free", names.map { .string($0) })
             f.client.receive(timeout: 2) { $0.address == "/error" }
@@ -34,7 +37,9 @@ import Testing
         #expect(attempt(["m1", "m1"]).map(\.errorCode) == [11])
         #expect(Set(f.engine.nodes().map(\.name)).isSuperset(of: ["rv1", "m1"]), "a failed /node/free removed nodes")
         f.client.send("/node/free", [.string("rv1"), .string("m1")])
-        f.client.receive(timeout: 3) { $0.address == "/error" || $0.arguments == [.string("/node/free"), .string("m1")] }
+        f.client.receive(timeout: 3) {
+            $0.address == "/error" || $0.arguments == [.string("/node/free"), .string("m1")]
+        }
         #expect(!f.engine.nodes().contains { $0.name == "rv1" || $0.name == "m1" })
         #expect(f.client.takeErrors().isEmpty)
     }
@@ -51,15 +56,15 @@ import Testing
     @Test func numbersAndBooleansAreCoerced() throws {
         let f = try OSCFixture()
         _ = f.client.command("/node/new", [.string("player"), .string("p1")])
-        f.client.send("/node/p1/volume", [.int32(0)])          // i → float parameter
-        f.client.send("/node/p1/pan", [.double(-0.5)])         // d → float
-        f.client.send("/node/p1/start", [.float(480)])         // whole f → int parameter
-        f.client.send("/node/p1/frames", [.int64(960)])        // h → int
-        f.client.send("/node/p1/loop", [.bool(true)])          // T
+        f.client.send("/node/p1/volume", [.int32(0)])  // i → float parameter
+        f.client.send("/node/p1/pan", [.double(-0.5)])  // d → float
+        f.client.send("/node/p1/start", [.float(480)])  // whole f → int parameter
+        f.client.send("/node/p1/frames", [.int64(960)])  // h → int
+        f.client.send("/node/p1/loop", [.bool(true)])  // T
         #expect(f.client.request("/node/p1/loop")?.arguments == [.bool(true)])
-        f.client.send("/node/p1/loop", [.int32(0)])            // 0 → false
+        f.client.send("/node/p1/loop", [.int32(0)])  // 0 → false
         #expect(f.client.request("/node/p1/loop")?.arguments == [.bool(false)])
-        f.client.send("/node/p1/loop", [.float(1)])            // 1.0 → true
+        f.client.send("/node/p1/loop", [.float(1)])  // 1.0 → true
         #expect(f.client.request("/node/p1/loop")?.arguments == [.bool(true)])
         #expect(f.client.request("/node/p1/volume")?.arguments == [.float(0)])
         #expect(f.client.request("/node/p1/pan")?.arguments == [.float(-0.5)])
@@ -107,8 +112,11 @@ import Testing
         let params = f.client.take("/node/p1/param")
         #expect(params.map { $0.arguments[0] } == NodeKind.player.parameters.map { .string($0.name) })
         let volume = try #require(params.first)
-        #expect(volume.arguments == [.string("volume"), .string("float"), .string("linear"), .float(0), .float(1),
-                                     .float(1), .float(0.5), .string("smoothed")])
+        #expect(
+            volume.arguments == [
+                .string("volume"), .string("float"), .string("linear"), .float(0), .float(1),
+                .float(1), .float(0.5), .string("smoothed")
+            ])
         let channels = try #require(params.last)
         #expect(channels.arguments.last == .string("readonly"))
         // An int's bounds come as ints (2147483647, not the float 2147483648.0).
@@ -125,12 +133,14 @@ import Testing
 
     @Test func nodeNewWithFileDecodesOffTheOSCThread() throws {
         let f = try OSCFixture()
-        let path = try f.writeWAV("a.wav", channels: [Array(repeating: 0.1, count: 480), Array(repeating: 0.2, count: 480)])
+        let path = try f.writeWAV(
+            "a.wav", channels: [Array(repeating: 0.1, count: 480), Array(repeating: 0.2, count: 480)])
         let done = f.client.command("/node/new", [.string("player"), .string("p"), .string("file"), .string(path)])
         #expect(done?.address == "/done")
         #expect(try f.engine.get("p", "channels") == .int(2))
-        #expect(f.client.command("/node/new", [.string("player"), .string("q"), .string("file"), .string("/etc/passwd")])?
-            .errorCode == 64)
+        #expect(
+            f.client.command("/node/new", [.string("player"), .string("q"), .string("file"), .string("/etc/passwd")])?
+                .errorCode == 64)
     }
 }
 
@@ -138,8 +148,9 @@ import Testing
 @Suite struct OSCTimeEffectTests {
     @Test func timeEffectsAreCreatedSetAndRefusedWithReasons() throws {
         let f = try OSCFixture()
-        #expect(f.client.command("/node/new", [.string("timepitch"), .string("tp"), .string("pitch"), .float(700)])?.address
-            == "/done")
+        #expect(
+            f.client.command("/node/new", [.string("timepitch"), .string("tp"), .string("pitch"), .float(700)])?.address
+                == "/done")
         #expect(f.client.command("/node/new", [.string("varispeed"), .string("vs")])?.address == "/done")
         f.client.send("/node/vs/rate", [.float(1.5)])
         #expect(f.client.request("/node/vs/rate")?.arguments == [.float(1.5)])
@@ -150,17 +161,23 @@ import Testing
         #expect(f.client.command("/graph/connect", [.string("p"), .string("tp")])?.address == "/done")
         let shared = f.client.command("/graph/connect", [.string("p"), .string("main")])
         #expect(shared?.errorCode == 14, "\(String(describing: shared))")
-        #expect(f.client.command("/graph/connect", [.string("tp"), .string("vs")])?.address == "/done",
-                "a time effect may feed another")
+        #expect(
+            f.client.command("/graph/connect", [.string("tp"), .string("vs")])?.address == "/done",
+            "a time effect may feed another")
         #expect(f.client.command("/graph/connect", [.string("vs"), .string("main")])?.address == "/done")
         #expect(f.client.command("/node/tp/reset")?.address == "/done")
         // overlap: only AVAudioUnitTimePitch's default is accepted (Rubber Band has no overlap setting).
         f.client.send("/node/tp/overlap", [.float(8)])
         #expect(f.client.request("/node/tp/overlap")?.arguments == [.float(8)])
         let overlap = f.client.request("/node/tp/overlap", [.float(16)], reply: "/error")
-        #expect(overlap?.arguments == [.string("/node/tp/overlap"), .int32(22), .string(
-            "tp.overlap = 16.0 is refused: only the default 8 is accepted; Rubber Band R3, which does the stretching, "
-                + "has no overlap setting, so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored")])
+        #expect(
+            overlap?.arguments == [
+                .string("/node/tp/overlap"), .int32(22),
+                .string(
+                    "tp.overlap = 16.0 is refused: only the default 8 is accepted; Rubber Band R3, which does the stretching, "
+                        + "has no overlap setting, so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored"
+                )
+            ])
         #expect(try f.engine.get("tp", "overlap") == .float(8))
         // Its exact insert latency is a read-only parameter, listed by /params with the kernel's figure.
         f.client.send("/node/tp/params")
@@ -184,20 +201,26 @@ import Testing
         f.client.send("/node/env/listener/position", [.float(0), .float(1.5), .float(0)])
         #expect(f.client.request("/sync", [.int32(1)], reply: "/synced") != nil)
         #expect(try f.engine.get("env", "listenerY") == .float(1.5))
-        f.client.send("/node/env/listener/orientation", [.float(0), .float(0), .float(1), .float(0), .float(1), .float(0)])
+        f.client.send(
+            "/node/env/listener/orientation", [.float(0), .float(0), .float(1), .float(0), .float(1), .float(0)])
         let angles = try #require(f.client.request("/node/env/listener/orientation"))
         if case .float(let yaw) = angles.arguments.first { #expect(abs(abs(yaw) - 180) < 1e-3, "yaw \(yaw)") }
-        let parallel = f.client.request("/node/env/listener/orientation",
-                                        [.float(0), .float(1), .float(0), .float(0), .float(2), .float(0)], reply: "/error")
+        let parallel = f.client.request(
+            "/node/env/listener/orientation",
+            [.float(0), .float(1), .float(0), .float(0), .float(2), .float(0)], reply: "/error")
         #expect(parallel?.errorCode == 22)
         let short = f.client.request("/node/src/velocity", [.float(1), .float(2)], reply: "/error")
         #expect(short?.errorCode == 61)
         let tooFar = f.client.request("/node/src/position", [.float(2e6), .float(0), .float(0)], reply: "/error")
         #expect(tooFar?.errorCode == 22)
-        let notAnEnvironment = f.client.request("/node/src/listener/orientation", [.float(1), .float(0), .float(0)],
-                                                reply: "/error")
-        #expect(notAnEnvironment?.arguments == [.string("/node/src/listener/orientation"), .int32(14),
-                                                .string("'src' is a player, not an environment")])
+        let notAnEnvironment = f.client.request(
+            "/node/src/listener/orientation", [.float(1), .float(0), .float(0)],
+            reply: "/error")
+        #expect(
+            notAnEnvironment?.arguments == [
+                .string("/node/src/listener/orientation"), .int32(14),
+                .string("'src' is a player, not an environment")
+            ])
     }
 
     /// A live engine reads an `hrtf` file off the request: a bad one reaches subscribers as

@@ -34,18 +34,27 @@ import Testing
         #expect(f.client.takeErrors().isEmpty)
         #expect(try f.engine.get("osc1", "pan") == .float(-1))
         #expect(try f.engine.get("osc2", "pan") == .float(-1))
-        if pattern.contains("?") { #expect(try f.engine.get("osc3", "pan") == .float(-1)) }
-        else { #expect(try f.engine.get("osc3", "pan") == .float(0)) }
+        if pattern.contains("?") {
+            #expect(try f.engine.get("osc3", "pan") == .float(-1))
+        } else {
+            #expect(try f.engine.get("osc3", "pan") == .float(0))
+        }
     }
 
     /// A pattern whose last part is a wildcard is a query: without arguments it runs no command (the
     /// players keep playing), and with arguments it sets nothing and gets one /error.
     @Test func aWildcardTargetOnlyQueries() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "b", channels: [Array(repeating: Float(0.5), count: 4_800)], sampleRate: 48_000))
+        try f.engine.addBuffer(
+            SampleBuffer(name: "b", channels: [Array(repeating: Float(0.5), count: 4_800)], sampleRate: 48_000))
         for name in ["osc1", "osc2"] {
-            #expect(f.client.command("/node/new", [.string("player"), .string(name), .string("buffer"), .string("b"),
-                                                   .string("loop"), .bool(true), .string("playing"), .bool(true)])?.address == "/done")
+            #expect(
+                f.client.command(
+                    "/node/new",
+                    [
+                        .string("player"), .string(name), .string("buffer"), .string("b"),
+                        .string("loop"), .bool(true), .string("playing"), .bool(true)
+                    ])?.address == "/done")
         }
         for pattern in ["/*", "/node/*", "/node/osc1/*"] {
             f.client.send(pattern)

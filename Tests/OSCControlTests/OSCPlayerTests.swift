@@ -7,10 +7,12 @@ import Testing
 @Suite struct OSCPlayerTests {
     @Test func scheduleBufferPlayPauseStop() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "dc", channels: [Array(repeating: 0.5, count: 48_000)], sampleRate: 48_000))
+        try f.engine.addBuffer(
+            SampleBuffer(name: "dc", channels: [Array(repeating: 0.5, count: 48_000)], sampleRate: 48_000))
         _ = f.client.command("/node/new", [.string("player"), .string("p")])
-        #expect(f.client.command("/node/p/schedule/buffer", [.string("dc"), .string("loop")])?.arguments
-            == [.string("/node/p/schedule/buffer"), .string("dc")])
+        #expect(
+            f.client.command("/node/p/schedule/buffer", [.string("dc"), .string("loop")])?.arguments
+                == [.string("/node/p/schedule/buffer"), .string("dc")])
         #expect(try f.engine.get("p", "loop") == .bool(true))
         #expect(try f.engine.get("p", "buffer") == .string("dc"))
         #expect(f.client.command("/node/p/play")?.address == "/done")
@@ -39,9 +41,14 @@ import Testing
     /// engine frame to the player's timeline while it plays, and is nil when it does not.
     @Test func lastRenderTimeAndPlayerTimeAnswerForAPlayer() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "tone", channels: [Array(repeating: 0.1, count: 48_000)], sampleRate: 48_000))
-        _ = f.client.command("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("tone"),
-                                           .string("loop"), .int32(1)])
+        try f.engine.addBuffer(
+            SampleBuffer(name: "tone", channels: [Array(repeating: 0.1, count: 48_000)], sampleRate: 48_000))
+        _ = f.client.command(
+            "/node/new",
+            [
+                .string("player"), .string("p"), .string("buffer"), .string("tone"),
+                .string("loop"), .int32(1)
+            ])
         _ = f.client.command("/graph/connect", [.string("p"), .string("main")])
         let stopped = try #require(f.client.request("/node/p/playerTime"))
         #expect(stopped.typeTags == "hN", "not playing: no player time")
@@ -63,13 +70,16 @@ import Testing
         }
         #expect(a.arguments[0] == .int64(frame) && pb - pa == 4_800 && pa >= 0)
         #expect(f.client.command("/node/main/playerTime")?.errorCode == OSCErrorCode(.notAllowed).rawValue)
-        #expect(f.client.command("/node/p/playerTime", [.string("soon")])?.errorCode == OSCErrorCode.Layer.badArguments.rawValue)
+        #expect(
+            f.client.command("/node/p/playerTime", [.string("soon")])?.errorCode
+                == OSCErrorCode.Layer.badArguments.rawValue)
         #expect(f.client.command("/node/nobody/lastRenderTime")?.errorCode == OSCErrorCode(.unknownNode).rawValue)
     }
 
     @Test func finishedPlayersAreNotified() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "short", channels: [Array(repeating: 0.5, count: 480)], sampleRate: 48_000))
+        try f.engine.addBuffer(
+            SampleBuffer(name: "short", channels: [Array(repeating: 0.5, count: 480)], sampleRate: 48_000))
         _ = f.client.command("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("short")])
         _ = f.client.command("/graph/connect", [.string("p"), .string("main")])
         #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
@@ -106,11 +116,17 @@ import Testing
         let f = try OSCFixture()
         let sine = (0..<9_600).map { 0.5 * Float(sin(2 * Double.pi * 1_000 * Double($0) / 48_000)) }
         _ = try f.writeWAV("tone.wav", channels: [sine, sine])
-        #expect(f.client.command("/node/new", [.string("audioplayer"), .string("ap"), .string("meteringEnabled"), .int32(1),
-                                               .string("numberOfLoops"), .int32(1)])?.address == "/done")
+        #expect(
+            f.client.command(
+                "/node/new",
+                [
+                    .string("audioplayer"), .string("ap"), .string("meteringEnabled"), .int32(1),
+                    .string("numberOfLoops"), .int32(1)
+                ])?.address == "/done")
         _ = f.client.command("/graph/connect", [.string("ap"), .string("main")])
-        #expect(f.client.command("/node/ap/prepare")?.arguments == [.string("/node/ap/prepare"), .int32(0)],
-                "nothing to prepare before a file is set")
+        #expect(
+            f.client.command("/node/ap/prepare")?.arguments == [.string("/node/ap/prepare"), .int32(0)],
+            "nothing to prepare before a file is set")
         f.client.send("/node/ap/file", [.string("tone.wav")])
         #expect(f.client.request("/sync", [.int32(7)], reply: "/synced")?.arguments == [.int32(7)])
         #expect(try f.engine.get("ap", "duration") == .float(0.2))
@@ -127,8 +143,9 @@ import Testing
         if case .float(let peak) = power.arguments[3] {
             #expect(abs(peak - Float(20 * log10(0.5))) < 0.1, "peak \(peak) dBFS")
         }
-        #expect(f.client.command("/node/ap/fade", [.float(0.25), .float(1)])?.arguments
-            == [.string("/node/ap/fade"), .float(0.25), .float(1)])
+        #expect(
+            f.client.command("/node/ap/fade", [.float(0.25), .float(1)])?.arguments
+                == [.string("/node/ap/fade"), .float(0.25), .float(1)])
         #expect(try f.engine.get("ap", "volume") == .float(0.25))
         #expect(f.client.command("/node/ap/fade", [.float(2), .float(1)])?.errorCode == 22)
         f.client.send("/node/ap/currentTime", [.float(0.1)])

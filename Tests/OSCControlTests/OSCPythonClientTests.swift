@@ -32,7 +32,9 @@ enum PythonOSC {
         FileManager.default.isExecutableFile(atPath: python) && run(python, ["-c", "import pythonosc"]).status == 0
     }
 
-    static func run(_ executable: String, _ arguments: [String], timeout: Double = 60) -> (status: Int32, output: String) {
+    static func run(_ executable: String, _ arguments: [String], timeout: Double = 60) -> (
+        status: Int32, output: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -50,8 +52,10 @@ enum PythonOSC {
 }
 
 @Suite struct OSCPythonClientTests {
-    @Test(.requiresTool("python-osc", PythonOSC.interpreter.path != nil,
-                        "python-osc is not available (PyPI unreachable?)"))
+    @Test(
+        .requiresTool(
+            "python-osc", PythonOSC.interpreter.path != nil,
+            "python-osc is not available (PyPI unreachable?)"))
     func pythonOSCClientPassesItsChecks() throws {
         let python = try #require(PythonOSC.interpreter.path, Comment(rawValue: PythonOSC.interpreter.reason))
         let f = try OSCFixture()

@@ -8,11 +8,20 @@ import Testing
 @Suite struct OSCRecorderTests {
     @Test func recordForADurationWritesExactlyThatManyFramesOfTheNode() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "dc", channels: [Array(repeating: 0.25, count: 4_800)], sampleRate: 48_000))
-        _ = f.client.command("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("dc"),
-                                           .string("loop"), .int32(1), .string("playing"), .int32(1)])
-        let created = f.client.command("/recorder/new", [.string("take"), .string("p"), .string("take.wav"),
-                                                         .string("encoding"), .string("float32"), .string("metering"), .int32(1)])
+        try f.engine.addBuffer(
+            SampleBuffer(name: "dc", channels: [Array(repeating: 0.25, count: 4_800)], sampleRate: 48_000))
+        _ = f.client.command(
+            "/node/new",
+            [
+                .string("player"), .string("p"), .string("buffer"), .string("dc"),
+                .string("loop"), .int32(1), .string("playing"), .int32(1)
+            ])
+        let created = f.client.command(
+            "/recorder/new",
+            [
+                .string("take"), .string("p"), .string("take.wav"),
+                .string("encoding"), .string("float32"), .string("metering"), .int32(1)
+            ])
         #expect(created?.arguments == [.string("/recorder/new"), .string("take"), .string("take.wav"), .int32(1)])
         #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
         #expect(f.client.command("/recorder/take/record", [.float(0.25)])?.address == "/done")
@@ -33,9 +42,14 @@ import Testing
 
     @Test func pauseStopAndMeteringWhileRecording() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "dc", channels: [Array(repeating: 0.5, count: 4_800)], sampleRate: 48_000))
-        _ = f.client.command("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("dc"),
-                                           .string("loop"), .int32(1), .string("playing"), .int32(1)])
+        try f.engine.addBuffer(
+            SampleBuffer(name: "dc", channels: [Array(repeating: 0.5, count: 4_800)], sampleRate: 48_000))
+        _ = f.client.command(
+            "/node/new",
+            [
+                .string("player"), .string("p"), .string("buffer"), .string("dc"),
+                .string("loop"), .int32(1), .string("playing"), .int32(1)
+            ])
         _ = f.client.command("/recorder/new", [.string("r"), .string("p"), .string("r.flac")])
         #expect(f.client.request("/recorder/r/power", reply: "/error")?.errorCode == 14, "metering is off")
         #expect(f.client.command("/recorder/r/metering", [.int32(1)])?.address == "/done")
@@ -56,19 +70,34 @@ import Testing
 
     @Test func badRequestsGetErrorsThatNameTheProblem() throws {
         let f = try OSCFixture()
-        #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("/etc/x.wav")])?.errorCode == 64)
+        #expect(
+            f.client.command("/recorder/new", [.string("x"), .string("main"), .string("/etc/x.wav")])?.errorCode == 64)
         #expect(f.client.command("/recorder/new", [.string("x"), .string("nobody"), .string("x.wav")])?.errorCode == 42)
         #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.xyz")])?.errorCode == 42)
         // A folder that does not exist is refused now, not at `record`.
-        let missing = f.client.command("/recorder/new", [.string("x"), .string("main"), .string("no-such-folder/x.wav")])
+        let missing = f.client.command(
+            "/recorder/new", [.string("x"), .string("main"), .string("no-such-folder/x.wav")])
         #expect(missing?.errorCode == 42)
-        #expect(missing?.arguments.last.flatMap { if case .string(let m) = $0 { m } else { nil } }?.contains("does not exist") == true,
-                "\(String(describing: missing?.arguments))")
-        #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.wav"), .string("format"),
-                                                   .string("tape")])?.errorCode == 22)
-        #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.wav"), .string("speed"),
-                                                   .float(2)])?.errorCode == 20)
-        #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.wav")])?.address == "/done")
+        #expect(
+            missing?.arguments.last.flatMap { if case .string(let m) = $0 { m } else { nil } }?.contains(
+                "does not exist") == true,
+            "\(String(describing: missing?.arguments))")
+        #expect(
+            f.client.command(
+                "/recorder/new",
+                [
+                    .string("x"), .string("main"), .string("x.wav"), .string("format"),
+                    .string("tape")
+                ])?.errorCode == 22)
+        #expect(
+            f.client.command(
+                "/recorder/new",
+                [
+                    .string("x"), .string("main"), .string("x.wav"), .string("speed"),
+                    .float(2)
+                ])?.errorCode == 20)
+        #expect(
+            f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.wav")])?.address == "/done")
         #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("y.wav")])?.errorCode == 11)
         #expect(f.client.command("/recorder/x/record", [.float(-1)])?.errorCode == 22)
         #expect(f.client.command("/recorder/x/rewind")?.errorCode == 60)
@@ -81,19 +110,21 @@ import Testing
         let f = try OSCFixture()
         let patch = f.directory + "/partial.yaml"
         try """
-            version: 1
-            buffers: [{ name: gone, file: nowhere.wav }]
-            nodes:
-              - { name: a, kind: player, params: { buffer: gone } }
-              - { name: b, kind: mixer }
-            connections: [{ from: a, to: b }, { from: b, to: main }]
-            """.write(toFile: patch, atomically: true, encoding: .utf8)
+        version: 1
+        buffers: [{ name: gone, file: nowhere.wav }]
+        nodes:
+          - { name: a, kind: player, params: { buffer: gone } }
+          - { name: b, kind: mixer }
+        connections: [{ from: a, to: b }, { from: b, to: main }]
+        """.write(toFile: patch, atomically: true, encoding: .utf8)
         f.client.send("/patch/load", [.string("partial.yaml")])
         f.client.receive(timeout: 5) { $0.address == "/done" && $0.arguments.first == .string("/patch/load") }
         let errors = f.client.takeErrors()
-        #expect(errors.contains { $0.errorCode == 42 && $0.arguments.first == .string("/patch/load") },
-                "a missing file gets an /error: \(errors)")
-        #expect(f.client.take("/done").contains { $0.arguments.first == .string("/patch/load") }, "and the load completes")
+        #expect(
+            errors.contains { $0.errorCode == 42 && $0.arguments.first == .string("/patch/load") },
+            "a missing file gets an /error: \(errors)")
+        #expect(
+            f.client.take("/done").contains { $0.arguments.first == .string("/patch/load") }, "and the load completes")
         let names = Set(f.engine.nodes().map(\.name))
         #expect(names.isSuperset(of: ["a", "b"]), "\(names)")
     }

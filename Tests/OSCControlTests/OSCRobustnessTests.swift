@@ -69,35 +69,46 @@ struct FuzzRandom {
         .message(OSCMessage("/meters", [.int32(50)])),
         .message(OSCMessage("/node/fz/play", [.timetag(OSCTimetag.now().adding(seconds: 0.2))])),
         .bundle(.immediate, [.message(OSCMessage("/node/fz/stop")), .message(OSCMessage("/ping", [.blob([1, 2, 3])]))]),
-        .bundle(OSCTimetag.now().adding(seconds: 0.3), [.bundle(OSCTimetag.now().adding(seconds: 0.4),
-                                                                 [.message(OSCMessage("/node/fz/loop", [.bool(true)]))])]),
+        .bundle(
+            OSCTimetag.now().adding(seconds: 0.3),
+            [
+                .bundle(
+                    OSCTimetag.now().adding(seconds: 0.4),
+                    [.message(OSCMessage("/node/fz/loop", [.bool(true)]))])
+            ])
     ]
 
     static func mutate(_ bytes: [UInt8], _ random: inout FuzzRandom) -> [UInt8] {
         var out = bytes
         switch random.below(6) {
-        case 0: // flip bytes
-            for _ in 0..<(1 + random.below(4)) where !out.isEmpty { out[random.below(out.count)] ^= UInt8(random.below(256)) }
-        case 1: // truncate
+        case 0:  // flip bytes
+            for _ in 0..<(1 + random.below(4)) where !out.isEmpty {
+                out[random.below(out.count)] ^= UInt8(random.below(256))
+            }
+        case 1:  // truncate
             out = Array(out.prefix(random.below(out.count + 1)))
-        case 2: // random bytes
+        case 2:  // random bytes
             out = (0..<random.below(200)).map { _ in UInt8(random.below(256)) }
-        case 3: // insert bytes
+        case 3:  // insert bytes
             let at = random.below(out.count + 1)
             out.insert(contentsOf: (0..<(1 + random.below(8))).map { _ in UInt8(random.below(256)) }, at: at)
-        case 4: // corrupt a 4-byte length or tag area with extreme values
+        case 4:  // corrupt a 4-byte length or tag area with extreme values
             if out.count >= 4 {
                 let at = random.below(out.count / 4) * 4
-                out.replaceSubrange(at..<(at + 4), with: [[0x7f, 0xff, 0xff, 0xff], [0xff, 0xff, 0xff, 0xff], [0, 0, 0, 0]][random.below(3)])
+                out.replaceSubrange(
+                    at..<(at + 4),
+                    with: [[0x7f, 0xff, 0xff, 0xff], [0xff, 0xff, 0xff, 0xff], [0, 0, 0, 0]][random.below(3)])
             }
-        default: // keep valid
+        default:  // keep valid
             break
         }
         return out
     }
 
     @Test func randomAndMutatedPacketsNeverStopTheService() throws {
-        let f = try OSCFixture { $0.errorBurst = 50; $0.errorsPerSecond = 1000 }
+        let f = try OSCFixture {
+            $0.errorBurst = 50; $0.errorsPerSecond = 1000
+        }
         var random = FuzzRandom(state: 0x5EED_0123_4567_89AB)
         let encoded = Self.seeds.map { $0.encoded() }
         let tcp = try TCPConnection(port: f.port)

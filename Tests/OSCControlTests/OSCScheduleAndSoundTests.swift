@@ -7,7 +7,8 @@ import Testing
 @Suite struct OSCScheduleAndSoundTests {
     @Test func enqueueReportsCompletionsOfTheRequestedKind() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "blip", channels: [Array(repeating: 0.5, count: 480)], sampleRate: 48_000))
+        try f.engine.addBuffer(
+            SampleBuffer(name: "blip", channels: [Array(repeating: 0.5, count: 480)], sampleRate: 48_000))
         _ = f.client.command("/node/new", [.string("player"), .string("p")])
         _ = f.client.command("/graph/connect", [.string("p"), .string("main")])
         #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
@@ -30,7 +31,8 @@ import Testing
 
     @Test func soundsPlayAndReportTheirEnd() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "blip", channels: [Array(repeating: 0.5, count: 480)], sampleRate: 48_000))
+        try f.engine.addBuffer(
+            SampleBuffer(name: "blip", channels: [Array(repeating: 0.5, count: 480)], sampleRate: 48_000))
         #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
         let done = f.client.command("/sound/play", [.string("blip"), .float(0.5), .float(-1)])
         #expect(done?.address == "/done")

@@ -28,8 +28,11 @@ import Testing
     @Test func statusReportsTheHost() throws {
         let f = try OSCFixture(host: MockHost())
         let reply = try #require(f.client.request("/status", reply: "/status.reply"))
-        #expect(reply.arguments == [.string("running"), .int32(48_000), .int32(256), .float(1.5), .int32(3), .int32(2),
-                                    .string("mock"), .string("soundstage"), .int32(0)])
+        #expect(
+            reply.arguments == [
+                .string("running"), .int32(48_000), .int32(256), .float(1.5), .int32(3), .int32(2),
+                .string("mock"), .string("soundstage"), .int32(0)
+            ])
     }
 
     @Test func quitAsksTheHost() throws {
@@ -77,7 +80,9 @@ import Testing
     }
 
     @Test func errorFloodsAreRateLimited() throws {
-        let f = try OSCFixture { $0.errorBurst = 5; $0.errorsPerSecond = 1 }
+        let f = try OSCFixture {
+            $0.errorBurst = 5; $0.errorsPerSecond = 1
+        }
         for _ in 0..<200 { f.client.send("/no/such/address") }
         f.client.receive(timeout: 1)
         let errors = f.client.takeErrors()
@@ -111,7 +116,8 @@ import Testing
         let reply = try connection.receive(timeout: 3)
         #expect(reply == .message(OSCMessage("/pong", [.int32(5)])))
         try connection.send(OSCPacket.message(OSCMessage("/node/new", [.string("player"), .string("t1")])))
-        #expect(try connection.receive(timeout: 3) == .message(OSCMessage("/done", [.string("/node/new"), .string("t1")])))
+        #expect(
+            try connection.receive(timeout: 3) == .message(OSCMessage("/done", [.string("/node/new"), .string("t1")])))
     }
 }
 
@@ -126,7 +132,9 @@ final class TCPConnection {
         addr.sin_port = in_port_t(UInt16(port)).bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else { throw OSCServiceError("connect failed: \(errno)") }
     }

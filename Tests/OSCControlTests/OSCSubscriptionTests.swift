@@ -6,8 +6,10 @@ import Testing
 
 @Suite struct OSCSubscriptionTests {
     /// A reply URL that cannot be used is refused with an /error, and replies keep reaching the sender.
-    @Test(arguments: ["osc.udp://127.0.0.1:99999/", "osc.udp://127.0.0.1:0/", "osc.udp://no-such-host.invalid:9000/",
-                      "osc.udp://127.0.0.1/", "http://127.0.0.1:9000/"])
+    @Test(arguments: [
+        "osc.udp://127.0.0.1:99999/", "osc.udp://127.0.0.1:0/", "osc.udp://no-such-host.invalid:9000/",
+        "osc.udp://127.0.0.1/", "http://127.0.0.1:9000/"
+    ])
     func aReplyURLThatCannotBeUsedIsRefused(url: String) throws {
         let f = try OSCFixture()
         f.client.send("/notify", [.int32(1), .string(url)])
@@ -15,8 +17,9 @@ import Testing
         let errors = f.client.takeErrors()
         #expect(errors.count == 1 && f.client.take("/done").isEmpty, "\(url) was accepted")
         #expect(errors.first?.errorCode == 61, "code \(String(describing: errors.first?.errorCode))")
-        #expect(f.client.request("/ping", [.int32(7)], reply: "/pong")?.arguments == [.int32(7)],
-                "replies no longer reach the sender after \(url)")
+        #expect(
+            f.client.request("/ping", [.int32(7)], reply: "/pong")?.arguments == [.int32(7)],
+            "replies no longer reach the sender after \(url)")
     }
 
     @Test func subscribersHearGraphChanges() throws {
@@ -66,19 +69,28 @@ import Testing
         listener.receive(timeout: 2) { $0.address == "/pong" }
         #expect(listener.take("/pong").count == 1)
         // Unsubscribing removes the route: the answer comes back to the sender.
-        #expect(f.client.command("/notify", [.int32(0), .string(listener.url)])?.arguments == [.string("/notify"), .int32(0)])
+        #expect(
+            f.client.command("/notify", [.int32(0), .string(listener.url)])?.arguments == [
+                .string("/notify"), .int32(0)
+            ])
         #expect(f.client.request("/ping", reply: "/pong") != nil)
         #expect(f.client.command("/notify", [.int32(1), .string("not a url")])?.errorCode == 61)
     }
 
     @Test func metersArriveInSmallBundles() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(SampleBuffer(name: "dc", channels: [Array(repeating: 0.5, count: 48_000)], sampleRate: 48_000))
-        _ = f.client.command("/node/new", [.string("player"), .string("p"), .string("buffer"), .string("dc"),
-                                           .string("loop"), .bool(true), .string("playing"), .bool(true)])
+        try f.engine.addBuffer(
+            SampleBuffer(name: "dc", channels: [Array(repeating: 0.5, count: 48_000)], sampleRate: 48_000))
+        _ = f.client.command(
+            "/node/new",
+            [
+                .string("player"), .string("p"), .string("buffer"), .string("dc"),
+                .string("loop"), .bool(true), .string("playing"), .bool(true)
+            ])
         _ = f.client.command("/graph/connect", [.string("p"), .string("main")])
         for i in 0..<24 {
-            _ = f.client.command("/node/new", [.string("mixer"), .string("wide-mixer-\(i)"), .string("channels"), .int32(64)])
+            _ = f.client.command(
+                "/node/new", [.string("mixer"), .string("wide-mixer-\(i)"), .string("channels"), .int32(64)])
         }
         #expect(f.client.command("/meters", [.int32(20)])?.errorCode == 66)
         _ = f.client.command("/notify", [.int32(1)])

@@ -109,8 +109,10 @@ final class OSCTestClient {
     }
 
     /// Sends and waits for the first message whose address is `reply` (default: the same address).
-    func request(_ address: String, _ arguments: [OSCArgument] = [], reply: String? = nil,
-                 timeout: Double = 3) -> OSCMessage? {
+    func request(
+        _ address: String, _ arguments: [OSCArgument] = [], reply: String? = nil,
+        timeout: Double = 3
+    ) -> OSCMessage? {
         send(address, arguments)
         let wanted = reply ?? address
         receive(timeout: timeout) { $0.address == wanted }
@@ -211,8 +213,9 @@ final class PacedRenderer: @unchecked Sendable {
         var next = Self.now()
         let periodSeconds = Double(period) / rate
         while !stopFlag.load(ordering: .acquiring) {
-            engine.renderEngine.render(frameCount: period, inputs: nil, inputCount: 0,
-                                       outputs: UnsafePointer(pointers), outputCount: channels)
+            engine.renderEngine.render(
+                frameCount: period, inputs: nil, inputCount: 0,
+                outputs: UnsafePointer(pointers), outputCount: channels)
             let done = recorded.load(ordering: .relaxed)
             if done + period <= capacity {
                 for f in 0..<period {
@@ -250,8 +253,9 @@ final class MockHost: OSCHost, @unchecked Sendable {
     let ports = ["soundstage:out_1", "soundstage:out_2", "system:playback_1", "system:playback_2"]
 
     func status() -> OSCHostStatus {
-        OSCHostStatus(state: "running", sampleRate: 48_000, bufferSize: 256, dspLoad: 1.5, xrunCount: 3,
-                      serverName: "mock", clientName: "soundstage")
+        OSCHostStatus(
+            state: "running", sampleRate: 48_000, bufferSize: 256, dspLoad: 1.5, xrunCount: 3,
+            serverName: "mock", clientName: "soundstage")
     }
 
     func connect(_ source: String, to destination: String) throws(OSCHostError) {
@@ -288,8 +292,10 @@ final class OSCFixture {
     let port: Int
     let directory: String
 
-    init(host: OSCHost? = nil, lease: Double = 10, outputs: Int = 2, render: Bool = true,
-         configure: (inout OSCServiceOptions) -> Void = { _ in }) throws {
+    init(
+        host: OSCHost? = nil, lease: Double = 10, outputs: Int = 2, render: Bool = true,
+        configure: (inout OSCServiceOptions) -> Void = { _ in }
+    ) throws {
         directory = NSTemporaryDirectory() + "osc-tests-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let rate = 48_000.0

@@ -10,8 +10,13 @@ import Testing
         let samples = click ? OSCFixture.click(frames: frames) : Array(repeating: Float(1), count: frames)
         try f.engine.addBuffer(SampleBuffer(name: "b", channels: [samples], sampleRate: 48_000))
         for (name, pan) in [("left", -1.0), ("right", 1.0)] {
-            #expect(f.client.command("/node/new", [.string("player"), .string(name), .string("buffer"), .string("b"),
-                                                   .string("pan"), .double(pan)])?.address == "/done")
+            #expect(
+                f.client.command(
+                    "/node/new",
+                    [
+                        .string("player"), .string(name), .string("buffer"), .string("b"),
+                        .string("pan"), .double(pan)
+                    ])?.address == "/done")
             #expect(f.client.command("/graph/connect", [.string(name), .string("main")])?.address == "/done")
         }
         Thread.sleep(forTimeInterval: 0.1)
@@ -45,22 +50,30 @@ import Testing
             return f.client.takeErrors().first
         }
         let volume = try f.engine.get("main", "outputVolume")
-        var error = bundle([OSCMessage("/node/main/outputVolume", [.float(0.5)]),
-                            OSCMessage("/node/ghost/volume", [.float(0.3)])])
+        var error = bundle([
+            OSCMessage("/node/main/outputVolume", [.float(0.5)]),
+            OSCMessage("/node/ghost/volume", [.float(0.3)])
+        ])
         #expect(error?.errorCode == 10)
         #expect(try f.engine.get("main", "outputVolume") == volume, "the good message of a refused bundle applied")
 
-        error = bundle([OSCMessage("/node/new", [.string("mixer"), .string("m1")]),
-                        OSCMessage("/graph/connect", [.string("m1"), .string("main")]),
-                        OSCMessage("/node/m1/outputVolume", [.float(2)])])
+        error = bundle([
+            OSCMessage("/node/new", [.string("mixer"), .string("m1")]),
+            OSCMessage("/graph/connect", [.string("m1"), .string("main")]),
+            OSCMessage("/node/m1/outputVolume", [.float(2)])
+        ])
         #expect(error?.errorCode == 22)
-        if case .string(let text)? = error?.arguments.last { #expect(text.contains("nothing in the bundle was applied")) }
+        if case .string(let text)? = error?.arguments.last {
+            #expect(text.contains("nothing in the bundle was applied"))
+        }
         #expect(!f.engine.nodes().contains { $0.name == "m1" }, "a node made by a refused bundle exists")
 
-        error = bundle([OSCMessage("/node/new", [.string("mixer"), .string("m2"), .string("outputVolume"), .float(0.25)]),
-                        OSCMessage("/node/m2/outputVolume", [.float(0.5)]),
-                        OSCMessage("/node/m2/position", [.float(1), .float(2), .float(3)]),
-                        OSCMessage("/graph/connect", [.string("m2"), .string("main")])])
+        error = bundle([
+            OSCMessage("/node/new", [.string("mixer"), .string("m2"), .string("outputVolume"), .float(0.25)]),
+            OSCMessage("/node/m2/outputVolume", [.float(0.5)]),
+            OSCMessage("/node/m2/position", [.float(1), .float(2), .float(3)]),
+            OSCMessage("/graph/connect", [.string("m2"), .string("main")])
+        ])
         #expect(error == nil, "\(String(describing: error))")
         #expect(try f.engine.get("m2", "outputVolume") == .float(0.5))
         #expect(f.engine.connections().contains { $0.source == "m2" && $0.destination == "main" })
@@ -69,8 +82,10 @@ import Testing
         #expect(error?.errorCode == 10)
         #expect(try f.engine.get("m2", "outputVolume") == .float(0.5), "a node freed by a refused bundle is gone")
 
-        error = bundle([OSCMessage("/node/m2/outputVolume", [.float(0.75)]),
-                        OSCMessage("/node/m2/position", [.float(1), .float(2e9), .float(3)])])
+        error = bundle([
+            OSCMessage("/node/m2/outputVolume", [.float(0.75)]),
+            OSCMessage("/node/m2/position", [.float(1), .float(2e9), .float(3)])
+        ])
         #expect(error?.errorCode == 22)
         #expect(try f.engine.get("m2", "outputVolume") == .float(0.5))
     }
@@ -81,10 +96,12 @@ import Testing
         for _ in 0..<5 {
             let from = f.renderer.frameCount
             let t0 = OSCTimetag.now().adding(seconds: 0.3)
-            f.client.sendBundle(t0, [], nested: [
-                (t0, [OSCMessage("/node/left/play")]),
-                (t0.adding(seconds: 0.5), [OSCMessage("/node/right/play")]),
-            ])
+            f.client.sendBundle(
+                t0, [],
+                nested: [
+                    (t0, [OSCMessage("/node/left/play")]),
+                    (t0.adding(seconds: 0.5), [OSCMessage("/node/right/play")])
+                ])
             Thread.sleep(forTimeInterval: 1.0)
             let left = try #require(f.renderer.onset(channel: 0, from: from))
             let right = try #require(f.renderer.onset(channel: 1, from: from))
@@ -103,18 +120,24 @@ import Testing
         let ramp = (0..<48_000).map { Float($0) / 48_000 }
         try f.engine.addBuffer(SampleBuffer(name: "ramp", channels: [ramp], sampleRate: 48_000))
         for (name, pan) in [("left", -1.0), ("right", 1.0)] {
-            _ = f.client.command("/node/new", [.string("player"), .string(name), .string("buffer"), .string("ramp"),
-                                               .string("pan"), .double(pan), .string("loop"), .bool(true)])
+            _ = f.client.command(
+                "/node/new",
+                [
+                    .string("player"), .string(name), .string("buffer"), .string("ramp"),
+                    .string("pan"), .double(pan), .string("loop"), .bool(true)
+                ])
             _ = f.client.command("/graph/connect", [.string(name), .string("main")])
         }
         f.client.sendBundle(.immediate, [OSCMessage("/node/left/play"), OSCMessage("/node/right/play")])
         Thread.sleep(forTimeInterval: 0.1)
         let from = f.renderer.frameCount
         let t0 = OSCTimetag.now().adding(seconds: 0.25)
-        f.client.sendBundle(t0, [], nested: [
-            (t0, [OSCMessage("/node/left/start", [.int32(24_000)])]),
-            (t0.adding(seconds: 0.1), [OSCMessage("/node/right/start", [.int32(24_000)])]),
-        ])
+        f.client.sendBundle(
+            t0, [],
+            nested: [
+                (t0, [OSCMessage("/node/left/start", [.int32(24_000)])]),
+                (t0.adding(seconds: 0.1), [OSCMessage("/node/right/start", [.int32(24_000)])])
+            ])
         Thread.sleep(forTimeInterval: 0.6)
         func jump(_ c: Int) -> Int? {
             let samples = f.renderer.channel(c)
@@ -161,7 +184,9 @@ import Testing
         f.client.receive(timeout: 2) { $0.address == "/late" }
         let late = try #require(f.client.take("/late").first, "a bundle applied past its frame got no /late")
         #expect(late.arguments.first == .string("/node/left/play"))
-        if case .float(let seconds) = late.arguments[1] { #expect(seconds > 0.1 && seconds < 0.6, "late by \(seconds) s") }
+        if case .float(let seconds) = late.arguments[1] {
+            #expect(seconds > 0.1 && seconds < 0.6, "late by \(seconds) s")
+        }
         Thread.sleep(forTimeInterval: 0.1)
         #expect(f.renderer.onset(channel: 0, from: from, threshold: 0.01) != nil)
         #expect(f.client.takeErrors().isEmpty)

@@ -20,7 +20,8 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
     /// The /status xrun count (argument 4 of /status.reply).
     private func xruns(_ client: OSCTestClient) -> Int32? {
         guard let reply = client.request("/status", reply: "/status.reply"), reply.arguments.count == 9,
-              case .int32(let n) = reply.arguments[4] else { return nil }
+            case .int32(let n) = reply.arguments[4]
+        else { return nil }
         return n
     }
 
@@ -35,17 +36,20 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
         let run = try SoundstageRun(patch: patch, server: server, clientName: "ss_scenario")
         let client = OSCTestClient(port: run.port)
         let xrunsBefore = xruns(client)
-        let capture = try JackRecCapture(server: server, ports: [run.outputPort(1), run.outputPort(2)],
-                                         seconds: Double(Self.repetitions) * Self.spacing + 1.5)
+        let capture = try JackRecCapture(
+            server: server, ports: [run.outputPort(1), run.outputPort(2)],
+            seconds: Double(Self.repetitions) * Self.spacing + 1.5)
         let start = Date()
         for i in 0..<Self.repetitions {
             Thread.sleep(until: start.addingTimeInterval(Double(i) * Self.spacing))
             // One bundle, two nested bundles with their own time tags 0.5 s apart.
             let t0 = OSCTimetag.now().adding(seconds: Self.lead)
-            client.sendBundle(t0, [], nested: [
-                (t0, [OSCMessage("/node/a/play")]),
-                (t0.adding(seconds: 0.5), [OSCMessage("/node/b/play")]),
-            ])
+            client.sendBundle(
+                t0, [],
+                nested: [
+                    (t0, [OSCMessage("/node/a/play")]),
+                    (t0.adding(seconds: 0.5), [OSCMessage("/node/b/play")])
+                ])
             // Both clicks are over by lead + 0.5 + 0.05 s; stop both (rewinds) before the next bundle.
             Thread.sleep(until: start.addingTimeInterval(Double(i) * Self.spacing + Self.lead + 0.6))
             client.sendBundle(.immediate, [OSCMessage("/node/a/stop"), OSCMessage("/node/b/stop")])
@@ -60,15 +64,17 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
         let left = JackRecCapture.onsets(channels[0])
         let right = JackRecCapture.onsets(channels[1])
         let errors = zip(left, right).map { $0.1 - $0.0 - 24_000 }
-        let context = Comment(rawValue: "left onsets \(left), right onsets \(right), frame errors \(errors), "
-            + "xruns before \(xrunsBefore.map(String.init) ?? "?") after \(xrunsAfter.map(String.init) ?? "?")")
+        let context = Comment(
+            rawValue: "left onsets \(left), right onsets \(right), frame errors \(errors), "
+                + "xruns before \(xrunsBefore.map(String.init) ?? "?") after \(xrunsAfter.map(String.init) ?? "?")")
         #expect(left.count == Self.repetitions, context)
         #expect(right.count == Self.repetitions, context)
         // Exact to the frame. The one exception is the capture itself: an xrun makes jack_rec lose a whole
         // period, which moves one measured distance by exactly ±256 frames; that is allowed for at most
         // as many repetitions as xruns were reported, and never for most of them.
-        let xrunCount = try #require(xrunsBefore.flatMap { b in xrunsAfter.map { Int($0 - b) } },
-                                     "/status did not answer as OSC.md says: \(context)")
+        let xrunCount = try #require(
+            xrunsBefore.flatMap { b in xrunsAfter.map { Int($0 - b) } },
+            "/status did not answer as OSC.md says: \(context)")
         let inexact = errors.filter { $0 != 0 }
         #expect(errors.count == Self.repetitions, context)
         #expect(inexact.allSatisfy { $0 % 256 == 0 } && inexact.count <= min(xrunCount, Self.repetitions / 4), context)
@@ -86,7 +92,9 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
         }
         #expect(client.take("/late").isEmpty)
         #expect(client.takeErrors().isEmpty)
-        print("scenario: \(errors.count) bundles, onset distance errors (frames) \(errors), "
-            + "xruns during the run \(xrunsBefore.flatMap { b in xrunsAfter.map { $0 - b } }.map(String.init) ?? "?")")
+        print(
+            "scenario: \(errors.count) bundles, onset distance errors (frames) \(errors), "
+                + "xruns during the run \(xrunsBefore.flatMap { b in xrunsAfter.map { $0 - b } }.map(String.init) ?? "?")"
+        )
     }
 }

@@ -27,7 +27,8 @@ extension OSCExternalSerialSuites.ScenarioPlayedBackTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let patch = folder + "/two-players.yaml"
         try ExternalPatches.twoEmptyPlayers.write(toFile: patch, atomically: true, encoding: .utf8)
-        let run = try SoundstageRun(patch: patch, server: server, clientName: "ss_playedback", extraArguments: ["--connect"])
+        let run = try SoundstageRun(
+            patch: patch, server: server, clientName: "ss_playedback", extraArguments: ["--connect"])
         let latency = try #require(playbackLatency(server, "system:playback_1"))
         #expect(latency > 0, "the backend reports no playback latency")
         let client = OSCTestClient(port: run.port)
@@ -35,11 +36,13 @@ extension OSCExternalSerialSuites.ScenarioPlayedBackTests {
         // Give the host's latency callback time to run after --connect, then queue and start both.
         #expect(client.request("/sync", reply: "/synced") != nil)
         usleep(200_000)
-        client.sendBundle(.immediate, [
-            OSCMessage("/node/a/enqueue", [.string("click"), .string("dataRendered")]),
-            OSCMessage("/node/b/enqueue", [.string("click"), .string("dataPlayedBack")]),
-            OSCMessage("/node/a/play"), OSCMessage("/node/b/play"),
-        ])
+        client.sendBundle(
+            .immediate,
+            [
+                OSCMessage("/node/a/enqueue", [.string("click"), .string("dataRendered")]),
+                OSCMessage("/node/b/enqueue", [.string("click"), .string("dataPlayedBack")]),
+                OSCMessage("/node/a/play"), OSCMessage("/node/b/play")
+            ])
         var completions: [OSCMessage] = []
         let deadline = Date().addingTimeInterval(5)
         while completions.count < 2 && Date() < deadline {
@@ -54,8 +57,9 @@ extension OSCExternalSerialSuites.ScenarioPlayedBackTests {
         }
         let rendered = try #require(time("dataRendered"), "\(completions) \(client.takeErrors())")
         let playedBack = try #require(time("dataPlayedBack"), "\(completions)")
-        #expect(playedBack - rendered == Int64(latency),
-                "dataRendered at \(rendered), dataPlayedBack at \(playedBack); JACK's playback latency is \(latency)")
+        #expect(
+            playedBack - rendered == Int64(latency),
+            "dataRendered at \(rendered), dataPlayedBack at \(playedBack); JACK's playback latency is \(latency)")
         #expect(client.command("/quit")?.address == "/done")
         #expect(run.child.waitForExit(timeout: 10) == 0, Comment(rawValue: run.child.output))
     }

@@ -7,7 +7,9 @@ import Testing
 @Suite struct PatchDiagnosticTests {
     @Test func descriptionLeavesOutUnknownParts() {
         let location = Patches.SourceLocation(line: 3, column: 5)
-        #expect(PatchDiagnostic(path: "file.yaml", location: location, message: "m").description == "file.yaml:3:5: error: m")
+        #expect(
+            PatchDiagnostic(path: "file.yaml", location: location, message: "m").description
+                == "file.yaml:3:5: error: m")
         #expect(PatchDiagnostic(location: location, message: "m").description == "3:5: error: m")
         #expect(PatchDiagnostic(path: "file.yaml", message: "m").description == "file.yaml: error: m")
         #expect(PatchDiagnostic(message: "m").description == "error: m")
@@ -30,29 +32,36 @@ import Testing
     @Test func errorsInAPatchFileNameTheFile() throws {
         let path = try temporaryFile(named: "bad.yaml", contents: Data("version: 1\nengine:\n  outputs: 0\n".utf8))
         defer { removeTemporaryFolder(of: path) }
-        #expect(throws: PatchParseError(diagnostics: [
-            PatchDiagnostic(
-                path: path, location: Patches.SourceLocation(line: 3, column: 12),
-                message: "'outputs' must be between 1 and 64, found 0")
-        ])) {
+        #expect(
+            throws: PatchParseError(diagnostics: [
+                PatchDiagnostic(
+                    path: path, location: Patches.SourceLocation(line: 3, column: 12),
+                    message: "'outputs' must be between 1 and 64, found 0")
+            ])
+        ) {
             try PatchParser.parse(contentsOf: path, names: .unchecked)
         }
     }
 
     @Test func missingFileIsOneDiagnosticNamingIt() {
         let path = "/nonexistent-soundstage-dir/patch.yaml"
-        #expect(throws: PatchParseError(diagnostics: [
-            PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': no such file")
-        ])) {
+        #expect(
+            throws: PatchParseError(diagnostics: [
+                PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': no such file")
+            ])
+        ) {
             try PatchParser.parse(contentsOf: path, names: .unchecked)
         }
     }
 
     @Test func directoryIsNotAPatchFile() {
         let path = FileManager.default.temporaryDirectory.path
-        #expect(throws: PatchParseError(diagnostics: [
-            PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': it is a directory, not a patch file")
-        ])) {
+        #expect(
+            throws: PatchParseError(diagnostics: [
+                PatchDiagnostic(
+                    path: path, message: "cannot read patch file '\(path)': it is a directory, not a patch file")
+            ])
+        ) {
             try PatchParser.parse(contentsOf: path, names: .unchecked)
         }
     }
@@ -60,9 +69,11 @@ import Testing
     @Test func nonUTF8FileIsRejected() throws {
         let path = try temporaryFile(named: "latin1.yaml", contents: Data([0x76, 0x3A, 0x20, 0xE9, 0x0A]))
         defer { removeTemporaryFolder(of: path) }
-        #expect(throws: PatchParseError(diagnostics: [
-            PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': the file is not UTF-8 text")
-        ])) {
+        #expect(
+            throws: PatchParseError(diagnostics: [
+                PatchDiagnostic(path: path, message: "cannot read patch file '\(path)': the file is not UTF-8 text")
+            ])
+        ) {
             try PatchParser.parse(contentsOf: path, names: .unchecked)
         }
     }

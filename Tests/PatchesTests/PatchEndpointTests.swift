@@ -9,8 +9,9 @@ import Testing
     }
 
     @Test func nodeWithBusReadsTheBus() throws {
-        #expect(try PatchEndpoint(parsing: "mix.main-1:10", names: .unchecked)
-            == PatchEndpoint(node: "mix.main-1", bus: 10))
+        #expect(
+            try PatchEndpoint(parsing: "mix.main-1:10", names: .unchecked)
+                == PatchEndpoint(node: "mix.main-1", bus: 10))
         #expect(try PatchEndpoint(parsing: "a:007", names: .unchecked) == PatchEndpoint(node: "a", bus: 7))
     }
 

@@ -78,7 +78,7 @@ enum PatchFixtures {
             PatchBuffer(name: "tone", source: .file(path: "sounds/tone.wav"), start: 0, frames: 48000),
             PatchBuffer(
                 name: "beep",
-                source: .generate(PatchGenerator(waveform: .sine, frequency: 440, duration: 1, amplitude: 0.5))),
+                source: .generate(PatchGenerator(waveform: .sine, frequency: 440, duration: 1, amplitude: 0.5)))
         ],
         nodes: [
             PatchNode(
@@ -86,19 +86,19 @@ enum PatchFixtures {
                 params: [
                     PatchParameter(key: "buffer", value: "tone"),
                     PatchParameter(key: "loops", value: -1),
-                    PatchParameter(key: "volume", value: 0.8),
+                    PatchParameter(key: "volume", value: 0.8)
                 ]),
             PatchNode(
                 name: "sub", kind: "mixer",
                 params: [
                     PatchParameter(key: "gains", value: [0.5, 1, -0.3]),
                     PatchParameter(key: "mute", value: "off"),
-                    PatchParameter(key: "label", value: "yes"),
-                ]),
+                    PatchParameter(key: "label", value: "yes")
+                ])
         ],
         connections: [
             PatchConnection(from: PatchEndpoint(node: "p1"), to: PatchEndpoint(node: "sub")),
-            PatchConnection(from: PatchEndpoint(node: "sub", bus: 0), to: PatchEndpoint(node: "main")),
+            PatchConnection(from: PatchEndpoint(node: "sub", bus: 0), to: PatchEndpoint(node: "main"))
         ],
         taps: [PatchTap(node: "sub", bus: 0)],
         jack: PatchJackSettings(

@@ -38,7 +38,9 @@ func expectSingleError(
     }
 
     @Test func missingVersionIsReportedAtTheTopMapping() {
-        expectSingleError("# header\nnodes: []\n", at: 2, 1, "the patch is missing required key 'version' (add 'version: 1' at the top)")
+        expectSingleError(
+            "# header\nnodes: []\n", at: 2, 1,
+            "the patch is missing required key 'version' (add 'version: 1' at the top)")
     }
 
     @Test func unsupportedVersionIsReportedAtItsValue() {
@@ -60,16 +62,21 @@ func expectSingleError(
     static let unknownKeyCases: [(String, Int, Int, String, String?)] = [
         ("version: 1\nengine:\n  sampleRat: 48000\n", 3, 3, "sampleRat", "sampleRate"),
         ("version: 1\nbuffers:\n  - name: a\n    file: a.wav\n    frame: 10\n", 5, 5, "frame", "frames"),
-        ("version: 1\nbuffers:\n  - name: a\n    generate: { waveform: noise, duration: 1, amp: 0.1 }\n", 4, 47, "amp", "amplitude"),
+        (
+            "version: 1\nbuffers:\n  - name: a\n    generate: { waveform: noise, duration: 1, amp: 0.1 }\n", 4, 47,
+            "amp", "amplitude"
+        ),
         ("version: 1\nnodes:\n  - name: a\n    kind: k\n    param: {}\n", 5, 5, "param", "params"),
         ("version: 1\nconnections:\n  - { from: a, too: b }\n", 3, 16, "too", "to"),
         ("version: 1\ntaps:\n  - { node: a, buss: 1 }\n", 3, 16, "buss", "bus"),
         ("version: 1\njack:\n  connectPhysicl: true\n", 3, 3, "connectPhysicl", "connectPhysical"),
-        ("version: 1\njack:\n  connect:\n    - { from: out_1, to: x, via: y }\n", 4, 29, "via", nil),
+        ("version: 1\njack:\n  connect:\n    - { from: out_1, to: x, via: y }\n", 4, 29, "via", nil)
     ]
 
     @Test(arguments: unknownKeyCases)
-    func unknownKeysAreReportedAtEveryLevel(text: String, line: Int, column: Int, key: String, suggestion: String?) throws {
+    func unknownKeysAreReportedAtEveryLevel(text: String, line: Int, column: Int, key: String, suggestion: String?)
+        throws
+    {
         let found = diagnostics(of: text)
         #expect(found.count == 1, "\(found)")
         let diagnostic = try #require(found.first)
@@ -95,10 +102,22 @@ func expectSingleError(
             "version: 1\nbuffers:\n  - name: a\n    generate:\n      waveform: sine\n      frequency: high\n      duration: 1\n",
             6, 18, "'frequency' must be a number, found a string (\"high\")"
         ),
-        ("version: 1\nnodes:\n  - a\n", 3, 5, "each entry of 'nodes' must be a mapping (a node), found a string (\"a\")"),
-        ("version: 1\nnodes:\n  - name: a\n    kind: k\n    params: [1]\n", 5, 13, "'params' must be a mapping, found a list"),
-        ("version: 1\njack:\n  connectPhysical: 1\n", 3, 20, "'connectPhysical' must be true or false, found an integer (1)"),
-        ("version: 1\nbuffers:\n  - name: a\n    generate: 5\n", 4, 15, "'generate' must be a mapping, found an integer (5)"),
+        (
+            "version: 1\nnodes:\n  - a\n", 3, 5,
+            "each entry of 'nodes' must be a mapping (a node), found a string (\"a\")"
+        ),
+        (
+            "version: 1\nnodes:\n  - name: a\n    kind: k\n    params: [1]\n", 5, 13,
+            "'params' must be a mapping, found a list"
+        ),
+        (
+            "version: 1\njack:\n  connectPhysical: 1\n", 3, 20,
+            "'connectPhysical' must be true or false, found an integer (1)"
+        ),
+        (
+            "version: 1\nbuffers:\n  - name: a\n    generate: 5\n", 4, 15,
+            "'generate' must be a mapping, found an integer (5)"
+        ),
         (
             "version: 1\nnodes:\n  - name: a\n    kind: k\n    params:\n      gain: {x: 1}\n", 6, 13,
             "parameter 'gain' must be a number, string, boolean or a list of them, found a mapping"
@@ -107,7 +126,10 @@ func expectSingleError(
             "version: 1\nnodes:\n  - name: a\n    kind: k\n    params:\n      gains: [1, [2]]\n", 6, 18,
             "list in parameter 'gains' may hold only numbers, strings and booleans, found a list"
         ),
-        ("version: 1\nnodes:\n  - name: a\n    kind: k\n    params:\n      gain:\n", 6, 12, "parameter 'gain' has no value"),
+        (
+            "version: 1\nnodes:\n  - name: a\n    kind: k\n    params:\n      gain:\n", 6, 12,
+            "parameter 'gain' has no value"
+        )
     ]
 
     @Test(arguments: wrongTypeCases)
@@ -117,15 +139,17 @@ func expectSingleError(
 
     @Test func missingRequiredKeysAreReportedAtTheirMapping() {
         let found = diagnostics(of: "version: 1\nnodes:\n  - kind: k\n  - name: b\nconnections:\n  - from: a\n")
-        #expect(found.map(\.location) == [
-            Patches.SourceLocation(line: 3, column: 5), Patches.SourceLocation(line: 4, column: 5),
-            Patches.SourceLocation(line: 6, column: 5),
-        ])
-        #expect(found.map(\.message) == [
-            "node is missing required key 'name'",
-            "node 'b' is missing required key 'kind'",
-            "connection is missing required key 'to'",
-        ])
+        #expect(
+            found.map(\.location) == [
+                Patches.SourceLocation(line: 3, column: 5), Patches.SourceLocation(line: 4, column: 5),
+                Patches.SourceLocation(line: 6, column: 5)
+            ])
+        #expect(
+            found.map(\.message) == [
+                "node is missing required key 'name'",
+                "node 'b' is missing required key 'kind'",
+                "connection is missing required key 'to'"
+            ])
     }
 
     @Test func misspeltRequiredKeyIsReportedOnce() {
@@ -177,14 +201,17 @@ func expectSingleError(
               - { name: "r 1", node: "m 1", path: out.wav }
             """
         let found = diagnostics(of: text, names: .noSpaces)
-        #expect(found.map(\.message) == [
-            "buffer name 'b 1' has a space", "node name 'n 1' has a space",
-            "invalid 'from': node name 'p 1' has a space in endpoint 'p 1:0'", "node name 't 1' has a space",
-            "recorder name 'r 1' has a space", "node name 'm 1' has a space",
-        ])
-        #expect(found.map(\.location) == [(3, 13), (5, 13), (7, 13), (9, 13), (11, 13), (11, 26)].map {
-            Patches.SourceLocation(line: $0.0, column: $0.1)
-        })
+        #expect(
+            found.map(\.message) == [
+                "buffer name 'b 1' has a space", "node name 'n 1' has a space",
+                "invalid 'from': node name 'p 1' has a space in endpoint 'p 1:0'", "node name 't 1' has a space",
+                "recorder name 'r 1' has a space", "node name 'm 1' has a space"
+            ])
+        #expect(
+            found.map(\.location)
+                == [(3, 13), (5, 13), (7, 13), (9, 13), (11, 13), (11, 26)].map {
+                    Patches.SourceLocation(line: $0.0, column: $0.1)
+                })
         #expect(throws: Never.self) { try PatchParser.parse(text: text, names: .unchecked) }
     }
 
@@ -194,13 +221,14 @@ func expectSingleError(
         ("", "endpoint is empty; expected \"node\" or \"node:bus\""),
         (":3", "endpoint ':3' has no node name before ':'"),
         ("p1:-1", "bus '-1' in endpoint 'p1:-1' must be an integer >= 0"),
-        ("p1:", "endpoint 'p1:' has no bus number after ':'"),
+        ("p1:", "endpoint 'p1:' has no bus number after ':'")
     ]
 
     @Test(arguments: malformedEndpointCases)
     func malformedEndpointsAreRejectedAtTheValue(endpoint: String, message: String) {
         expectSingleError(
-            "version: 1\nconnections:\n  - from: \"\(endpoint)\"\n    to: main\n", at: 3, 11, "invalid 'from': \(message)")
+            "version: 1\nconnections:\n  - from: \"\(endpoint)\"\n    to: main\n", at: 3, 11,
+            "invalid 'from': \(message)")
     }
 
     @Test func malformedDestinationIsReportedAtItsFlowValue() {
@@ -234,15 +262,18 @@ func expectSingleError(
 
     @Test func fileRegionMustBeInRange() {
         let found = diagnostics(of: "version: 1\nbuffers:\n  - { name: a, file: a.wav, start: -1, frames: 0 }\n")
-        #expect(found.map(\.message) == [
-            "'start' must be at least 0, found -1", "'frames' must be at least 1, found 0",
-        ])
+        #expect(
+            found.map(\.message) == [
+                "'start' must be at least 0, found -1", "'frames' must be at least 1, found 0"
+            ])
         #expect(found.map { $0.location?.column } == [36, 48])
     }
 
     /// A generator with one line per field, so each field's value column is fixed.
     static func generator(replacing key: String, with value: String) -> String {
-        let fields = [("waveform", "sine"), ("frequency", "440"), ("duration", "1"), ("amplitude", "0.5"), ("channels", "1")]
+        let fields = [
+            ("waveform", "sine"), ("frequency", "440"), ("duration", "1"), ("amplitude", "0.5"), ("channels", "1")
+        ]
         let lines = fields.map { "      \($0.0): \($0.0 == key ? value : $0.1)" }
         return "version: 1\nbuffers:\n  - name: g\n    generate:\n" + lines.joined(separator: "\n") + "\n"
     }
@@ -261,7 +292,7 @@ func expectSingleError(
         (
             "waveform", "sinus", 5, 17,
             "unknown waveform 'sinus' (did you mean 'sine'?); allowed: sine, square, saw, triangle, noise, silence, click"
-        ),
+        )
     ]
 
     @Test(arguments: generatorRangeCases)
@@ -294,7 +325,7 @@ func expectSingleError(
         ("outputs", "65", 4, 12, "'outputs' must be between 1 and 64, found 65"),
         ("inputs", "-1", 5, 11, "'inputs' must be between 0 and 64, found -1"),
         ("blockFrames", "0", 6, 16, "'blockFrames' must be between 1 and 4096, found 0"),
-        ("blockFrames", "4097", 6, 16, "'blockFrames' must be between 1 and 4096, found 4097"),
+        ("blockFrames", "4097", 6, 16, "'blockFrames' must be between 1 and 4096, found 4097")
     ]
 
     @Test(arguments: engineRangeCases)
@@ -313,7 +344,8 @@ func expectSingleError(
 
     @Test func duplicateNestedKeyIsReportedAtTheSecond() {
         expectSingleError(
-            "version: 1\nnodes:\n  - name: a\n    kind: k\n    kind: j\n", at: 5, 5, "duplicate key 'kind' (first at line 4)")
+            "version: 1\nnodes:\n  - name: a\n    kind: k\n    kind: j\n", at: 5, 5,
+            "duplicate key 'kind' (first at line 4)")
     }
 
     @Test func duplicateParameterIsReportedAtTheSecond() {
@@ -338,10 +370,11 @@ func expectSingleError(
             """
         let found = diagnostics(of: text)
         #expect(found.map { "\($0.location!)" } == ["7:7", "8:7", "10:5"])
-        #expect(found.map(\.message) == [
-            "duplicate parameter 'gain' (first at line 6)", "duplicate parameter 'gain' (first at line 6)",
-            "duplicate key 'name' (first at line 9)",
-        ])
+        #expect(
+            found.map(\.message) == [
+                "duplicate parameter 'gain' (first at line 6)", "duplicate parameter 'gain' (first at line 6)",
+                "duplicate key 'name' (first at line 9)"
+            ])
     }
 
     @Test func duplicateJSONKeyOnOneLineNamesTheColumn() {
@@ -359,7 +392,8 @@ func expectSingleError(
     @Test func tabIndentationIsExplained() {
         expectSingleError(
             "version: 1\nengine:\n\toutputs: 2\n", at: 3, 1,
-            "YAML syntax error: found character that cannot start any token; YAML cannot be indented with tabs, use spaces")
+            "YAML syntax error: found character that cannot start any token; YAML cannot be indented with tabs, use spaces"
+        )
     }
 
     @Test func secondYAMLDocumentIsAnError() {
@@ -373,7 +407,8 @@ func expectSingleError(
     }
 
     @Test func crlfLineEndingsCountAsOneLineBreak() {
-        expectSingleError("version: 1\r\nengine:\r\n  outputs: 0\r\n", at: 3, 12, "'outputs' must be between 1 and 64, found 0")
+        expectSingleError(
+            "version: 1\r\nengine:\r\n  outputs: 0\r\n", at: 3, 12, "'outputs' must be between 1 and 64, found 0")
     }
 
     @Test func multipleErrorsAreAllReportedInFileOrder() {
@@ -399,8 +434,9 @@ func expectSingleError(
 
     @Test func diagnosticsPrintLikeACompiler() {
         let found = diagnostics(of: "version: 1\nbuffers:\n  - name: tone\n", path: "file.yaml")
-        #expect(found.map(\.description) == [
-            "file.yaml:3:5: error: buffer 'tone' needs either 'file' (an audio file) or 'generate' (a synthetic signal)"
-        ])
+        #expect(
+            found.map(\.description) == [
+                "file.yaml:3:5: error: buffer 'tone' needs either 'file' (an audio file) or 'generate' (a synthetic signal)"
+            ])
     }
 }

@@ -58,7 +58,8 @@ import Testing
                 generate: { waveform: noise, duration: 2 }
             """
         let buffer = try #require(try PatchParser.parse(text: text, names: .unchecked).withoutLocations().buffers.first)
-        #expect(buffer.source == .generate(PatchGenerator(waveform: .noise, duration: 2, amplitude: 0.5, channelCount: 1)))
+        #expect(
+            buffer.source == .generate(PatchGenerator(waveform: .noise, duration: 2, amplitude: 0.5, channelCount: 1)))
     }
 
     @Test func plainScalarsResolveWithYAML12CoreSchema() throws {

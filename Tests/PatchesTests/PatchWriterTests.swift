@@ -77,21 +77,22 @@ import Testing
             "yes", "No", "ON", "y", "123", "1.5", "-1", "0x10", ".inf", "null", "~", "", " padded ", "line\nbreak",
             "quote\"back\\slash", "tab\there", "colon: space", "# hash", "- dash", "[x]", "{y}", "a,b", "&anchor",
             "*alias", "!tag", "%pct", "@at", "`tick", "|", ">", "?", "é ünïcödé 🎵", "bell\u{7}", "nel\u{85}",
-            "ls\u{2028}", "bom\u{FEFF}", "'single'",
+            "ls\u{2028}", "bom\u{FEFF}", "'single'"
         ]
         let params = strings.enumerated().map { PatchParameter(key: "k\($0.offset)", value: .string($0.element)) }
         let keys = ["key with space", "on", "1", "a:b"].map { PatchParameter(key: $0, value: 1) }
-        expectRoundTrip(PatchDocument(
-            buffers: [PatchBuffer(name: "1", source: .file(path: "my sounds/tone 1.wav"))],
-            nodes: [
-                PatchNode(name: "-x", kind: "true", params: params + keys),
-                PatchNode(name: ".hidden", kind: "k"),
-                PatchNode(name: "a.b", kind: "yes"),
-            ],
-            connections: [PatchConnection(from: PatchEndpoint(node: "-x", bus: 3), to: PatchEndpoint(node: "1"))],
-            taps: [PatchTap(node: "0", bus: 2)],
-            jack: PatchJackSettings(connections: [PatchJackConnection(from: "in_1", to: "sys tem:capture 1")])
-        ))
+        expectRoundTrip(
+            PatchDocument(
+                buffers: [PatchBuffer(name: "1", source: .file(path: "my sounds/tone 1.wav"))],
+                nodes: [
+                    PatchNode(name: "-x", kind: "true", params: params + keys),
+                    PatchNode(name: ".hidden", kind: "k"),
+                    PatchNode(name: "a.b", kind: "yes")
+                ],
+                connections: [PatchConnection(from: PatchEndpoint(node: "-x", bus: 3), to: PatchEndpoint(node: "1"))],
+                taps: [PatchTap(node: "0", bus: 2)],
+                jack: PatchJackSettings(connections: [PatchJackConnection(from: "in_1", to: "sys tem:capture 1")])
+            ))
     }
 
     @Test func numbersRoundTripWithTheirType() {
@@ -99,7 +100,7 @@ import Testing
             .double(1), .double(1e-5), .double(1e20), .double(-0.3), .double(0.1 + 0.2),
             .double(.greatestFiniteMagnitude), .double(.leastNonzeroMagnitude), .double(.infinity), .double(-.infinity),
             .int(0), .int(-7), .int(.max), .int(.min), .bool(true), .bool(false),
-            .list([]), .list([1, 2.5, "three", false]),
+            .list([]), .list([1, 2.5, "three", false])
         ]
         let params = values.enumerated().map { PatchParameter(key: "p\($0.offset)", value: $0.element) }
         expectRoundTrip(PatchDocument(nodes: [PatchNode(name: "n", kind: "k", params: params)]))
@@ -109,11 +110,12 @@ import Testing
         let generators = [
             PatchGenerator(waveform: .noise, duration: 0.25, amplitude: 1, channelCount: 2),
             PatchGenerator(waveform: .triangle, frequency: 27.5, duration: 3600, amplitude: 0, channelCount: 64),
-            PatchGenerator(waveform: .click, duration: 1e-3),
+            PatchGenerator(waveform: .click, duration: 1e-3)
         ]
         let buffers = generators.enumerated().map { PatchBuffer(name: "g\($0.offset)", source: .generate($0.element)) }
-        expectRoundTrip(PatchDocument(
-            engine: PatchEngineSettings(outputChannelCount: 8), buffers: buffers,
-            jack: PatchJackSettings(connectPhysical: false)))
+        expectRoundTrip(
+            PatchDocument(
+                engine: PatchEngineSettings(outputChannelCount: 8), buffers: buffers,
+                jack: PatchJackSettings(connectPhysical: false)))
     }
 }

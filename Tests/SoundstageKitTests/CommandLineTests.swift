@@ -11,14 +11,18 @@ import Testing
         var outputs: [[[Float]]] = []
         for block in [1, 64, 256, 1000] {
             let out = dir.appendingPathComponent("b\(block).wav").path
-            let r = try Fixtures.run(Fixtures.executable, [
-                "render", Fixtures.patches.appendingPathComponent("submix.yaml").path, "--out", out,
-                "--duration", "1.5", "--block", "\(block)",
-            ])
+            let r = try Fixtures.run(
+                Fixtures.executable,
+                [
+                    "render", Fixtures.patches.appendingPathComponent("submix.yaml").path, "--out", out,
+                    "--duration", "1.5", "--block", "\(block)"
+                ])
             #expect(r.status == 0, "\(r.stderr)")
             outputs.append(try AudioFileReader.load(path: out).channels)
             // The files themselves are equal too: no timestamp in them.
-            #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(contentsOf: dir.appendingPathComponent("b1.wav")))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: out))
+                    == Data(contentsOf: dir.appendingPathComponent("b1.wav")))
         }
         let audio = try AudioFileReader.load(path: dir.appendingPathComponent("b64.wav").path)
         #expect(audio.frameCount == 72_000)
@@ -33,7 +37,8 @@ import Testing
         let r = try Fixtures.run(Fixtures.executable, ["check", bad])
         #expect(r.status != 0)
         #expect(r.stderr.contains("bad.yaml:3:") && r.stderr.contains("unknown node kind 'wobble'"))
-        let good = try Fixtures.run(Fixtures.executable, ["check", Fixtures.patches.appendingPathComponent("hello.yaml").path])
+        let good = try Fixtures.run(
+            Fixtures.executable, ["check", Fixtures.patches.appendingPathComponent("hello.yaml").path])
         #expect(good.status == 0 && good.stdout.contains("ok"))
     }
 
@@ -41,14 +46,17 @@ import Testing
         let hello = Fixtures.patches.appendingPathComponent("hello.yaml").path
         let cases: [([String], String)] = [
             // A negative value is the option's value, refused as out of range (not "Missing value").
-            (["render", hello, "--out", "/tmp/x.wav", "--duration", "-1"], "--duration must be a number of seconds > 0"),
+            (
+                ["render", hello, "--out", "/tmp/x.wav", "--duration", "-1"],
+                "--duration must be a number of seconds > 0"
+            ),
             (["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--rate", "-48000"], "--rate must be between"),
             (["convert", hello, "/tmp/x.wav", "--channels", "-2"], "--channels"),
             (["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--block", "0"], "--block"),
             (["render", "/no/such/patch.yaml", "--out", "/tmp/x.wav", "--duration", "1"], "patch.yaml"),
             (["render", hello, "--out", "/no/such/dir/x.wav", "--duration", "1"], "x.wav"),
             (["run", "/no/such/patch.yaml"], "patch.yaml"),
-            (["frobnicate"], "frobnicate"),
+            (["frobnicate"], "frobnicate")
         ]
         for (args, needle) in cases {
             let r = try Fixtures.run(Fixtures.executable, args)
@@ -71,10 +79,13 @@ import Testing
 @Suite(.serialized) struct RunCommandTests {
     @Test func runStartsAServerWhenNoneRunsAndStopsItOnExit() throws {
         let server = "ss_cli_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
-        let r = try Fixtures.run(Fixtures.executable, [
-            "run", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--server", server, "--duration", "1.5",
-            "--osc-port", "0",
-        ], timeout: 60)
+        let r = try Fixtures.run(
+            Fixtures.executable,
+            [
+                "run", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--server", server, "--duration",
+                "1.5",
+                "--osc-port", "0"
+            ], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("No JACK server '\(server)' was running: started jackd (dummy backend"))
         #expect(r.stdout.contains("\(server)") && r.stdout.contains("soundstage:out_1"))
@@ -84,10 +95,13 @@ import Testing
 
     @Test func runWithoutAServerAndNoStartFailsClearly() throws {
         let server = "ss_none_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
-        let r = try Fixtures.run(Fixtures.executable, [
-            "run", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--server", server, "--no-start-server",
-            "--osc-port", "0",
-        ], timeout: 30)
+        let r = try Fixtures.run(
+            Fixtures.executable,
+            [
+                "run", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--server", server,
+                "--no-start-server",
+                "--osc-port", "0"
+            ], timeout: 30)
         #expect(r.status != 0)
         #expect(r.stderr.contains("no JACK server named '\(server)'"))
     }
@@ -117,8 +131,12 @@ import Testing
             if !firstIsUp { usleep(50_000) }
         }
         #expect(firstIsUp)
-        let second = try Fixtures.run(Fixtures.executable, ["run", hello, "--server", server, "--duration", "1", "--no-start-server",
-                                                                   "--osc-port", "0"])
+        let second = try Fixtures.run(
+            Fixtures.executable,
+            [
+                "run", hello, "--server", server, "--duration", "1", "--no-start-server",
+                "--osc-port", "0"
+            ])
         first.terminate()  // SIGTERM: a clean shutdown
         first.waitUntilExit()
         #expect(first.terminationStatus == 0)
@@ -130,7 +148,8 @@ import Testing
     @Test func runStartsThePatchsRecordersAndFinishesTheirFiles() throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let patch = try Fixtures.write("""
+        let patch = try Fixtures.write(
+            """
             version: 1
             buffers:
               - { name: dc, generate: { waveform: square, frequency: 1, duration: 0.4, amplitude: 0.5 } }
@@ -143,8 +162,9 @@ import Testing
               - { name: whole, node: main, path: whole.flac }
             """, to: "rec.yaml", in: directory)
         let server = "ss_rec_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
-        let r = try Fixtures.run(Fixtures.executable, ["run", patch, "--server", server, "--duration", "1.5", "--osc-port", "0"],
-                                 timeout: 60)
+        let r = try Fixtures.run(
+            Fixtures.executable, ["run", patch, "--server", server, "--duration", "1.5", "--osc-port", "0"],
+            timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("recorder take: p → "), "\(r.stdout)")
         let take = try AudioFileReader.load(path: directory.appendingPathComponent("take.wav").path)

@@ -17,9 +17,10 @@ import Testing
     /// An engine that streams everything longer than `threshold` seconds, with one player "p" on the
     /// output and its events logged.
     func engine(threshold: Double = 0.5, log: StreamEventLog) throws -> Engine {
-        let engine = Engine(configuration: EngineConfiguration(sampleRate: Self.rate, outputChannelCount: 2),
-                            fileLoader: nil, streamOpener: PatchLoader.streamOpener(relativeTo: nil),
-                            streamingThresholdSeconds: threshold)
+        let engine = Engine(
+            configuration: EngineConfiguration(sampleRate: Self.rate, outputChannelCount: 2),
+            fileLoader: nil, streamOpener: PatchLoader.streamOpener(relativeTo: nil),
+            streamingThresholdSeconds: threshold)
         try engine.attach(.player, name: "p")
         try engine.connect("p", to: "output")
         engine.setEventHandler { e in log.events.withLock { $0.append(e) } }
@@ -34,7 +35,8 @@ import Testing
         let path = dir.appendingPathComponent("source.wav").path
         let left = TestSignal.sine(frequency: 441, sampleRate: Self.rate, frames: frames, amplitude: 0.5)
         var noise = SeededRandom(seed: 17)
-        let right = isNoisy
+        let right =
+            isNoisy
             ? (0..<frames).map { _ in noise.nextFloat() * 0.7 }
             : TestSignal.sine(frequency: 882, sampleRate: Self.rate, frames: frames, amplitude: 0.5)
         try AudioFileWriter.write(AudioData(channels: [left, right], sampleRate: Self.rate), to: path, encoding: .int16)
@@ -68,8 +70,11 @@ import Testing
         let out = paced(engine, frames: Self.frames + 4_410)
         // 88,200 frames in the WAV, 88,200 out of the stream: priming and remainder removed, the end
         // reported on the exact frame, and the same samples as the preloaded decode.
-        #expect(log.all.contains(.scheduleCompleted(node: "p", id: id, kind: .dataConsumed,
-                                                    sampleTime: Int64(Self.frames), completed: true)))
+        #expect(
+            log.all.contains(
+                .scheduleCompleted(
+                    node: "p", id: id, kind: .dataConsumed,
+                    sampleTime: Int64(Self.frames), completed: true)))
         for channel in 0..<2 {
             #expect(maximumDifference(out[channel][..<Self.frames], preloaded.channels[channel][...]) == 0)
             #expect(out[channel][Self.frames...].allSatisfy { $0 == 0 })
@@ -146,7 +151,8 @@ import Testing
         try engine.play("p")
         let out = paced(engine, frames: 3 * count)[1]
         for pass in 0..<3 {
-            #expect(maximumDifference(out[(pass * count)..<((pass + 1) * count)], preloaded[start..<(start + count)]) == 0)
+            #expect(
+                maximumDifference(out[(pass * count)..<((pass + 1) * count)], preloaded[start..<(start + count)]) == 0)
         }
     }
 

@@ -35,9 +35,10 @@ import Testing
 
     /// A mono 48 kHz engine whose player `p` feeds the output; files longer than `threshold` seconds stream.
     func engine(threshold: Double) throws -> Engine {
-        let engine = Engine(configuration: EngineConfiguration(sampleRate: 48_000, outputChannelCount: 1),
-                            fileLoader: { path, rate in try SampleBuffer.decoding(name: "file", path: path, rate: rate) },
-                            streamOpener: PatchLoader.streamOpener(relativeTo: nil), streamingThresholdSeconds: threshold)
+        let engine = Engine(
+            configuration: EngineConfiguration(sampleRate: 48_000, outputChannelCount: 1),
+            fileLoader: { path, rate in try SampleBuffer.decoding(name: "file", path: path, rate: rate) },
+            streamOpener: PatchLoader.streamOpener(relativeTo: nil), streamingThresholdSeconds: threshold)
         try engine.attach(.player, name: "p")
         try engine.connect("p", to: "output")
         return engine

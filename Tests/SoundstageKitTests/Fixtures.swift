@@ -23,7 +23,8 @@ enum Fixtures {
 
     /// The `soundstage` executable built beside the test bundle.
     static var executable: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("soundstage").path
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("soundstage")
+            .path
     }
 
     /// Starts a private dummy JACK server (48 kHz, 256 frames, no real-time) named `server` and

@@ -28,7 +28,9 @@ import Testing
         let (status, objects) = try InfoFiles.json(["--verify"] + paths)
         #expect(status == 0)
         #expect(objects.map { $0["path"] as? String } == paths)
-        let formats = ["WAV", "AIFF", "CAF", "FLAC", "Ogg Vorbis", "Opus", "MP3", "AAC (M4A)", "ALAC (M4A)", "RF64 (RIFF 64)"]
+        let formats = [
+            "WAV", "AIFF", "CAF", "FLAC", "Ogg Vorbis", "Opus", "MP3", "AAC (M4A)", "ALAC (M4A)", "RF64 (RIFF 64)"
+        ]
         for (object, format) in zip(objects, formats) {
             #expect(object["format"] as? String == format)
             #expect(object["damaged"] as? Bool == false, "\(object)")
@@ -79,7 +81,9 @@ import Testing
         let result = try InfoFiles.info(["--verify", wav])
         #expect(result.status == 1)
         #expect(result.stdout.contains("Decoded frames:   \(present)\n"), "\(result.stdout)")
-        #expect(result.stderr == "'\(wav)' is truncated: the header declares 96000 frames but only \(present) are present.\n")
+        #expect(
+            result.stderr
+                == "'\(wav)' is truncated: the header declares 96000 frames but only \(present) are present.\n")
         let (_, objects) = try InfoFiles.json(["--verify", wav])
         #expect(objects[0]["verifiedFrames"] as? Int == present)
         #expect(objects[0]["frames"] as? Int == present)
@@ -114,10 +118,11 @@ import Testing
         let (status, objects) = try InfoFiles.json([good, missing])
         #expect(status == 1)
         #expect(objects.count == 2)
-        #expect(Set(objects[0].keys) == [
-            "path", "format", "codec", "sampleRate", "channels", "frames", "duration", "priming", "remainder",
-            "bitDepth", "damaged",
-        ])
+        #expect(
+            Set(objects[0].keys) == [
+                "path", "format", "codec", "sampleRate", "channels", "frames", "duration", "priming", "remainder",
+                "bitDepth", "damaged"
+            ])
         #expect(objects[0]["codec"] as? String == "32 bit float")
         #expect(objects[0]["bitDepth"] as? Int == 32)
         #expect(objects[0]["duration"] as? Double == 0.1)

@@ -19,7 +19,7 @@ import Testing
         let expectations = [
             (flac, "'\(flac)' is truncated: STREAMINFO declares 96000 frames but the last FLAC frame, from frame "),
             (mp3, "'\(mp3)' is truncated: the MP3 length tag declares "),
-            (opus, "'\(opus)' is truncated: the last Ogg page (at byte "),
+            (opus, "'\(opus)' is truncated: the last Ogg page (at byte ")
         ]
         for (path, message) in expectations {
             let result = try InfoFiles.info([path])
@@ -46,12 +46,16 @@ import Testing
 
         let result = try InfoFiles.info([path])
         #expect(result.status == 1)
-        #expect(result.stderr == "'\(path)' is truncated: the header declares 2147483648 frames but only 48000 are present.\n")
+        #expect(
+            result.stderr
+                == "'\(path)' is truncated: the header declares 2147483648 frames but only 48000 are present.\n")
         let (_, objects) = try InfoFiles.json([path])
         #expect(objects[0]["damaged"] as? Bool == true)
         #expect(objects[0]["expectedFrames"] as? Int == 1 << 31)
         #expect(objects[0]["availableFrames"] as? Int == 48_000)
-        #expect(objects[0]["reason"] as? String == "truncated: the header declares 2147483648 frames but only 48000 are present")
+        #expect(
+            objects[0]["reason"] as? String
+                == "truncated: the header declares 2147483648 frames but only 48000 are present")
     }
 
     @Test func oggWithALostPageOrWithoutItsLastPagesIsDamagedOrTruncated() throws {
@@ -98,27 +102,34 @@ import Testing
         let present = (aiffKept - (aiffSize - 96_000 * 8)) / 8
         let (status, objects) = try InfoFiles.json([aiff, caf])
         #expect(status == 1)
-        #expect(objects[0]["reason"] as? String == "truncated: the header declares 96000 frames but only \(present) are present")
+        #expect(
+            objects[0]["reason"] as? String
+                == "truncated: the header declares 96000 frames but only \(present) are present")
         #expect(objects[0]["format"] as? String == "AIFF")
         // libsndfile refuses a CAF whose data chunk runs past the end of the file.
         #expect(objects[1]["reason"] as? String == "damaged: libsndfile: Supported file format but file is malformed")
         #expect(objects[1]["damaged"] as? Bool == true)
     }
 
-    @Test(.requiresTool("ffmpeg", FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"),
-                        "ffmpeg is not installed"))
+    @Test(
+        .requiresTool(
+            "ffmpeg", FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"),
+            "ffmpeg is not installed"))
     func aFaststartM4ACutInItsAudioIsTruncated() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let wav = try InfoFiles.write("in.wav", in: dir)
         let m4a = dir.appendingPathComponent("fast.m4a").path
         let ffmpeg = try Fixtures.run(
-            "/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-i", wav, "-c:a", "aac", "-movflags", "faststart", m4a])
+            "/usr/bin/ffmpeg",
+            ["-nostdin", "-loglevel", "error", "-i", wav, "-c:a", "aac", "-movflags", "faststart", m4a])
         #expect(ffmpeg.status == 0, "\(ffmpeg.stderr)")
         try InfoFiles.cut(m4a, to: 0.5)
         let result = try InfoFiles.info([m4a])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("'\(m4a)' is truncated: the header declares 96000 frames but only "), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("'\(m4a)' is truncated: the header declares 96000 frames but only "),
+            "\(result.stderr)")
         #expect(result.stdout.contains("Format:           AAC (M4A)\n"), "\(result.stdout)")
         let (_, objects) = try InfoFiles.json(["--verify", m4a])
         #expect(objects[0]["expectedFrames"] as? Int == 96_000)
@@ -159,7 +170,9 @@ import Testing
         let present = (kept - (whole - 96_000 * 4)) / 4
         let result = try InfoFiles.info(["--verify", w64])
         #expect(result.status == 1)
-        #expect(result.stderr == "'\(w64)' is truncated: the header declares 96000 frames but only \(present) are present.\n")
+        #expect(
+            result.stderr
+                == "'\(w64)' is truncated: the header declares 96000 frames but only \(present) are present.\n")
         #expect(result.stdout.contains("Decoded frames:   \(present)\n"))
     }
 }

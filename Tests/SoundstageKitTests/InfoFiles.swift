@@ -54,7 +54,9 @@ enum InfoFiles {
     static func rf64(frames: Int, declaredFrames: Int, at path: String) throws {
         var bytes: [UInt8] = []
         func ascii(_ text: String) { bytes += Array(text.utf8) }
-        func le(_ value: UInt64, _ count: Int) { bytes += (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func le(_ value: UInt64, _ count: Int) {
+            bytes += (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
         let dataBytes = UInt64(frames * 4)
         ascii("RF64"); le(0xFFFF_FFFF, 4); ascii("WAVE")
         ascii("ds64"); le(28, 4)

@@ -11,8 +11,10 @@ enum ModuleLayering {
     /// import each other (the hosts, and the control-side libraries under the kit).
     static let layers: [[String]] = [
         // C shims, the control side's lock, and the package dependencies.
-        ["CJack", "CSndFile", "CSoxr", "CFFmpeg", "CLibLo", "CRubberBand", "CMySofa", "CRealtime",
-         "CAllocationCounter", "CProcessMemory", "CSpatialKernels", "Locking", "Yams", "ArgumentParser"],
+        [
+            "CJack", "CSndFile", "CSoxr", "CFFmpeg", "CLibLo", "CRubberBand", "CMySofa", "CRealtime",
+            "CAllocationCounter", "CProcessMemory", "CSpatialKernels", "Locking", "Yams", "ArgumentParser"
+        ],
         // Pure DSP kernels.
         ["AudioDSP"],
         // The graph, and the control-side libraries it knows nothing of; test helpers.
@@ -22,7 +24,7 @@ enum ModuleLayering {
         // Hosts and control adapters.
         ["OSCControl", "JackHost"],
         // The composition root.
-        ["soundstage"],
+        ["soundstage"]
     ]
 
     /// Modules that only test code may depend on.
@@ -124,7 +126,9 @@ enum ModuleLayering {
                     // `.product(name: "Y", package: "P")`: the module is Y, not P.
                     while let product = text.range(of: ".product(") {
                         let arguments = balanced(text[product.upperBound...], open: "(", close: ")")
-                        if let productName = firstQuoted(after: "name:", in: arguments) { dependencies.append(productName) }
+                        if let productName = firstQuoted(after: "name:", in: arguments) {
+                            dependencies.append(productName)
+                        }
                         text = text[..<product.lowerBound] + text[arguments.endIndex...].dropFirst()
                     }
                     dependencies += quotedStrings(in: text)
@@ -176,11 +180,15 @@ enum ModuleLayering {
         let sources = Fixtures.root.appendingPathComponent("Sources")
         for target in targets.keys {
             let folder = sources.appendingPathComponent(target)
-            guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { continue }
+            guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else {
+                continue
+            }
             for case let file as URL in walker where file.pathExtension == "swift" {
                 let text = try String(contentsOf: file, encoding: .utf8)
                 let name = file.path.replacingOccurrences(of: Fixtures.root.path + "/", with: "")
-                imports[target, default: []] += ModuleLayering.importedModules(in: text).map { .init(file: name, module: $0) }
+                imports[target, default: []] += ModuleLayering.importedModules(in: text).map {
+                    .init(file: name, module: $0)
+                }
             }
         }
         #expect(imports["AudioGraph"]?.contains { $0.module == "AudioDSP" } == true, "no imports found in AudioGraph")
@@ -189,27 +197,34 @@ enum ModuleLayering {
     }
 
     @Test func anArrowBackUpTheLayersIsFlagged() {
-        let targets = ["AudioDSP": ["AudioGraph"], "AudioGraph": ["AudioDSP", "SpatialAssets"], "SpatialAssets": ["AudioDSP"],
-                       "SoundstageKit": ["AudioGraph", "DSPTestSupport"], "Mystery": []]
+        let targets = [
+            "AudioDSP": ["AudioGraph"], "AudioGraph": ["AudioDSP", "SpatialAssets"], "SpatialAssets": ["AudioDSP"],
+            "SoundstageKit": ["AudioGraph", "DSPTestSupport"], "Mystery": []
+        ]
         let imports: [String: [ModuleLayering.Import]] = [
-            "AudioGraph": [.init(file: "Sources/AudioGraph/A.swift", module: "AudioDSP"),
-                           .init(file: "Sources/AudioGraph/A.swift", module: "Foundation"),
-                           .init(file: "Sources/AudioGraph/B.swift", module: "Glibc"),
-                           .init(file: "Sources/AudioGraph/B.swift", module: "AudioFiles")],
-            "SoundstageKit": [.init(file: "Sources/SoundstageKit/C.swift", module: "Foundation"),
-                              .init(file: "Sources/SoundstageKit/C.swift", module: "AudioDSP")],
+            "AudioGraph": [
+                .init(file: "Sources/AudioGraph/A.swift", module: "AudioDSP"),
+                .init(file: "Sources/AudioGraph/A.swift", module: "Foundation"),
+                .init(file: "Sources/AudioGraph/B.swift", module: "Glibc"),
+                .init(file: "Sources/AudioGraph/B.swift", module: "AudioFiles")
+            ],
+            "SoundstageKit": [
+                .init(file: "Sources/SoundstageKit/C.swift", module: "Foundation"),
+                .init(file: "Sources/SoundstageKit/C.swift", module: "AudioDSP")
+            ]
         ]
         let violations = Set(ModuleLayering.violations(targets: targets, imports: imports))
-        #expect(violations == [
-            "AudioDSP depends on AudioGraph, which is not in a lower layer",
-            "AudioGraph depends on SpatialAssets, which is not in a lower layer",
-            "Sources/AudioGraph/A.swift imports Foundation, which AudioGraph must not",
-            "Sources/AudioGraph/B.swift imports AudioFiles, which AudioGraph does not declare",
-            "Sources/AudioGraph/B.swift imports AudioFiles, which is not in a lower layer than AudioGraph",
-            "SoundstageKit depends on DSPTestSupport, which is for tests only",
-            "Sources/SoundstageKit/C.swift imports AudioDSP, which SoundstageKit does not declare",
-            "Mystery is in no layer of the table (place it in ModuleLayering.layers and the docs)",
-        ])
+        #expect(
+            violations == [
+                "AudioDSP depends on AudioGraph, which is not in a lower layer",
+                "AudioGraph depends on SpatialAssets, which is not in a lower layer",
+                "Sources/AudioGraph/A.swift imports Foundation, which AudioGraph must not",
+                "Sources/AudioGraph/B.swift imports AudioFiles, which AudioGraph does not declare",
+                "Sources/AudioGraph/B.swift imports AudioFiles, which is not in a lower layer than AudioGraph",
+                "SoundstageKit depends on DSPTestSupport, which is for tests only",
+                "Sources/SoundstageKit/C.swift imports AudioDSP, which SoundstageKit does not declare",
+                "Mystery is in no layer of the table (place it in ModuleLayering.layers and the docs)"
+            ])
     }
 
     @Test func manifestsAndImportsAreReadAsSwiftPMAndSwiftDo() {
@@ -225,9 +240,10 @@ enum ModuleLayering {
             .systemLibrary(name: "CThing", pkgConfig: "thing", providers: [.apt(["libthing-dev"])]),
             .testTarget(name: "MidTests", dependencies: ["Mid"]),
             """
-        #expect(ModuleLayering.targets(inManifest: manifest) == [
-            "Low": [], "Mid": ["Yams", "Low"], "top": ["ArgumentParser", "Mid"], "CThing": [],
-        ])
+        #expect(
+            ModuleLayering.targets(inManifest: manifest) == [
+                "Low": [], "Mid": ["Yams", "Low"], "top": ["ArgumentParser", "Mid"], "CThing": []
+            ])
         let source = """
             // import Commented
             import AudioDSP

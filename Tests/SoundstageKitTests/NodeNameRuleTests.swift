@@ -12,7 +12,7 @@ import Testing
         ("a/b", "invalid node name 'a/b': only letters, digits, '_', '-' and '.' are allowed (found '/')"),
         ("née", "invalid node name 'née': only letters, digits, '_', '-' and '.' are allowed (found 'é')"),
         ("", "node name must not be empty"),
-        (String(repeating: "x", count: 65), "node name 'xxxxxxxxxxxxxxxxxxxx…' is 65 characters long; the limit is 64"),
+        (String(repeating: "x", count: 65), "node name 'xxxxxxxxxxxxxxxxxxxx…' is 65 characters long; the limit is 64")
     ]
 
     @Test(arguments: invalidNameCases)
@@ -33,7 +33,7 @@ import Testing
         } throws: { error in
             (error as? PatchParseError)?.diagnostics.map(\.message) == [
                 "invalid 'from': invalid node name 'a b': only letters, digits, '_', '-' and '.' are allowed "
-                    + "(found a space) in endpoint 'a b:1'",
+                    + "(found a space) in endpoint 'a b:1'"
             ]
         }
     }

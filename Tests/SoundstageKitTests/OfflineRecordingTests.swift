@@ -43,8 +43,10 @@ import Testing
         let out = dir.appendingPathComponent("out.wav").path
         let r = try Fixtures.run(Fixtures.executable, ["render", patch, "--out", out, "--duration", "20.0001"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.contains("recorder bus: wrote \(dir.appendingPathComponent("sub.caf").path): \(Self.frames) frames"),
-                "\(r.stdout)")
+        #expect(
+            r.stdout.contains(
+                "recorder bus: wrote \(dir.appendingPathComponent("sub.caf").path): \(Self.frames) frames"),
+            "\(r.stdout)")
 
         let rendered = try AudioFileReader.load(path: out)
         #expect(rendered.frameCount == Self.frames)

@@ -39,7 +39,8 @@ import Testing
         let device = dir.appendingPathComponent("null").path
         // A private null device (major 1, minor 3), never the system's.
         try #require(mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0)
-        let r = try Fixtures.run(Fixtures.executable, ["convert", dir.appendingPathComponent("in.wav").path, device, "--format", "wav"])
+        let r = try Fixtures.run(
+            Fixtures.executable, ["convert", dir.appendingPathComponent("in.wav").path, device, "--format", "wav"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(Self.type(device) == S_IFCHR, "the device was replaced")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
@@ -50,7 +51,9 @@ import Testing
         let dir = try Self.folderWithInput()
         defer { try? FileManager.default.removeItem(at: dir) }
         try #require(mkfifo(dir.appendingPathComponent("pipe").path, 0o666) == 0)
-        let r = try Self.shell("cat pipe > received.flac 2>/dev/null & reader=$!; '\(Fixtures.executable)' convert in.wav pipe --format flac && wait $reader", in: dir)
+        let r = try Self.shell(
+            "cat pipe > received.flac 2>/dev/null & reader=$!; '\(Fixtures.executable)' convert in.wav pipe --format flac && wait $reader",
+            in: dir)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(Self.type(dir.appendingPathComponent("pipe").path) == S_IFIFO, "the FIFO was replaced")
         Self.expectFrames(48_000, dir.appendingPathComponent("received.flac").path, in: dir)
@@ -59,7 +62,8 @@ import Testing
     @Test func convertFollowsASymbolicLinkAndKeepsIt() throws {
         let dir = try Self.folderWithInput()
         defer { try? FileManager.default.removeItem(at: dir) }
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("takes"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("takes"), withIntermediateDirectories: true)
         let link = dir.appendingPathComponent("link.flac").path
         // A relative link to a file that does not exist yet.
         try #require(symlink("takes/real.flac", link) == 0)
@@ -84,8 +88,9 @@ import Testing
         #expect(render.status == 0, "\(render.stderr)")
         Self.expectFrames(24_000, dir.appendingPathComponent("rendered.wav").path, in: dir)
         let noFormat = try Fixtures.run(exe, ["convert", dir.appendingPathComponent("in.wav").path, "-"])
-        #expect(noFormat.status != 0 && noFormat.stderr.contains("standard output") && noFormat.stderr.contains("--format"),
-                "\(noFormat.stderr)")
+        #expect(
+            noFormat.status != 0 && noFormat.stderr.contains("standard output") && noFormat.stderr.contains("--format"),
+            "\(noFormat.stderr)")
     }
 
     @Test func aFailedConvertLeavesTheOldFileUntouched() throws {
@@ -110,7 +115,9 @@ import Testing
     ) throws -> (status: Int32, stderr: String, leftovers: [String]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Fixtures.executable)
-        process.arguments = ["render", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--out", out, "--duration", "86400"]
+        process.arguments = [
+            "render", Fixtures.patches.appendingPathComponent("hello.yaml").path, "--out", out, "--duration", "86400"
+        ]
         process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": dir.path]) { $1 }
         process.standardOutput = stdout ?? FileHandle.nullDevice
         let errors = Pipe()
@@ -118,7 +125,9 @@ import Testing
         let stderr = Fixtures.ReadBox(errors.fileHandleForReading)
         try process.run()
         func working() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasPrefix(workingPrefix) }
+            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter {
+                $0.hasPrefix(workingPrefix)
+            }
         }
         let deadline = Date().addingTimeInterval(30)
         while working().isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }
@@ -135,7 +144,8 @@ import Testing
         let out = dir.appendingPathComponent("long.wav").path
         let old = Data("an earlier render".utf8)
         try old.write(to: URL(fileURLWithPath: out))
-        let result = try Self.interruptRender(out: out, in: dir, workingPrefix: ".long.wav.partial", signal: signalNumber)
+        let result = try Self.interruptRender(
+            out: out, in: dir, workingPrefix: ".long.wav.partial", signal: signalNumber)
         #expect(result.status == 128 + signalNumber)
         #expect(result.stderr.contains("interrupted; '\(out)' was not written and is left as it was"))
         #expect(FileManager.default.contents(atPath: out) == old)

@@ -29,7 +29,8 @@ import Testing
         let before = (engine.nodes().map(\.name), engine.connections(), engine.buffers().map(\.name))
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let bad = try Fixtures.write("""
+        let bad = try Fixtures.write(
+            """
             version: 1
             nodes: [{ name: a, kind: player, params: { buffer: nothing } }]
             connections: [{ from: a, to: main }]
@@ -65,8 +66,10 @@ import Testing
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let root = dir.appendingPathComponent("root")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("escape").path, withDestinationPath: "/etc")
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("escape").path, withDestinationPath: "/etc")
         let policy = FileAccessPolicy(roots: [root.path])
         let resolvedRoot = policy.roots[0]
         #expect(try policy.resolve("sub/a.wav") == resolvedRoot + "/sub/a.wav")

@@ -29,7 +29,8 @@ import Testing
     }
 
     @Test func unknownKindIsReportedAtTheKind() throws {
-        let d = try diagnostics("""
+        let d = try diagnostics(
+            """
             version: 1
             nodes:
               - name: a
@@ -42,7 +43,8 @@ import Testing
     }
 
     @Test func badParametersAreReportedWhereTheyAreWritten() throws {
-        let d = try diagnostics("""
+        let d = try diagnostics(
+            """
             version: 1
             nodes:
               - name: a
@@ -51,7 +53,10 @@ import Testing
                   volume: 3
                   colour: red
             """)
-        #expect(d.map(\.location) == [Patches.SourceLocation(line: 6, column: 15), Patches.SourceLocation(line: 7, column: 7)])
+        #expect(
+            d.map(\.location) == [
+                Patches.SourceLocation(line: 6, column: 15), Patches.SourceLocation(line: 7, column: 7)
+            ])
         #expect(d[0].message.contains("out of range 0…1"))
         #expect(d[1].message.contains("no parameter 'colour'"))
     }
@@ -60,7 +65,8 @@ import Testing
     @Test func yamlBooleanSpellingsWorkForNodeParameters() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = try Fixtures.write("""
+        let path = try Fixtures.write(
+            """
             version: 1
             buffers:
               - name: tone
@@ -84,7 +90,8 @@ import Testing
 
     /// A generated tone at or above the Nyquist frequency is refused where its frequency is written.
     @Test func aToneAboveNyquistIsRefusedAtItsFrequency() throws {
-        let d = try diagnostics("""
+        let d = try diagnostics(
+            """
             version: 1
             engine: { sampleRate: 48000 }
             buffers:
@@ -92,14 +99,16 @@ import Testing
                 generate: { waveform: sine, frequency: 30000, duration: 0.5 }
             """)
         #expect(d.map(\.location) == [Patches.SourceLocation(line: 5, column: 44)])
-        #expect(d.map(\.message) == [
-            "buffer 'high': frequency 30000.0 Hz is not below the Nyquist frequency (24000.0 Hz at 48000.0 Hz)",
-        ])
+        #expect(
+            d.map(\.message) == [
+                "buffer 'high': frequency 30000.0 Hz is not below the Nyquist frequency (24000.0 Hz at 48000.0 Hz)"
+            ])
     }
 
     /// A misspelt parameter gets a "did you mean", as misspelt kinds and sections do.
     @Test func aMisspeltParameterGetsASuggestion() throws {
-        let d = try diagnostics("""
+        let d = try diagnostics(
+            """
             version: 1
             nodes:
               - name: a
@@ -107,14 +116,16 @@ import Testing
                 params: { volum: 0.5 }
             """)
         #expect(d.map(\.location) == [Patches.SourceLocation(line: 5, column: 15)])
-        #expect(d.map(\.message) == [
-            "player 'a' has no parameter 'volum' (did you mean 'volume'?) (it has: "
-                + NodeKind.player.parameters.map(\.name).joined(separator: ", ") + ")",
-        ])
+        #expect(
+            d.map(\.message) == [
+                "player 'a' has no parameter 'volum' (did you mean 'volume'?) (it has: "
+                    + NodeKind.player.parameters.map(\.name).joined(separator: ", ") + ")"
+            ])
     }
 
     @Test func connectionErrorsNameTheProblem() throws {
-        let d = try diagnostics("""
+        let d = try diagnostics(
+            """
             version: 1
             nodes:
               - { name: a, kind: mixer }
@@ -137,7 +148,8 @@ import Testing
     @Test func missingAndCorruptFilesNameTheFile() throws {
         var noise = SeededRandom(seed: 3)
         let junk = Data((0..<4000).map { _ in UInt8(truncatingIfNeeded: noise.next()) })
-        let d = try diagnostics("""
+        let d = try diagnostics(
+            """
             version: 1
             buffers:
               - name: gone
@@ -160,8 +172,10 @@ import Testing
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sine = TestSignal.sine(frequency: 1000, sampleRate: 44_100, frames: 44_100, amplitude: 0.5)
-        try AudioFileWriter.write(AudioData(channels: [sine], sampleRate: 44_100), to: dir.appendingPathComponent("t.wav").path)
-        let path = try Fixtures.write("""
+        try AudioFileWriter.write(
+            AudioData(channels: [sine], sampleRate: 44_100), to: dir.appendingPathComponent("t.wav").path)
+        let path = try Fixtures.write(
+            """
             version: 1
             buffers: [{ name: t, file: t.wav }]
             nodes: [{ name: p, kind: player, params: { buffer: t, playing: true } }]
@@ -179,8 +193,10 @@ import Testing
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let ramp = TestSignal.ramp(frames: 1000, scale: 1e-3)
-        try AudioFileWriter.write(AudioData(channels: [ramp], sampleRate: 48_000), to: dir.appendingPathComponent("r.wav").path)
-        let path = try Fixtures.write("""
+        try AudioFileWriter.write(
+            AudioData(channels: [ramp], sampleRate: 48_000), to: dir.appendingPathComponent("r.wav").path)
+        let path = try Fixtures.write(
+            """
             version: 1
             nodes: [{ name: p, kind: player, params: { file: r.wav, start: 100, frames: 50, playing: true } }]
             connections: [{ from: p, to: output }]
@@ -195,8 +211,10 @@ import Testing
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sine = TestSignal.sine(frequency: 500, sampleRate: 48_000, frames: 48_000, amplitude: 0.5)
-        try AudioFileWriter.write(AudioData(channels: [sine], sampleRate: 48_000), to: dir.appendingPathComponent("s.wav").path)
-        let path = try Fixtures.write("""
+        try AudioFileWriter.write(
+            AudioData(channels: [sine], sampleRate: 48_000), to: dir.appendingPathComponent("s.wav").path)
+        let path = try Fixtures.write(
+            """
             version: 1
             buffers:
               - { name: f, file: s.wav, start: 4800, frames: 24000 }
@@ -267,7 +285,8 @@ import Testing
         let loaded = try PatchLoader.load(path: path, overrides: .init(toleratesFileProblems: true))
         let lines = loaded.warnings.map(\.description)
         #expect(loaded.warnings.count == 2, "\(lines)")
-        #expect(lines.contains { $0.contains(":3:") && $0.contains("warning:") && $0.contains("nowhere.wav") }, "\(lines)")
+        #expect(
+            lines.contains { $0.contains(":3:") && $0.contains("warning:") && $0.contains("nowhere.wav") }, "\(lines)")
         #expect(lines.contains { $0.contains(":8:") && $0.contains("missing.flac") }, "\(lines)")
         #expect(Set(loaded.engine.nodes().map(\.name)).isSuperset(of: ["a", "b", "c"]))
         #expect(loaded.engine.connections().count == 4)
@@ -279,7 +298,8 @@ import Testing
 extension PatchLoaderTests {
     /// `taps:` is reserved: an empty list loads, every entry is refused where it is written.
     @Test func tapEntriesAreRefusedWhereTheyAreWritten() throws {
-        let d = try diagnostics("""
+        let d = try diagnostics(
+            """
             version: 1
             nodes:
               - { name: a, kind: mixer }
@@ -289,17 +309,22 @@ extension PatchLoaderTests {
                 bus: 1
             """)
         let advice = "to capture a node's output use a 'recorders' entry, to watch its level use OSC /meters"
-        #expect(d.map(\.location) == [Patches.SourceLocation(line: 5, column: 5), Patches.SourceLocation(line: 6, column: 5)])
-        #expect(d.map(\.message) == [
-            "taps are reserved and not supported yet (tap on 'a:0'); " + advice,
-            "taps are reserved and not supported yet (tap on 'main:1'); " + advice,
-        ])
+        #expect(
+            d.map(\.location) == [
+                Patches.SourceLocation(line: 5, column: 5), Patches.SourceLocation(line: 6, column: 5)
+            ])
+        #expect(
+            d.map(\.message) == [
+                "taps are reserved and not supported yet (tap on 'a:0'); " + advice,
+                "taps are reserved and not supported yet (tap on 'main:1'); " + advice
+            ])
         #expect(try diagnostics("version: 1\ntaps: []\n").isEmpty)
     }
 
     /// A time-pitch `overlap` other than the default is refused where it is written, not ignored.
     @Test func aTimePitchOverlapOtherThanTheDefaultIsRefused() throws {
-        let d = try diagnostics("""
+        let d = try diagnostics(
+            """
             version: 1
             nodes:
               - name: tp
@@ -310,9 +335,10 @@ extension PatchLoaderTests {
                 params: { overlap: 8 }
             """)
         #expect(d.map(\.location) == [Patches.SourceLocation(line: 5, column: 36)])
-        #expect(d.map(\.message) == [
-            "tp.overlap = 4.0 is refused: only the default 8 is accepted; Rubber Band R3, which does the stretching, "
-                + "has no overlap setting, so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored",
-        ])
+        #expect(
+            d.map(\.message) == [
+                "tp.overlap = 4.0 is refused: only the default 8 is accepted; Rubber Band R3, which does the stretching, "
+                    + "has no overlap setting, so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored"
+            ])
     }
 }

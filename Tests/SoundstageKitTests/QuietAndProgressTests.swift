@@ -17,7 +17,7 @@ import Testing
             ["convert", wav, flac, "--quiet"],
             ["check", Self.hello, "--quiet"],
             ["info", wav, flac, "-q"],
-            ["info", "--verify", "--json", "--quiet", wav],
+            ["info", "--verify", "--json", "--quiet", wav]
         ]
         for arguments in commands {
             let loud = try Fixtures.run(exe, arguments.filter { $0 != "--quiet" && $0 != "-q" })
@@ -33,7 +33,7 @@ import Testing
             (["render", bad, "--out", wav, "--duration", "1", "-q"], "unknown node kind 'wobble'"),
             (["convert", dir.appendingPathComponent("none.wav").path, flac, "-q"], "none.wav"),
             (["info", bad, "--quiet"], "bad.yaml"),
-            (["run", bad, "--quiet"], "unknown node kind 'wobble'"),
+            (["run", bad, "--quiet"], "unknown node kind 'wobble'")
         ]
         for (arguments, needle) in failures {
             let r = try Fixtures.run(exe, arguments)
@@ -46,7 +46,9 @@ import Testing
         let server = "ss_quiet_\(getpid())_\(UInt32.random(in: 0..<UInt32.max))"
         let jackd = try Fixtures.startJackd(named: server)
         defer { jackd.terminate(); jackd.waitUntilExit() }
-        let arguments = ["run", Self.hello, "--server", server, "--duration", "0.5", "--osc-port", "0", "--no-start-server"]
+        let arguments = [
+            "run", Self.hello, "--server", server, "--duration", "0.5", "--osc-port", "0", "--no-start-server"
+        ]
         let loud = try Fixtures.run(Fixtures.executable, arguments)
         #expect(loud.status == 0 && loud.stdout.contains("JACK client"), "\(loud.stdout) \(loud.stderr)")
         let r = try Fixtures.run(Fixtures.executable, arguments + ["--quiet"])

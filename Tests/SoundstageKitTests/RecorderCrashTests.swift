@@ -20,8 +20,9 @@ import Testing
             let path = dir.appendingPathComponent(name).path
             let audio = try AudioFileReader.load(path: path)
             let frames = audio.frameCount
-            #expect(Double(frames) >= (elapsed - 1) * RecorderFixture.rate,
-                    "\(name): \(frames) frames after \(elapsed) s")
+            #expect(
+                Double(frames) >= (elapsed - 1) * RecorderFixture.rate,
+                "\(name): \(frames) frames after \(elapsed) s")
             #expect(Double(frames) <= (elapsed + 0.1) * RecorderFixture.rate, "\(name): \(frames) frames")
             // What is there is the signal from its first frame, exactly (FLAC: within one int24 step).
             let tolerance: Float = name.hasSuffix(".flac") ? 1.0 / 8_388_608 : 0
@@ -35,8 +36,9 @@ import Testing
             // Other readers trust the header alone: it must itself declare the frames (FLAC leaves its
             // length unknown after a kill, which decoders handle by reading to the end).
             if let declared = RecorderChild.declaredFrames(path: path, bytesPerFrame: 8) {
-                #expect(Double(declared) >= (elapsed - 1) * RecorderFixture.rate,
-                        "\(name): header declares \(declared)")
+                #expect(
+                    Double(declared) >= (elapsed - 1) * RecorderFixture.rate,
+                    "\(name): header declares \(declared)")
                 #expect(declared == frames, "\(name)")
             } else {
                 #expect(name.hasSuffix(".flac"), "\(name): no readable size in the header")
@@ -93,7 +95,7 @@ enum RecorderChild {
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["--testing-library", "swift-testing", "--filter", "RecorderChildProcess"]
         process.environment = ProcessInfo.processInfo.environment.merging([
-            modeVariable: mode, directoryVariable: directory.path,
+            modeVariable: mode, directoryVariable: directory.path
         ]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

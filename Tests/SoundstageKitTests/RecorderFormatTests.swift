@@ -10,7 +10,7 @@ import Testing
     /// File name and format of each take (ALAC is never chosen from an extension).
     static let takes: [(name: String, format: AudioFileFormat)] = [
         ("take.aiff", .aiff), ("take.ogg", .oggVorbis), ("take.opus", .opus), ("take.mp3", .mp3),
-        ("take.m4a", .aacM4A), ("take-alac.m4a", .alacM4A), ("take.aac", .aacADTS),
+        ("take.m4a", .aacM4A), ("take-alac.m4a", .alacM4A), ("take.aac", .aacADTS)
     ]
 
     @Test func anOggRecordingStoppedCleanlyIsOneValidStream() throws {
@@ -67,8 +67,9 @@ import Testing
                 // records them in an iTunSMPB tag, which Soundstage applies and ffmpeg 5.1 does not.
                 let keepsPadding = take.format == .aacADTS || (take.format == .aacM4A && reader == "ffmpeg")
                 let expected = keepsPadding ? 72_000...(72_000 + 2_048) : 72_000...72_000
-                #expect(frames.map { expected.contains($0) } == true,
-                        "\(take.name) by \(reader): \(frames.map(String.init) ?? "unreadable") frames")
+                #expect(
+                    frames.map { expected.contains($0) } == true,
+                    "\(take.name) by \(reader): \(frames.map(String.init) ?? "unreadable") frames")
             }
         }
     }
@@ -82,8 +83,10 @@ import Testing
         for take in Self.takes {
             let readBack = ReadBack(path: dir.appendingPathComponent(take.name).path, directory: dir)
             for (reader, frames) in readBack.frameCounts() {
-                #expect(frames.map { range.contains(Double($0)) } == true,
-                        "\(take.name) by \(reader): \(frames.map(String.init) ?? "unreadable") frames, killed after \(elapsed) s")
+                #expect(
+                    frames.map { range.contains(Double($0)) } == true,
+                    "\(take.name) by \(reader): \(frames.map(String.init) ?? "unreadable") frames, killed after \(elapsed) s"
+                )
             }
         }
     }
@@ -113,13 +116,14 @@ struct ReadBack {
     /// refuses Opus and cannot seek in MP3 input), so sox reads the other formats only.
     func frameCounts() -> [(String, Int?)] {
         var counts: [(String, Int?)] = [
-            ("soundstage info", infoFrames()), ("AudioFileReader", try? AudioFileReader.load(path: path).frameCount),
+            ("soundstage info", infoFrames()), ("AudioFileReader", try? AudioFileReader.load(path: path).frameCount)
         ]
         let soxReads = [".wav", ".aiff", ".caf", ".flac", ".ogg"].contains { path.hasSuffix($0) }
         if soxReads {
             counts.append(("sox", decoded(by: "/usr/bin/sox", ["-V1", path, "-t", "wav", "-e", "floating-point"])))
         }
-        counts.append(("ffmpeg", decoded(by: "/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", path, "-c:a", "pcm_f32le"])))
+        counts.append(
+            ("ffmpeg", decoded(by: "/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", path, "-c:a", "pcm_f32le"])))
         return counts
     }
 

@@ -17,12 +17,15 @@ enum RecorderFixture {
 
     /// An engine whose player `p` loops `channels` into `main`, started before the first frame.
     static func engine(playing channels: [[Float]], inputs: Int = 0) throws -> Engine {
-        let engine = Engine(configuration: EngineConfiguration(
-            sampleRate: rate, blockFrames: 64, outputChannelCount: 2, inputChannelCount: inputs))
+        let engine = Engine(
+            configuration: EngineConfiguration(
+                sampleRate: rate, blockFrames: 64, outputChannelCount: 2, inputChannelCount: inputs))
         try engine.addBuffer(SampleBuffer(name: "material", channels: channels, sampleRate: rate))
-        try engine.attach(.player, name: "p", parameters: [
-            "buffer": .string("material"), "loop": .bool(true), "playing": .bool(true),
-        ])
+        try engine.attach(
+            .player, name: "p",
+            parameters: [
+                "buffer": .string("material"), "loop": .bool(true), "playing": .bool(true)
+            ])
         try engine.connect("p", to: "main")
         return engine
     }

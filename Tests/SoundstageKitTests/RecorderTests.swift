@@ -101,8 +101,9 @@ import Testing
     @Test func recordsTheLiveInputExactly() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let engine = Engine(configuration: EngineConfiguration(
-            sampleRate: RecorderFixture.rate, outputChannelCount: 2, inputChannelCount: 2))
+        let engine = Engine(
+            configuration: EngineConfiguration(
+                sampleRate: RecorderFixture.rate, outputChannelCount: 2, inputChannelCount: 2))
         try engine.attach(.input, name: "input")
         let capture = RecorderFixture.noise(frames: 60 * Self.block, seed: 99)
         let path = dir.appendingPathComponent("mic.wav").path
@@ -199,8 +200,9 @@ import Testing
         let recorder = try Recorder(engine: engine, node: "main", path: path)
         try recorder.record()
         _ = RecorderFixture.render(engine, frames: 10 * Self.block)
-        #expect(throws: RecorderError.notAllowed(
-            path: path, reason: "it is still open; call stop() before deleteRecording()")
+        #expect(
+            throws: RecorderError.notAllowed(
+                path: path, reason: "it is still open; call stop() before deleteRecording()")
         ) { try recorder.deleteRecording() }
         recorder.pause()
         #expect(throws: RecorderError.self) { try recorder.deleteRecording() }
@@ -240,7 +242,9 @@ import Testing
         recorder.setEventHandler { [weak recorder] event in
             guard case .finished = event else { return }
             // The first end (on the disk thread) starts a second take from inside the handler.
-            if finishes.withLock({ $0 += 1; return $0 }) == 1 {
+            if finishes.withLock({
+                $0 += 1; return $0
+            }) == 1 {
                 try? recorder?.record()
                 restarted.withLock { $0 = true }
             }
@@ -277,8 +281,9 @@ import Testing
         // A folder that does not exist is refused when the recorder is made, not at `record`.
         let missingDirectory = dir.appendingPathComponent("no/such/dir/take.wav").path
         let createMessage = message { _ = try Recorder(engine: engine, node: "main", path: missingDirectory) }
-        #expect(createMessage.contains("'\(missingDirectory)'") && createMessage.contains("does not exist"),
-                "\(createMessage)")
+        #expect(
+            createMessage.contains("'\(missingDirectory)'") && createMessage.contains("does not exist"),
+            "\(createMessage)")
 
         let floatFlac = dir.appendingPathComponent("take.flac").path
         let flacRecorder = try Recorder(

@@ -20,8 +20,9 @@ import Testing
         #expect(RenderBaseline.peak(rendered) > 0.01, "\(scene.name) renders (near) silence")
         let reference = RenderBaseline.referencePath(scene)
         if ProcessInfo.processInfo.environment["SOUNDSTAGE_WRITE_BASELINE"] == "1" {
-            try AudioFileWriter.write(AudioData(channels: rendered, sampleRate: 48_000), to: reference,
-                                      encoding: .float32)
+            try AudioFileWriter.write(
+                AudioData(channels: rendered, sampleRate: 48_000), to: reference,
+                encoding: .float32)
             return
         }
         guard FileManager.default.fileExists(atPath: reference) else {
@@ -89,13 +90,15 @@ enum RenderBaseline {
             list.append(patchScene("scene-" + file, path: sceneFolder.appendingPathComponent(file + ".yaml").path))
         }
         let edits = sceneFolder.appendingPathComponent("live-edits.yaml").path
-        list.append(Scene(name: "scene-live-edits", patch: edits, usesHRTFConvolution: false) {
-            try renderLiveEdits(patch: edits)
-        })
+        list.append(
+            Scene(name: "scene-live-edits", patch: edits, usesHRTFConvolution: false) {
+                try renderLiveEdits(patch: edits)
+            })
         let streaming = sceneFolder.appendingPathComponent("streaming.yaml").path
-        list.append(Scene(name: "scene-streaming", patch: streaming, usesHRTFConvolution: false) {
-            try renderStreaming(patch: streaming)
-        })
+        list.append(
+            Scene(name: "scene-streaming", patch: streaming, usesHRTFConvolution: false) {
+                try renderStreaming(patch: streaming)
+            })
         return list
     }()
 
@@ -158,7 +161,9 @@ enum RenderBaseline {
                 try e.set("lead", "pan", to: .float(-0.6))
             },
             16: { e throws(EngineError) in
-                try e.moveSources([SourceMove(node: src1, .position, 2, 0.5, -1.5), SourceMove(node: src2, .position, -1, 0, 2)])
+                try e.moveSources([
+                    SourceMove(node: src1, .position, 2, 0.5, -1.5), SourceMove(node: src2, .position, -1, 0, 2)
+                ])
             },
             24: { e throws(EngineError) in
                 try e.setVector("src1", "velocity", 12, 0, -3)
@@ -178,12 +183,17 @@ enum RenderBaseline {
                 try e.set("tone", "band0.frequency", to: .float(2000))
                 try e.set("crush", "bypass", to: .bool(true))
             },
-            64: { e throws(EngineError) in try e.set("lead", "volume", to: .float(0.9), atSampleTime: 72 * block + 100) },
+            64: { e throws(EngineError) in try e.set("lead", "volume", to: .float(0.9), atSampleTime: 72 * block + 100)
+            },
             80: { e throws(EngineError) in try e.disconnect("src2", from: "env") },
             92: { e throws(EngineError) in try e.connect("src2", to: "env") },
             100: { e throws(EngineError) in
-                try e.attach(.player, name: "late", parameters: ["buffer": .string("ping"), "loop": .bool(true),
-                                                                  "playing": .bool(true), "pan": .float(-0.9)])
+                try e.attach(
+                    .player, name: "late",
+                    parameters: [
+                        "buffer": .string("ping"), "loop": .bool(true),
+                        "playing": .bool(true), "pan": .float(-0.9)
+                    ])
                 try e.connect("late", to: "main")
             },
             112: { e throws(EngineError) in try e.detach("late") },
@@ -198,7 +208,7 @@ enum RenderBaseline {
                 try e.play("src1")
                 try e.set("src2", "obstruction", to: .float(-20))
             },
-            160: { e throws(EngineError) in try e.set("verb", "bypass", to: .bool(true)) },
+            160: { e throws(EngineError) in try e.set("verb", "bypass", to: .bool(true)) }
         ]
         var out: [[Float]] = [[], []]
         var blocksDone = 0

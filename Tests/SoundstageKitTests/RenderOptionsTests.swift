@@ -21,7 +21,7 @@ import Testing
             ("wav", "out-wav", "WAV"), ("aiff", "out-aiff", "AIFF"), ("caf", "out-caf", "CAF"),
             ("flac", "out-flac", "FLAC"), ("ogg", "out-ogg", "Ogg Vorbis"), ("opus", "out-opus", "Opus"),
             ("mp3", "out-mp3", "MP3"), ("aac", "out-aac", "AAC (M4A)"), ("alac", "out-alac", "ALAC (M4A)"),
-            ("alac", "out.m4a", "ALAC (M4A)"), ("aac", "out.aac", "AAC (ADTS)"),
+            ("alac", "out.m4a", "ALAC (M4A)"), ("aac", "out.aac", "AAC (ADTS)")
         ]
         for (format, name, formatName) in cases {
             let out = dir.appendingPathComponent(name).path
@@ -81,7 +81,7 @@ import Testing
             (["--bits", "16"], path("x.m4a"), "use --bitrate"),
             (["--channels", "3"], path("x.wav"), "no rule for mixing 2 channels into 3"),
             (["--channels", "4"], path("x.mp3"), "at most 2; add --channels"),
-            (["--format", "wma"], path("x.wav"), "--format must be one of"),
+            (["--format", "wma"], path("x.wav"), "--format must be one of")
         ]
         for (options, out, needle) in cases {
             let r = try Self.render(out, options, duration: "0.1")

@@ -35,7 +35,8 @@ import Testing
         for run in 1...2 {
             if run == 2 { Thread.sleep(forTimeInterval: 1.1) }
             for ext in extensions {
-                let r = try Fixtures.run(Fixtures.executable, arguments(dir.appendingPathComponent("\(run).\(ext)").path))
+                let r = try Fixtures.run(
+                    Fixtures.executable, arguments(dir.appendingPathComponent("\(run).\(ext)").path))
                 #expect(r.status == 0, "\(r.stderr)")
             }
         }
@@ -56,7 +57,9 @@ import Testing
             (try String(contentsOfFile: Self.submix, encoding: .utf8))
                 + "recorders:\n  - { name: r, node: main, path: recorder.wav }\n",
             to: "rec.yaml", in: dir)
-        #expect(try Fixtures.run(Fixtures.executable, ["render", patch, "--out", rendered, "--duration", "1.5"]).status == 0)
+        #expect(
+            try Fixtures.run(Fixtures.executable, ["render", patch, "--out", rendered, "--duration", "1.5"]).status == 0
+        )
         #expect(try Fixtures.run(Fixtures.executable, ["convert", rendered, converted, "--channels", "1"]).status == 0)
         for path in [rendered, converted, recorded] {
             let info = try AudioFileReader.info(path: path)

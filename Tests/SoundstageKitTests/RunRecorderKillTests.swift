@@ -9,14 +9,17 @@ import Testing
         ("wav", "take.wav", "wav"), ("aiff", "take.aiff", "aiff"), ("caf", "take.caf", "caf"),
         ("flac", "take.flac", "flac"), ("ogg", "take.ogg", "ogg"), ("opus", "take.opus", "opus"),
         ("mp3", "take.mp3", "mp3"), ("aac", "take.m4a", "m4a"), ("alac", "take-alac.m4a", "alac"),
-        ("adts", "take.aac", "aac"),
+        ("adts", "take.aac", "aac")
     ]
 
     @Test func aRunKilledWithSIGKILLLeavesEveryRecordingReadable() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let lines = Self.recorders.map { "  - { name: \($0.name), node: main, path: \($0.file), format: \($0.format) }" }
-        let patch = try Fixtures.write("""
+        let lines = Self.recorders.map {
+            "  - { name: \($0.name), node: main, path: \($0.file), format: \($0.format) }"
+        }
+        let patch = try Fixtures.write(
+            """
             version: 1
             buffers:
               - { name: tone, generate: { waveform: saw, frequency: 300, duration: 0.5, amplitude: 0.4 } }
@@ -63,8 +66,10 @@ import Testing
         for recorder in Self.recorders {
             let readBack = ReadBack(path: dir.appendingPathComponent(recorder.file).path, directory: dir)
             for (reader, frames) in readBack.frameCounts() {
-                #expect(frames.map { range.contains(Double($0)) } == true,
-                        "\(recorder.file) by \(reader): \(frames.map(String.init) ?? "unreadable") frames, killed after \(elapsed) s")
+                #expect(
+                    frames.map { range.contains(Double($0)) } == true,
+                    "\(recorder.file) by \(reader): \(frames.map(String.init) ?? "unreadable") frames, killed after \(elapsed) s"
+                )
             }
         }
     }

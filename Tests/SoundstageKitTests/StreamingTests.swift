@@ -8,8 +8,10 @@ import Testing
 
 @Suite(.serialized) struct StreamingTests {
     func engine(threshold: Double = 0.5) -> Engine {
-        Engine(configuration: EngineConfiguration(sampleRate: 48_000, outputChannelCount: 2),
-               fileLoader: nil, streamOpener: PatchLoader.streamOpener(relativeTo: nil), streamingThresholdSeconds: threshold)
+        Engine(
+            configuration: EngineConfiguration(sampleRate: 48_000, outputChannelCount: 2),
+            fileLoader: nil, streamOpener: PatchLoader.streamOpener(relativeTo: nil),
+            streamingThresholdSeconds: threshold)
     }
 
     /// Renders in small paced blocks (0.1 s), as a real-time host would.
@@ -41,7 +43,9 @@ import Testing
         #expect(Array(out[1][0..<200_000]) == right)
         #expect(out[0][200_000...].allSatisfy { $0 == 0 })
         #expect(!log.all.contains { if case .streamUnderrun = $0 { return true } else { return false } })
-        #expect(log.all.contains(.scheduleCompleted(node: "p", id: id, kind: .dataConsumed, sampleTime: 200_000, completed: true)))
+        #expect(
+            log.all.contains(
+                .scheduleCompleted(node: "p", id: id, kind: .dataConsumed, sampleTime: 200_000, completed: true)))
         #expect(engine.streamMemory.isEmpty)
     }
 
@@ -62,7 +66,9 @@ import Testing
         let out = OfflineRenderer(engine: engine).render(frameCount: 100_000, hostBlockFrames: 256)
         #expect(SignalStats.peak(out[0][0..<60_000]) > 0.4)
         #expect(SignalStats.peak(out[0][70_000..<100_000]) == 0)
-        let underrun = log.all.compactMap { e -> Int? in if case .streamUnderrun(_, let f) = e { return f } else { return nil } }
+        let underrun = log.all.compactMap { e -> Int? in
+            if case .streamUnderrun(_, let f) = e { return f } else { return nil }
+        }
         #expect(underrun.reduce(0, +) > 0)
         engine.setDiskThreadPaused(false)
         // The idle disk thread looks again within 20 ms; wait until it has refilled the ring.

@@ -23,10 +23,13 @@ struct FidelityFigures: CustomStringConvertible {
     var directions = 0
 
     var description: String {
-        String(format: "%d directions: ITD %.2f (%@), <1.5 kHz %.2f (%@) frames, > 0.5: %d, > 1: %d, wrong side %d; ILD %.2f dB (%@), "
-               + "octave %.2f dB (%@); third-octave RMS %.2f dB (%@)",
-               directions, itdBroadband, itdBroadbandAt, itdLow, itdLowAt, itdOverHalf, itdOverOne, wrongSide, ild, ildAt, ildBand, ildBandAt,
-               magnitude, magnitudeAt)
+        String(
+            format:
+                "%d directions: ITD %.2f (%@), <1.5 kHz %.2f (%@) frames, > 0.5: %d, > 1: %d, wrong side %d; ILD %.2f dB (%@), "
+                + "octave %.2f dB (%@); third-octave RMS %.2f dB (%@)",
+            directions, itdBroadband, itdBroadbandAt, itdLow, itdLowAt, itdOverHalf, itdOverOne, wrongSide, ild, ildAt,
+            ildBand, ildBandAt,
+            magnitude, magnitudeAt)
     }
 }
 
@@ -197,8 +200,9 @@ struct RawDataset {
         for i in Swift.stride(from: 0, to: raw.count, by: stride) {
             let at = String(format: "%.0f°/%.0f°", raw.azimuths[i], raw.elevations[i])
             // SOFA azimuths turn counter-clockwise (to the left); SourceDirection's to the right.
-            let direction = SourceDirection(azimuth: -raw.azimuths[i] * Double.pi / 180,
-                                            elevation: raw.elevations[i] * Double.pi / 180)
+            let direction = SourceDirection(
+                azimuth: -raw.azimuths[i] * Double.pi / 180,
+                elevation: raw.elevations[i] * Double.pi / 180)
             // A fresh convolver: the first pair applies at once, with no crossfade from another.
             var k = set.makeConvolver(maxBlockFrames: frames, quality: quality)
             defer { k.deallocate() }
@@ -216,7 +220,9 @@ struct RawDataset {
                 itdError = max(itdError, error)
                 if abs(expected) > 0.5 && (rendered < 0) != (expected < 0) { figures.wrongSide += 1 }
                 if lowpass, error > figures.itdLow { (figures.itdLow, figures.itdLowAt) = (error, at) }
-                if !lowpass, error > figures.itdBroadband { (figures.itdBroadband, figures.itdBroadbandAt) = (error, at) }
+                if !lowpass, error > figures.itdBroadband {
+                    (figures.itdBroadband, figures.itdBroadbandAt) = (error, at)
+                }
             }
             if itdError > 0.5 { figures.itdOverHalf += 1 }
             if itdError > 1 { figures.itdOverOne += 1 }
@@ -247,10 +253,12 @@ struct RawDataset {
     @Test(arguments: [
         (48_000.0, HRTFQuality.standard, 1, 8, 2.1, 1.8), (48_000, .high, 1, 10, 0.5, 0.55),
         (44_100, .standard, 1, 6, 1.3, 1.85), (44_100, .high, 1, 6, 0.5, 0.6),
-        (96_000, .standard, 3, 10, 2.1, 1.8), (96_000, .high, 3, 10, 0.5, 0.6),
+        (96_000, .standard, 3, 10, 2.1, 1.8), (96_000, .high, 3, 10, 0.5, 0.6)
     ])
-    func renderedCuesMatchTheDataset(rate: Double, quality: HRTFQuality, stride: Int, broadbandExceptions: Int,
-                                     octaveILD: Double, magnitude: Double) throws {
+    func renderedCuesMatchTheDataset(
+        rate: Double, quality: HRTFQuality, stride: Int, broadbandExceptions: Int,
+        octaveILD: Double, magnitude: Double
+    ) throws {
         let f = try Self.measure(rate: rate, quality: quality, stride: stride)
         print("fidelity \(Int(rate)) Hz \(quality == .standard ? "HRTF" : "HRTF HQ"): \(f)")
         #expect(f.itdLow <= 0.5, "\(f)")
@@ -272,8 +280,9 @@ struct RawDataset {
         func render(_ degrees: Double) -> [[Float]] {
             var k = set.makeConvolver(maxBlockFrames: 1024, quality: quality)
             defer { k.deallocate() }
-            publish(set, k.exchange, SourceDirection(azimuth: degrees * Double.pi / 180, elevation: 0),
-                    interpolated: quality.interpolates)
+            publish(
+                set, k.exchange, SourceDirection(azimuth: degrees * Double.pi / 180, elevation: 0),
+                interpolated: quality.interpolates)
             return renderHRTF(&k, click, block: 1024)
         }
         let (a, b, c) = (render(35), render(37), render(40))

@@ -20,8 +20,9 @@ import Testing
     func interauralTimeDifferenceAtTheSideIsKEMARs(azimuthDegrees: Double, quality: HRTFQuality) {
         var k = set.makeConvolver(maxBlockFrames: 128, quality: quality)
         defer { k.deallocate() }
-        publish(set, k.exchange, SourceDirection(azimuth: azimuthDegrees * Double.pi / 180, elevation: 0),
-                interpolated: quality.interpolates)
+        publish(
+            set, k.exchange, SourceDirection(azimuth: azimuthDegrees * Double.pi / 180, elevation: 0),
+            interpolated: quality.interpolates)
         let out = renderHRTF(&k, noise(frames: 24_000, seed: 31), block: 128)
         let itd = crossCorrelationLag(out[0], out[1], maximumLag: 96) / Self.rate * 1000
         // A source on the right reaches the right ear first: the right ear leads (negative lag).
@@ -32,7 +33,7 @@ import Testing
     static let directions: [SourceDirection] = [
         SourceDirection(azimuth: 0.3, elevation: 0), SourceDirection(azimuth: 1.9, elevation: 0.4),
         SourceDirection(azimuth: -2.8, elevation: -0.5), SourceDirection(azimuth: 0.05, elevation: 1.2),
-        SourceDirection(azimuth: 1.2, elevation: 0.123),
+        SourceDirection(azimuth: 1.2, elevation: 0.123)
     ]
 
     @Test(arguments: [HRTFQuality.standard, .high])
@@ -60,7 +61,8 @@ import Testing
         // On the median plane both ears are equal.
         var k = set.makeConvolver(maxBlockFrames: 100, quality: quality)
         defer { k.deallocate() }
-        publish(set, k.exchange, SourceDirection(azimuth: Double.pi, elevation: 0.3), interpolated: quality.interpolates)
+        publish(
+            set, k.exchange, SourceDirection(azimuth: Double.pi, elevation: 0.3), interpolated: quality.interpolates)
         let out = renderHRTF(&k, x, block: 100)
         #expect(out[0] == out[1])
     }
@@ -94,10 +96,12 @@ import Testing
     func orbitingSourceRendersWithoutClicks(quality: HRTFQuality, crossfades: Bool) {
         let tone = 200.0
         let x = TestSignal.sine(frequency: tone, sampleRate: Self.rate, frames: 60_000, amplitude: 0.5)
-        var k = crossfades
+        var k =
+            crossfades
             ? set.makeConvolver(maxBlockFrames: 80, quality: quality)
-            : HRTFConvolver(sampleRate: Self.rate, maxBlockFrames: 80, filterLength: set.filterLength,
-                            maximumDelayFrames: set.maximumDelayFrames + 4, crossfadeFrames: 1)
+            : HRTFConvolver(
+                sampleRate: Self.rate, maxBlockFrames: 80, filterLength: set.filterLength,
+                maximumDelayFrames: set.maximumDelayFrames + 4, crossfadeFrames: 1)
         defer { k.deallocate() }
         func direction(_ frame: Int) -> SourceDirection {
             SourceDirection(azimuth: 2 * Double.pi * Double(frame) / Self.rate, elevation: 0)
@@ -106,7 +110,8 @@ import Testing
         let out = renderHRTF(&k, x, block: 80) { frame in
             if frame % 800 == 0 { publish(set, exchange, direction(frame + 800), interpolated: quality.interpolates) }
         }
-        let worst = out.map { ClickDetector.secondDifferenceRatio($0[3000...], frequency: tone, sampleRate: Self.rate) }.max()!
+        let worst = out.map { ClickDetector.secondDifferenceRatio($0[3000...], frequency: tone, sampleRate: Self.rate) }
+            .max()!
         if crossfades {
             #expect(worst < 1.5, "click ratio \(worst)")
         } else {
@@ -132,7 +137,8 @@ import Testing
         let probe = AllocationProbe()
         for block in 0..<400 {
             if block % 6 == 0 {
-                publish(set, k.exchange, SourceDirection(azimuth: Double(block) * 0.05, elevation: 0.2), interpolated: true)
+                publish(
+                    set, k.exchange, SourceDirection(azimuth: Double(block) * 0.05, elevation: 0.2), interpolated: true)
             }
             probe.trackCurrentThread(block >= 10)
             k.process(input: x, output: bus, frames: 128)

@@ -40,9 +40,10 @@ import Testing
             let r: Float = i % 3 == 0 ? 1.6 : 1
             points += [r * s * cos(phi), r * s * sin(phi), r * z]
         }
-        let search = try #require(points.withUnsafeBufferPointer {
-            NearestMeasurementSearch(positions: $0.baseAddress!, count: 600)
-        })
+        let search = try #require(
+            points.withUnsafeBufferPointer {
+                NearestMeasurementSearch(positions: $0.baseAddress!, count: 600)
+            })
         var hint = 0
         var answered = 0
         var angle: Float = 0
@@ -61,8 +62,9 @@ import Testing
             if let found = search.nearest(p.0, p.1, p.2, hint: hint) {
                 answered += 1
                 if found != expected {
-                    #expect(Self.squaredDistance(points, found, p) <= expectedDistance * (1 + 1e-6),
-                            "step \(step): \(found) is not the nearest (\(expected))")
+                    #expect(
+                        Self.squaredDistance(points, found, p) <= expectedDistance * (1 + 1e-6),
+                        "step \(step): \(found) is not the nearest (\(expected))")
                 }
                 hint = found
             } else {
@@ -75,8 +77,9 @@ import Testing
     /// On Debian's KEMAR set, keys found from the previous key equal libmysofa's tree's for sources that
     /// move along orbits (both hemispheres, so the mirror folding is crossed) and that jump.
     @Test func keysFromAHintEqualTheTreesOnKEMAR() throws {
-        let set = try SOFADataset(path: kemarPath, sampleRate: 48_000,
-                                  options: SOFADataset.Options(quality: .standard, sampleRate: 48_000))
+        let set = try SOFADataset(
+            path: kemarPath, sampleRate: 48_000,
+            options: SOFADataset.Options(quality: .standard, sampleRate: 48_000))
         #expect(set.search != nil)
         var rng = SeededRandom(seed: 42)
         var key = -1

@@ -22,15 +22,17 @@ import Testing
     /// The ITD of a set's measurement at azimuth ±90°: cross-correlation of the two ears' full responses
     /// (delay + taps), in milliseconds.
     static func itdMilliseconds(_ set: SOFADataset, azimuthDegrees: Double) -> Double {
-        let m = set.measurement(set.nearestMeasurement(to: SourceDirection(azimuth: azimuthDegrees * Double.pi / 180, elevation: 0)))
+        let m = set.measurement(
+            set.nearestMeasurement(to: SourceDirection(azimuth: azimuthDegrees * Double.pi / 180, elevation: 0)))
         func full(_ taps: [Float], _ delay: Double) -> [Float] {
             [Float](repeating: 0, count: Int(delay.rounded())) + taps
         }
         let l = full(m.left, m.leftDelay)
         let r = full(m.right, m.rightDelay)
         let length = max(l.count, r.count)
-        let lag = crossCorrelationLag(l + [Float](repeating: 0, count: length - l.count),
-                                      r + [Float](repeating: 0, count: length - r.count), maximumLag: Int(set.sampleRate / 500))
+        let lag = crossCorrelationLag(
+            l + [Float](repeating: 0, count: length - l.count),
+            r + [Float](repeating: 0, count: length - r.count), maximumLag: Int(set.sampleRate / 500))
         return lag / set.sampleRate * 1000
     }
 
@@ -41,8 +43,9 @@ import Testing
         let ratio = rate / 44_100
         #expect(set.sampleRate == rate && set.sourceSampleRate == 44_100)
         #expect(set.resampledFilterLength == Int((512 * ratio).rounded()))
-        #expect(abs(Double(set.filterLength) / Double(native.filterLength) - ratio) < 0.1 * ratio,
-                "\(native.filterLength) taps at 44.1 kHz, \(set.filterLength) at \(rate)")
+        #expect(
+            abs(Double(set.filterLength) / Double(native.filterLength) - ratio) < 0.1 * ratio,
+            "\(native.filterLength) taps at 44.1 kHz, \(set.filterLength) at \(rate)")
         #expect(abs(set.maximumDelayFrames / native.maximumDelayFrames - ratio) < 0.1 * ratio)
         for azimuth in [90.0, -90] {
             let reference = Self.itdMilliseconds(native, azimuthDegrees: azimuth)

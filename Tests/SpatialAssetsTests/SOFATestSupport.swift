@@ -22,7 +22,8 @@ func renderHRTF(_ kernel: inout HRTFConvolver, _ input: [Float], block: Int, upd
         update(done)
         out.initialize(repeating: 0, count: 2 * block)
         input.withUnsafeBufferPointer { x in
-            kernel.process(input: x.baseAddress! + done, output: BusRef(data: out, channelCount: 2, stride: block), frames: n)
+            kernel.process(
+                input: x.baseAddress! + done, output: BusRef(data: out, channelCount: 2, stride: block), frames: n)
         }
         for c in 0..<2 {
             for i in 0..<n { result[c][done + i] = out[c * block + i] }
@@ -45,7 +46,9 @@ func noise(frames: Int, seed: UInt64, amplitude: Float = 0.5) -> [Float] {
 
 /// The file's raw measurement at SOFA azimuth/elevation (degrees; azimuth counter-clockwise), read with
 /// libmysofa directly, independent of `SOFADataset`.
-func rawMeasurement(path: String, sofaAzimuth: Float, elevation: Float) -> (left: [Float], right: [Float], rate: Double)? {
+func rawMeasurement(path: String, sofaAzimuth: Float, elevation: Float) -> (
+    left: [Float], right: [Float], rate: Double
+)? {
     var error: Int32 = 0
     guard let h = mysofa_load(path, &error) else { return nil }
     defer { mysofa_free(h) }
@@ -54,8 +57,10 @@ func rawMeasurement(path: String, sofaAzimuth: Float, elevation: Float) -> (left
         let p = h.pointee.SourcePosition.values + 3 * i
         if abs(p[0] - sofaAzimuth) < 1e-3 && abs(p[1] - elevation) < 1e-3 {
             let ir = h.pointee.DataIR.values + 2 * i * n
-            return (Array(UnsafeBufferPointer(start: ir, count: n)), Array(UnsafeBufferPointer(start: ir + n, count: n)),
-                    Double(h.pointee.DataSamplingRate.values[0]))
+            return (
+                Array(UnsafeBufferPointer(start: ir, count: n)), Array(UnsafeBufferPointer(start: ir + n, count: n)),
+                Double(h.pointee.DataSamplingRate.values[0])
+            )
         }
     }
     return nil

@@ -68,8 +68,9 @@ import Testing
     /// (spectral distortion median, its maximum, largest band error, largest ILD error) over the set.
     static func summary(quality: HRTFQuality) throws -> (median: Double, worst: Double, band: Double, ild: Double) {
         let full = try SOFADataset(path: kemarPath, sampleRate: rate)
-        let short = try SOFADataset(path: kemarPath, sampleRate: rate,
-                                    options: SOFADataset.Options(quality: quality, sampleRate: rate))
+        let short = try SOFADataset(
+            path: kemarPath, sampleRate: rate,
+            options: SOFADataset.Options(quality: quality, sampleRate: rate))
         #expect(short.filterLength == quality.filterLength(sampleRate: rate))
         #expect(short.isMirrorSymmetric, "the minimum-phase set keeps the file's left/right symmetry")
         let errors = bandErrors(full: full, short: short)
@@ -79,9 +80,12 @@ import Testing
         for m in stride(from: 0, to: errors.count, by: 2) {
             for (l, r) in zip(errors[m], errors[m + 1]) { ild = max(ild, abs(l - r)) }
         }
-        print(String(format: "short HRIRs %@: spectral distortion median %.2f, 95th percentile %.2f, largest %.2f dB; "
-                     + "largest band error %.2f dB; largest ILD error %.2f dB", quality == .standard ? "HRTF" : "HRTF HQ",
-                     percentile(distortion, 0.5), percentile(distortion, 0.95), distortion.max()!, band, ild))
+        print(
+            String(
+                format: "short HRIRs %@: spectral distortion median %.2f, 95th percentile %.2f, largest %.2f dB; "
+                    + "largest band error %.2f dB; largest ILD error %.2f dB",
+                quality == .standard ? "HRTF" : "HRTF HQ",
+                percentile(distortion, 0.5), percentile(distortion, 0.95), distortion.max()!, band, ild))
         return (percentile(distortion, 0.5), distortion.max()!, band, ild)
     }
 
@@ -111,8 +115,9 @@ import Testing
     @Test(arguments: [HRTFQuality.standard, .high])
     func lowFrequencyITDIsKept(quality: HRTFQuality) throws {
         let full = try SOFADataset(path: kemarPath, sampleRate: Self.rate)
-        let short = try SOFADataset(path: kemarPath, sampleRate: Self.rate,
-                                    options: SOFADataset.Options(quality: quality, sampleRate: Self.rate))
+        let short = try SOFADataset(
+            path: kemarPath, sampleRate: Self.rate,
+            options: SOFADataset.Options(quality: quality, sampleRate: Self.rate))
         var worst = 0.0
         for degrees in stride(from: 0.0, to: 360, by: 5) {
             let d = SourceDirection(azimuth: degrees * Double.pi / 180, elevation: 0)

@@ -4,9 +4,9 @@
 import AudioGraph
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An engine with `playerCount` players ready to render, plus preallocated host output buffers.
@@ -36,9 +36,10 @@ public final class RenderFixture {
     ///   read different memory (closer to N different sounds); false starts all of them at frame 0.
     public init(playerCount: Int, staggered: Bool = true, warmUpBlocks: Int = 400) throws {
         self.playerCount = playerCount
-        engine = Engine(configuration: EngineConfiguration(
-            sampleRate: Self.sampleRate, blockFrames: Self.engineBlockFrames,
-            outputChannelCount: 2, inputChannelCount: 0))
+        engine = Engine(
+            configuration: EngineConfiguration(
+                sampleRate: Self.sampleRate, blockFrames: Self.engineBlockFrames,
+                outputChannelCount: 2, inputChannelCount: 0))
         renderEngine = engine.renderEngine
 
         var left = [Float](repeating: 0, count: Self.bufferFrames)
@@ -57,7 +58,7 @@ public final class RenderFixture {
             let name = "p\(i)"
             var parameters: [String: ParameterValue] = [
                 "buffer": .string("b"), "loop": .bool(true), "playing": .bool(true),
-                "volume": .float(0.7), "pan": .float(0.3),
+                "volume": .float(0.7), "pan": .float(0.3)
             ]
             if staggered {
                 // Distinct starts spread over the first half of the buffer; each loops to the end.

@@ -12,10 +12,12 @@ public enum AssetFactory {
     /// The formats the benchmarks know, by command-line name, with their writer format and encoding.
     public static let formats: [(name: String, format: AudioFileFormat, encoding: AudioSampleEncoding?)] = [
         ("wav", .wav, .int16), ("flac", .flac, .int16), ("ogg", .oggVorbis, nil), ("opus", .opus, nil),
-        ("mp3", .mp3, nil), ("aac", .aacM4A, nil), ("alac", .alacM4A, .int16),
+        ("mp3", .mp3, nil), ("aac", .aacM4A, nil), ("alac", .alacM4A, .int16)
     ]
 
-    public static func format(named name: String) -> (name: String, format: AudioFileFormat, encoding: AudioSampleEncoding?)? {
+    public static func format(named name: String) -> (
+        name: String, format: AudioFileFormat, encoding: AudioSampleEncoding?
+    )? {
         formats.first { $0.name == name }
     }
 
@@ -24,7 +26,9 @@ public enum AssetFactory {
     public static func asset(
         in directory: String, prefix: String, seed: Int, seconds: Int, format name: String
     ) throws -> (path: String, isNew: Bool) {
-        guard let entry = format(named: name) else { throw AudioFileError.invalidArgument(path: name, reason: "unknown format") }
+        guard let entry = format(named: name) else {
+            throw AudioFileError.invalidArgument(path: name, reason: "unknown format")
+        }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = "\(directory)/\(prefix)-\(seed)-\(entry.name).\(entry.format.fileExtension)"
         let frames = seconds * Int(sampleRate)

@@ -35,11 +35,14 @@ func cpuSeconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 let rate = AssetFactory.sampleRate
-print("DecodeSpeed: \(seconds) s of stereo \(Int(rate)) Hz per format, \(repeats) repeats, one thread, "
-    + "files in the page cache (decoding only). CPU = CLOCK_THREAD_CPUTIME_ID; median over the repeats.")
+print(
+    "DecodeSpeed: \(seconds) s of stereo \(Int(rate)) Hz per format, \(repeats) repeats, one thread, "
+        + "files in the page cache (decoding only). CPU = CLOCK_THREAD_CPUTIME_ID; median over the repeats.")
 print("× real time = seconds of audio decoded per CPU second.")
 print("")
-print("format | kbit/s | load: M frames/s | load: × real time | stream: M frames/s | stream: × real time | open stream: heap KiB")
+print(
+    "format | kbit/s | load: M frames/s | load: × real time | stream: M frames/s | stream: × real time | open stream: heap KiB"
+)
 print("--- | ---: | ---: | ---: | ---: | ---: | ---:")
 for name in names {
     guard AssetFactory.format(named: name) != nil else {
@@ -58,7 +61,9 @@ for name in names {
                 var buffer = [Float](repeating: 0, count: 4_096 * reader.channelCount)
                 var total = 0
                 while true {
-                    let got = try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0.baseAddress!, frames: 4_096) }
+                    let got = try buffer.withUnsafeMutableBufferPointer {
+                        try reader.read(into: $0.baseAddress!, frames: 4_096)
+                    }
                     if got == 0 { break }
                     total += got
                 }
@@ -75,7 +80,8 @@ for name in names {
     let kbps = Double(AssetFactory.size(of: path)) * 8 / (frames / rate) / 1000
     let load = ProcessStats.median(loads)
     let stream = ProcessStats.median(streams)
-    print("\(name) | \(ProcessStats.fixed(kbps, 0)) | \(ProcessStats.fixed(frames / load / 1e6, 1)) | "
-        + "\(ProcessStats.fixed(frames / rate / load, 0)) | \(ProcessStats.fixed(frames / stream / 1e6, 1)) | "
-        + "\(ProcessStats.fixed(frames / rate / stream, 0)) | \(ProcessStats.fixed(Double(heapBytes) / 1024, 0))")
+    print(
+        "\(name) | \(ProcessStats.fixed(kbps, 0)) | \(ProcessStats.fixed(frames / load / 1e6, 1)) | "
+            + "\(ProcessStats.fixed(frames / rate / load, 0)) | \(ProcessStats.fixed(frames / stream / 1e6, 1)) | "
+            + "\(ProcessStats.fixed(frames / rate / stream, 0)) | \(ProcessStats.fixed(Double(heapBytes) / 1024, 0))")
 }

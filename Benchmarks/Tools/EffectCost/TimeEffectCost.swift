@@ -4,7 +4,7 @@
 import AudioDSP
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The pull interface both kernels share.
@@ -73,7 +73,7 @@ func measureTimeEffects(repeats: Int) {
     print("| time-pitch (stereo) | ms CPU per s of output | target ≤ 100 ms/s |")
     print("| --- | ---: | --- |")
     let timePitchCases: [(rate: Double, cents: Double)] = [
-        (1, 0), (1, 700), (1, -1200), (1.5, 0), (2, 0), (0.5, 0), (1.25, -300), (4, 0), (8, 0), (32, 0), (1.0 / 32, 0),
+        (1, 0), (1, 700), (1, -1200), (1.5, 0), (2, 0), (0.5, 0), (1.25, -300), (4, 0), (8, 0), (32, 0), (1.0 / 32, 0)
     ]
     for (rate, cents) in timePitchCases {
         var k = TimePitchKernel(sampleRate: 48_000, maxBlockFrames: 128, channelCount: 2)

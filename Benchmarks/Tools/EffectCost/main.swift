@@ -7,7 +7,7 @@
 import AudioGraph
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 var repeats = 30
@@ -39,7 +39,8 @@ func makeEngine(effect: (NodeKind, [String: ParameterValue])?) throws -> Engine 
     }
     let channels = (0..<2).map { _ in (0..<96_000).map { _ in noise() } }
     try engine.addBuffer(SampleBuffer(name: "n", channels: channels, sampleRate: 48_000))
-    try engine.attach(.player, name: "p", parameters: ["buffer": .string("n"), "loop": .bool(true), "playing": .bool(true)])
+    try engine.attach(
+        .player, name: "p", parameters: ["buffer": .string("n"), "loop": .bool(true), "playing": .bool(true)])
     if let (kind, parameters) = effect {
         try engine.attach(kind, name: "fx", parameters: parameters)
         try engine.connect("p", to: "fx")
@@ -60,7 +61,8 @@ func measure(_ engine: Engine, repeats: Int) -> Double {
     defer { buffer.deallocate(); pointers.deallocate() }
     func second() {
         for _ in 0..<375 {
-            engine.renderEngine.render(frameCount: block, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers), outputCount: 2)
+            engine.renderEngine.render(
+                frameCount: block, inputs: nil, inputCount: 0, outputs: UnsafePointer(pointers), outputCount: 2)
         }
     }
     second()  // warm-up (programs taken, caches filled)
@@ -78,12 +80,15 @@ func measure(_ engine: Engine, repeats: Int) -> Double {
 
 let cases: [(String, NodeKind, [String: ParameterValue], Double)] = [
     ("reverb (largeHall)", .reverb, ["preset": .string("largeHall"), "wetDryMix": .float(50)], 20),
-    ("eq, 4 bands active", .eq, [
-        "band0.bypass": .bool(false), "band1.bypass": .bool(false), "band2.bypass": .bool(false),
-        "band3.bypass": .bool(false), "band1.gain": .float(6), "band2.filterType": .string("highShelf"),
-    ], 3),
+    (
+        "eq, 4 bands active", .eq,
+        [
+            "band0.bypass": .bool(false), "band1.bypass": .bool(false), "band2.bypass": .bool(false),
+            "band3.bypass": .bool(false), "band1.gain": .float(6), "band2.filterType": .string("highShelf")
+        ], 3
+    ),
     ("delay (0.3 s, 50 % feedback)", .delay, ["delayTime": .float(0.3), "feedback": .float(50)], 2),
-    ("distortion (multiDistortedFunk)", .distortion, ["preset": .string("multiDistortedFunk")], 0),
+    ("distortion (multiDistortedFunk)", .distortion, ["preset": .string("multiDistortedFunk")], 0)
 ]
 
 do {
@@ -96,7 +101,8 @@ do {
     print("| --- | ---: | --- |")
     for (name, kind, parameters, target) in cases {
         let cost = (measure(try makeEngine(effect: (kind, parameters)), repeats: repeats) - baseline) * 1000
-        let verdict = target == 0 ? "—" : (cost <= target ? "≤ \(Int(target)) ms/s: met" : "≤ \(Int(target)) ms/s: missed")
+        let verdict =
+            target == 0 ? "—" : (cost <= target ? "≤ \(Int(target)) ms/s: met" : "≤ \(Int(target)) ms/s: missed")
         print("| \(name) | \((cost * 100).rounded() / 100) | \(verdict) |")
     }
     print()

@@ -66,7 +66,9 @@ let thirds: [Range<Int>] = {
     while low < 16_000 { let high = min(low * pow(2, 1.0 / 3), 16_000); r.append(bins(low, high)); low = high }
     return r
 }()
-let octaves = [500.0, 1000, 2000, 4000, 8000, 16_000].map { bins($0 / 2.0.squareRoot(), min($0 * 2.0.squareRoot(), rate / 2 - binHz)) }
+let octaves = [500.0, 1000, 2000, 4000, 8000, 16_000].map {
+    bins($0 / 2.0.squareRoot(), min($0 * 2.0.squareRoot(), rate / 2 - binHz))
+}
 
 func power(_ s: Spectrum, _ b: Range<Int>) -> Double {
     var p = 0.0
@@ -108,22 +110,28 @@ func itd(_ l: Spectrum, _ r: Spectrum, lowpass: Bool) -> Double {
     var c = b - g * (b - a), d = a + g * (b - a)
     var fc = value(c), fd = value(d)
     while b - a > 1e-3 {
-        if fc > fd { (b, d, fd) = (d, c, fc); c = b - g * (b - a); fc = value(c) }
-        else { (a, c, fc) = (c, d, fd); d = a + g * (b - a); fd = value(d) }
+        if fc > fd {
+            (b, d, fd) = (d, c, fc); c = b - g * (b - a); fc = value(c)
+        } else {
+            (a, c, fc) = (c, d, fd); d = a + g * (b - a); fd = value(d)
+        }
     }
     return (a + b) / 2
 }
 
 // KEMAR's grid: elevations −40…90 in 10° steps, this many azimuths each (710 in all).
-let grid: [(Double, Int)] = [(-40, 56), (-30, 60), (-20, 72), (-10, 72), (0, 72), (10, 72), (20, 72), (30, 60),
-                             (40, 56), (50, 45), (60, 36), (70, 24), (80, 12), (90, 1)]
+let grid: [(Double, Int)] = [
+    (-40, 56), (-30, 60), (-20, 72), (-10, 72), (0, 72), (10, 72), (20, 72), (30, 60),
+    (40, 56), (50, 45), (60, 36), (70, 24), (80, 12), (90, 1)
+]
 var directions: [(azimuth: Double, elevation: Double)] = []
 for (elevation, count) in grid {
     for i in 0..<count { directions.append((360 * Double(i) / Double(count), elevation)) }
 }
 
-let reference = try SOFADataset(path: SOFADataset.debianKEMARPath, sampleRate: rate,
-                                options: .init(discardedEnergyFraction: 0))
+let reference = try SOFADataset(
+    path: SOFADataset.debianKEMARPath, sampleRate: rate,
+    options: .init(discardedEnergyFraction: 0))
 @MainActor func referencePair(_ d: SourceDirection) -> (Spectrum, Spectrum) {
     let m = reference.measurement(reference.nearestMeasurement(to: d))
     func ir(_ taps: [Float], _ delay: Double) -> [Float] { [Float](repeating: 0, count: Int(delay.rounded())) + taps }
@@ -131,7 +139,8 @@ let reference = try SOFADataset(path: SOFADataset.debianKEMARPath, sampleRate: r
 }
 
 func soundstage(_ quality: HRTFQuality) throws -> (SourceDirection) -> [[Float]] {
-    let set = try SOFADataset(path: SOFADataset.debianKEMARPath, sampleRate: rate, options: .init(quality: quality, sampleRate: rate))
+    let set = try SOFADataset(
+        path: SOFADataset.debianKEMARPath, sampleRate: rate, options: .init(quality: quality, sampleRate: rate))
     return { d in
         var k = set.makeConvolver(maxBlockFrames: 2048, quality: quality)
         defer { k.deallocate() }
@@ -142,8 +151,13 @@ func soundstage(_ quality: HRTFQuality) throws -> (SourceDirection) -> [[Float]]
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 4096)
         defer { out.deallocate() }
         out.initialize(repeating: 0, count: 4096)
-        x.withUnsafeBufferPointer { k.process(input: $0.baseAddress!, output: BusRef(data: out, channelCount: 2, stride: 2048), frames: 2048) }
-        return [Array(UnsafeBufferPointer(start: out, count: 2048)), Array(UnsafeBufferPointer(start: out + 2048, count: 2048))]
+        x.withUnsafeBufferPointer {
+            k.process(input: $0.baseAddress!, output: BusRef(data: out, channelCount: 2, stride: 2048), frames: 2048)
+        }
+        return [
+            Array(UnsafeBufferPointer(start: out, count: 2048)),
+            Array(UnsafeBufferPointer(start: out + 2048, count: 2048))
+        ]
     }
 }
 
@@ -152,8 +166,10 @@ var openALCleanup: () -> Void = {}
 
 @MainActor func openAL() throws -> (String, (SourceDirection) -> [[Float]]) {
     guard let device = alcLoopbackOpenDeviceSOFT(nil) else { throw NSError(domain: "no loopback device", code: 1) }
-    let attributes: [ALCint] = [ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT,
-                                ALC_FREQUENCY, ALCint(rate), ALC_HRTF_SOFT, ALC_TRUE, 0]
+    let attributes: [ALCint] = [
+        ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT,
+        ALC_FREQUENCY, ALCint(rate), ALC_HRTF_SOFT, ALC_TRUE, 0
+    ]
     guard let context = alcCreateContext(device, attributes) else { throw NSError(domain: "no context", code: 2) }
     alcMakeContextCurrent(context)
     var status: ALCint = -1
@@ -166,7 +182,9 @@ var openALCleanup: () -> Void = {}
     click[256] = 1
     var buffer: ALuint = 0
     alGenBuffers(1, &buffer)
-    click.withUnsafeBytes { alBufferData(buffer, AL_FORMAT_MONO_FLOAT32, $0.baseAddress, ALsizei($0.count), ALsizei(rate)) }
+    click.withUnsafeBytes {
+        alBufferData(buffer, AL_FORMAT_MONO_FLOAT32, $0.baseAddress, ALsizei($0.count), ALsizei(rate))
+    }
     var source: ALuint = 0
     alGenSources(1, &source)
     alSourcei(source, AL_BUFFER, ALint(buffer))
@@ -180,17 +198,20 @@ var openALCleanup: () -> Void = {}
         alcCloseDevice(device)
         out.deallocate()
     }
-    return (name, { d in
-        let v = d.local
-        alSource3f(source, AL_POSITION, Float(v.x), Float(v.y), Float(v.z))
-        alSourcePlay(source)
-        alcRenderSamplesSOFT(device, out, 2048)
-        alSourceStop(source)
-        alSourceRewind(source)
-        var l = [Float](repeating: 0, count: 2048), r = l
-        for i in 0..<2048 { l[i] = out[2 * i]; r[i] = out[2 * i + 1] }
-        return [l, r]
-    })
+    return (
+        name,
+        { d in
+            let v = d.local
+            alSource3f(source, AL_POSITION, Float(v.x), Float(v.y), Float(v.z))
+            alSourcePlay(source)
+            alcRenderSamplesSOFT(device, out, 2048)
+            alSourceStop(source)
+            alSourceRewind(source)
+            var l = [Float](repeating: 0, count: 2048), r = l
+            for i in 0..<2048 { l[i] = out[2 * i]; r[i] = out[2 * i + 1] }
+            return [l, r]
+        }
+    )
 }
 
 struct Row {
@@ -233,9 +254,14 @@ rows.append(("Soundstage HRTF HQ (128 taps)", measure(try soundstage(.high))))
 let (name, openALRender) = try openAL()
 rows.append(("OpenAL Soft \(String(cString: alGetString(AL_VERSION))) (\(name))", measure(openALRender)))
 openALCleanup()
-print("| 48 kHz, \(directions.count) KEMAR directions | ITD broadband / < 1.5 kHz, largest error (frames) | off > 0.5 frame | wrong side | ILD broadband / octave, largest error (dB) | third-octave RMS per ear, raw / equalised (dB) |")
+print(
+    "| 48 kHz, \(directions.count) KEMAR directions | ITD broadband / < 1.5 kHz, largest error (frames) | off > 0.5 frame | wrong side | ILD broadband / octave, largest error (dB) | third-octave RMS per ear, raw / equalised (dB) |"
+)
 print("| --- | ---: | ---: | ---: | ---: | ---: |")
 for (n, r) in rows {
-    print(String(format: "| %@ | %.2f / %.2f | %d | %d | %.2f / %.2f | %.2f / %.2f |", n, r.itd, r.itdLow, r.over, r.wrong, r.ild,
-                 r.ildBand, r.magnitude, r.equalised))
+    print(
+        String(
+            format: "| %@ | %.2f / %.2f | %d | %d | %.2f / %.2f | %.2f / %.2f |", n, r.itd, r.itdLow, r.over, r.wrong,
+            r.ild,
+            r.ildBand, r.magnitude, r.equalised))
 }

@@ -22,7 +22,8 @@ final class OpenALScene: Scene {
         self.sourceCount = sourceCount
         self.blockFrames = blockFrames
         guard alcIsExtensionPresent(nil, "ALC_SOFT_loopback") != 0,
-              let device = alcLoopbackOpenDeviceSOFT(nil) else {
+            let device = alcLoopbackOpenDeviceSOFT(nil)
+        else {
             throw BenchError("OpenAL Soft: no loopback device (ALC_SOFT_loopback)")
         }
         self.device = device
@@ -34,7 +35,7 @@ final class OpenALScene: Scene {
             ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT,
             ALC_FREQUENCY, ALCint(sampleRate), ALC_HRTF_SOFT, hrtf ? ALC_TRUE : ALC_FALSE,
             // The default allows 255 mono sources; ask for room for every source.
-            ALC_MONO_SOURCES, ALCint(max(256, sourceCount)), ALC_STEREO_SOURCES, 0, 0,
+            ALC_MONO_SOURCES, ALCint(max(256, sourceCount)), ALC_STEREO_SOURCES, 0, 0
         ]
         guard let context = alcCreateContext(device, attributes) else {
             alcCloseDevice(device)

@@ -21,15 +21,18 @@ final class SoundstageScene: Scene {
     private let storage: UnsafeMutablePointer<Float>
     private let blockFrames: Int
 
-    init(algorithm: String, sourceCount: Int, signal: [Float], sampleRate: Int, blockFrames: Int, engineBlockFrames: Int,
-         byName: Bool) throws
-    {
+    init(
+        algorithm: String, sourceCount: Int, signal: [Float], sampleRate: Int, blockFrames: Int, engineBlockFrames: Int,
+        byName: Bool
+    ) throws {
         name = "Soundstage, \(algorithm)" + (byName ? " (setVector)" : "")
         self.byName = byName
         self.sourceCount = sourceCount
         self.blockFrames = blockFrames
-        engine = Engine(configuration: EngineConfiguration(
-            sampleRate: Double(sampleRate), blockFrames: engineBlockFrames, outputChannelCount: 2, inputChannelCount: 0),
+        engine = Engine(
+            configuration: EngineConfiguration(
+                sampleRate: Double(sampleRate), blockFrames: engineBlockFrames, outputChannelCount: 2,
+                inputChannelCount: 0),
             hrtfSets: .sofaFiles)
         renderEngine = engine.renderEngine
         try engine.addBuffer(SampleBuffer(name: "s", channels: [signal], sampleRate: Double(sampleRate)))
@@ -38,11 +41,13 @@ final class SoundstageScene: Scene {
         var names: [String] = []
         for i in 0..<sourceCount {
             let name = "p\(i)"
-            try engine.attach(.player, name: name, parameters: [
-                "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true),
-                "start": .int(Stagger.startFrame(i, frames: signal.count)),
-                "renderingAlgorithm": .string(algorithm), "positionZ": .float(-2),
-            ])
+            try engine.attach(
+                .player, name: name,
+                parameters: [
+                    "buffer": .string("s"), "loop": .bool(true), "playing": .bool(true),
+                    "start": .int(Stagger.startFrame(i, frames: signal.count)),
+                    "renderingAlgorithm": .string(algorithm), "positionZ": .float(-2)
+                ])
             try engine.connect(name, to: "env")
             names.append(name)
         }
@@ -89,8 +94,9 @@ final class SoundstageScene: Scene {
         do {
             try engine.batch { () throws(EngineError) in
                 for i in 0..<sourceCount {
-                    try engine.setVector(names[i], "position", Double(positions[3 * i]), Double(positions[3 * i + 1]),
-                                         Double(positions[3 * i + 2]))
+                    try engine.setVector(
+                        names[i], "position", Double(positions[3 * i]), Double(positions[3 * i + 1]),
+                        Double(positions[3 * i + 2]))
                 }
             }
         } catch {
@@ -99,8 +105,9 @@ final class SoundstageScene: Scene {
     }
 
     func render() {
-        renderEngine.render(frameCount: blockFrames, inputs: nil, inputCount: 0, outputs: UnsafePointer(outputs),
-                            outputCount: 2)
+        renderEngine.render(
+            frameCount: blockFrames, inputs: nil, inputCount: 0, outputs: UnsafePointer(outputs),
+            outputCount: 2)
     }
 
     func lastBlockPower() -> Double {

@@ -20,7 +20,7 @@ import AudioGraph
 import RenderFixtures
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 protocol Scene: AnyObject {
@@ -71,8 +71,9 @@ while let argument = arguments.next() {
     case "--hq": includeHQ = true
     case "--by-name": includeByName = true
     default:
-        print("usage: OpenALCompare [--sources 1,16,64,256] [--repeats R] [--revolutions RPS] [--engine-block F] "
-              + "[--only openal|soundstage] [--hq] [--by-name]")
+        print(
+            "usage: OpenALCompare [--sources 1,16,64,256] [--repeats R] [--revolutions RPS] [--engine-block F] "
+                + "[--only openal|soundstage] [--hq] [--by-name]")
         exit(2)
     }
 }
@@ -178,9 +179,10 @@ func format(_ value: Double, _ digits: Int = 3) -> String {
 
 func decibels(_ power: Double) -> String { power > 0 ? format(10 * log10(power), 1) : "-inf" }
 
-print("OpenALCompare: 48 kHz, \(blockFrames)-frame blocks (Soundstage engine sub-block \(engineBlockFrames)), "
-      + "sources on a 2 m circle at \(revolutionsPerSecond) rev/s, moved before every block; "
-      + "\(repeats) repeats of 1 s, medians; ms = ms of CPU per second of audio.")
+print(
+    "OpenALCompare: 48 kHz, \(blockFrames)-frame blocks (Soundstage engine sub-block \(engineBlockFrames)), "
+        + "sources on a 2 m circle at \(revolutionsPerSecond) rev/s, moved before every block; "
+        + "\(repeats) repeats of 1 s, medians; ms = ms of CPU per second of audio.")
 print("")
 
 struct Row {
@@ -201,10 +203,12 @@ for n in sourceCounts {
     do {
         if systems.contains("openal") {
             for hrtf in [true, false] {
-                let scene = try OpenALScene(hrtf: hrtf, sourceCount: n, signal: signal, sampleRate: sampleRate,
-                                            blockFrames: blockFrames)
+                let scene = try OpenALScene(
+                    hrtf: hrtf, sourceCount: n, signal: signal, sampleRate: sampleRate,
+                    blockFrames: blockFrames)
                 if n == sourceCounts.first {
-                    notes.append("\(scene.name): ALC_HRTF_STATUS_SOFT = \(scene.hrtfStatus), HRTF \"\(scene.hrtfName)\"")
+                    notes.append(
+                        "\(scene.name): ALC_HRTF_STATUS_SOFT = \(scene.hrtfStatus), HRTF \"\(scene.hrtfName)\"")
                 }
                 runners.append(Runner(scene: scene, table: table, tableBlocks: tableBlocks))
             }
@@ -214,9 +218,10 @@ for n in sourceCounts {
             if includeHQ { configurations.append(("HRTFHQ", false)) }
             if includeByName { configurations += [("HRTF", true), ("equalPowerPanning", true)] }
             for (algorithm, byName) in configurations {
-                let scene = try SoundstageScene(algorithm: algorithm, sourceCount: n, signal: signal,
-                                                sampleRate: sampleRate, blockFrames: blockFrames,
-                                                engineBlockFrames: engineBlockFrames, byName: byName)
+                let scene = try SoundstageScene(
+                    algorithm: algorithm, sourceCount: n, signal: signal,
+                    sampleRate: sampleRate, blockFrames: blockFrames,
+                    engineBlockFrames: engineBlockFrames, byName: byName)
                 runners.append(Runner(scene: scene, table: table, tableBlocks: tableBlocks))
             }
         }
@@ -229,10 +234,14 @@ for n in sourceCounts {
         for runner in runners { runner.runSecond(record: true) }
     }
     for runner in runners {
-        rows.append(Row(name: runner.scene.name, sources: n, update: runner.update, render: runner.render,
-                        cpu: runner.cpu))
+        rows.append(
+            Row(
+                name: runner.scene.name, sources: n, update: runner.update, render: runner.render,
+                cpu: runner.cpu))
         if n == sourceCounts.first {
-            notes.append("\(runner.scene.name), N = \(n): output level \(decibels(runner.scene.lastBlockPower())) dB (mean square)")
+            notes.append(
+                "\(runner.scene.name), N = \(n): output level \(decibels(runner.scene.lastBlockPower())) dB (mean square)"
+            )
         }
     }
     runners.removeAll()
@@ -244,8 +253,9 @@ print("| configuration | N | update ms | render ms | thread CPU ms | per source:
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for r in rows {
     let n = Double(r.sources)
-    print("| \(r.name) | \(r.sources) | \(format(r.update)) | \(format(r.render)) | \(format(r.cpu)) | "
-          + "\(format(r.update / n, 4)) | \(format(r.render / n, 4)) | \(format(r.cpu / n, 4)) |")
+    print(
+        "| \(r.name) | \(r.sources) | \(format(r.update)) | \(format(r.render)) | \(format(r.cpu)) | "
+            + "\(format(r.update / n, 4)) | \(format(r.render / n, 4)) | \(format(r.cpu / n, 4)) |")
 }
 
 @MainActor
@@ -253,24 +263,28 @@ func row(_ name: String, _ n: Int) -> Row? { rows.first { $0.name == name && $0.
 
 if systems.count == 2 {
     print("")
-    print("Ratios, Soundstage / OpenAL Soft per source (render = render calls only; total = thread CPU, "
-          + "updates included). Targets: HRTF total ≤ 0.5 × OpenAL HRTF; equal power ≤ OpenAL without HRTF.")
+    print(
+        "Ratios, Soundstage / OpenAL Soft per source (render = render calls only; total = thread CPU, "
+            + "updates included). Targets: HRTF total ≤ 0.5 × OpenAL HRTF; equal power ≤ OpenAL without HRTF.")
     print("")
-    print("| N | OpenAL HRTF ms/src | OpenAL no-HRTF ms/src | HRTF render / control ms/src | HRTF ratio render / total "
-          + "| equal-power render / control ms/src | equal-power ratio render / total | HRTF total, % of one core |")
+    print(
+        "| N | OpenAL HRTF ms/src | OpenAL no-HRTF ms/src | HRTF render / control ms/src | HRTF ratio render / total "
+            + "| equal-power render / control ms/src | equal-power ratio render / total | HRTF total, % of one core |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for suffix in ["", " (setVector)"] {
         for n in sourceCounts {
             guard let oh = row("OpenAL Soft, HRTF", n), let op = row("OpenAL Soft, no HRTF", n),
-                  let sh = row("Soundstage, HRTF" + suffix, n),
-                  let se = row("Soundstage, equalPowerPanning" + suffix, n) else { continue }
+                let sh = row("Soundstage, HRTF" + suffix, n),
+                let se = row("Soundstage, equalPowerPanning" + suffix, n)
+            else { continue }
             let d = Double(n)
-            print("| \(n)\(suffix) | \(format(oh.cpu / d)) | \(format(op.cpu / d)) "
-                  + "| \(format(sh.render / d)) / \(format(sh.update / d)) "
-                  + "| \(format(sh.render / oh.cpu, 2)) / \(format(sh.cpu / oh.cpu, 2)) "
-                  + "| \(format(se.render / d)) / \(format(se.update / d)) "
-                  + "| \(format(se.render / op.cpu, 2)) / \(format(se.cpu / op.cpu, 2)) "
-                  + "| \(format(sh.cpu / 10, 1)) % (OpenAL \(format(oh.cpu / 10, 1)) %) |")
+            print(
+                "| \(n)\(suffix) | \(format(oh.cpu / d)) | \(format(op.cpu / d)) "
+                    + "| \(format(sh.render / d)) / \(format(sh.update / d)) "
+                    + "| \(format(sh.render / oh.cpu, 2)) / \(format(sh.cpu / oh.cpu, 2)) "
+                    + "| \(format(se.render / d)) / \(format(se.update / d)) "
+                    + "| \(format(se.render / op.cpu, 2)) / \(format(se.cpu / op.cpu, 2)) "
+                    + "| \(format(sh.cpu / 10, 1)) % (OpenAL \(format(oh.cpu / 10, 1)) %) |")
         }
     }
 }

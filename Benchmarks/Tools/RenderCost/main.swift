@@ -9,7 +9,7 @@ import AudioGraph
 import RenderFixtures
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 var repeats = 30
@@ -48,9 +48,11 @@ func pad(_ text: String, _ width: Int) -> String {
 }
 
 let periodMs = 1_000.0 * Double(RenderFixture.hostBlockFrames) / RenderFixture.sampleRate
-print("RenderCost: \(Int(RenderFixture.sampleRate)) Hz, \(RenderFixture.hostBlockFrames)-frame host periods "
-    + "(\(RenderFixture.engineBlockFrames)-frame engine sub-blocks), 1 s of audio per repeat, \(repeats) repeats, "
-    + "layout \(staggered ? "staggered" : "shared")\(volumeChanges ? ", one volume change per period (render timed alone)" : "")")
+print(
+    "RenderCost: \(Int(RenderFixture.sampleRate)) Hz, \(RenderFixture.hostBlockFrames)-frame host periods "
+        + "(\(RenderFixture.engineBlockFrames)-frame engine sub-blocks), 1 s of audio per repeat, \(repeats) repeats, "
+        + "layout \(staggered ? "staggered" : "shared")\(volumeChanges ? ", one volume change per period (render timed alone)" : "")"
+)
 print("CPU = CLOCK_THREAD_CPUTIME_ID of the rendering thread; median [best] over the repeats.")
 print("× real time = 1000 ms / (CPU ms per second of audio), on one core.")
 print("")
@@ -62,7 +64,8 @@ if volumeChanges {
     print("| players | render ms per s of audio | per player (ms/s) | × real time | set + render CPU ms per s |")
     print("| ---: | ---: | ---: | ---: | ---: |")
 } else {
-    print("| players | CPU ms per s of audio | per player (ms/s) | × real time | % of 2.667 ms period | wall ms per s |")
+    print(
+        "| players | CPU ms per s of audio | per player (ms/s) | × real time | % of 2.667 ms period | wall ms per s |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")
 }
 for n in counts {
@@ -95,13 +98,16 @@ for n in counts {
     if volumeChanges {
         let m = median(wall)
         let best = wall.min() ?? m
-        print("| \(pad(String(n), 3)) | \(format(m, 3)) [\(format(best, 3))] | \(format(m / Double(n), 4)) "
-            + "[\(format(best / Double(n), 4))] | \(format(1_000.0 / m, 0))× | \(format(median(cpu), 3)) |")
+        print(
+            "| \(pad(String(n), 3)) | \(format(m, 3)) [\(format(best, 3))] | \(format(m / Double(n), 4)) "
+                + "[\(format(best / Double(n), 4))] | \(format(1_000.0 / m, 0))× | \(format(median(cpu), 3)) |")
     } else {
         let m = median(cpu)
         let best = cpu.min() ?? m
         let period = 100.0 * (m / Double(RenderFixture.blocksPerSecond)) / periodMs
-        print("| \(pad(String(n), 3)) | \(format(m, 3)) [\(format(best, 3))] | \(format(m / Double(n), 4)) "
-            + "[\(format(best / Double(n), 4))] | \(format(1_000.0 / m, 0))× | \(format(period, 2)) % | \(format(median(wall), 3)) |")
+        print(
+            "| \(pad(String(n), 3)) | \(format(m, 3)) [\(format(best, 3))] | \(format(m / Double(n), 4)) "
+                + "[\(format(best / Double(n), 4))] | \(format(1_000.0 / m, 0))× | \(format(period, 2)) % | \(format(median(wall), 3)) |"
+        )
     }
 }

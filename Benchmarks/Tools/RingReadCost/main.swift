@@ -30,7 +30,10 @@ _ = run(frames: 1_000_000)
 var results: [Double] = []
 for _ in 0..<7 { results.append(run(frames: 10_000_000)) }
 results.sort()
-print(String(format: "StreamRing.read, stereo, %d-frame blocks: median %.2f ns/frame (min %.2f, max %.2f); "
-    + "%.4f ms of CPU per second of 48 kHz audio per stream (ring read and refill)", block, results[3], results[0],
-    results[6], results[3] * 48_000 / 1e6))
+print(
+    String(
+        format: "StreamRing.read, stereo, %d-frame blocks: median %.2f ns/frame (min %.2f, max %.2f); "
+            + "%.4f ms of CPU per second of 48 kHz audio per stream (ring read and refill)", block, results[3],
+        results[0],
+        results[6], results[3] * 48_000 / 1e6))
 if sink == .infinity { print(sink) }

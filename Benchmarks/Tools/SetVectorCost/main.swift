@@ -19,10 +19,12 @@ func makeEngine(algorithm: String) throws -> (Engine, [String]) {
     try engine.attach(.environment, name: "env")
     try engine.connect("env", to: "main")
     for i in 0..<count {
-        try engine.attach(.player, name: "s\(i)", parameters: [
-            "buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true),
-            "renderingAlgorithm": .string(algorithm),
-        ])
+        try engine.attach(
+            .player, name: "s\(i)",
+            parameters: [
+                "buffer": .string("dc"), "loop": .bool(true), "playing": .bool(true),
+                "renderingAlgorithm": .string(algorithm)
+            ])
         try engine.connect("s\(i)", to: "env")
     }
     return (engine, (0..<count).map { "s\($0)" })
@@ -67,7 +69,9 @@ let only = ProcessInfo.processInfo.environment["ONLY"]
 for algorithm in ["equalPowerPanning", "HRTF", "HRTFHQ"] where only == nil || only == algorithm {
     for batched in [false, true] where only == nil || batched {
         let (median, low, high) = try measure(algorithm: algorithm, batched: batched)
-        print(String(format: "%@ on %d %@ sources: median %.3f µs per source (min %.3f, max %.3f)",
-                     batched ? "moveSources" : "setVector  ", count, algorithm, median, low, high))
+        print(
+            String(
+                format: "%@ on %d %@ sources: median %.3f µs per source (min %.3f, max %.3f)",
+                batched ? "moveSources" : "setVector  ", count, algorithm, median, low, high))
     }
 }

@@ -10,7 +10,7 @@ import AudioDSP
 import SpatialAssets
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 var repeats = 15
@@ -90,14 +90,24 @@ print("| --- | ---: | --- |")
 print("| (timing loop alone, subtracted below) | \((baseline * 1e6).rounded() / 1000) | clock reads and output clear |")
 
 var equalPower = EqualPowerPanningKernel()
-row("equal-power panning", measure(channels: 2, update: { _ in }, timedUpdate: {
-    equalPower.setDirection($0, gain: 0.8, rampFrames: updateFrames)
-}) { equalPower.process(input: input, output: $0, frames: block) }, "stereo")
+row(
+    "equal-power panning",
+    measure(
+        channels: 2, update: { _ in },
+        timedUpdate: {
+            equalPower.setDirection($0, gain: 0.8, rampFrames: updateFrames)
+        }
+    ) { equalPower.process(input: input, output: $0, frames: block) }, "stereo")
 
 var head = SphericalHeadKernel(sampleRate: rate)
-row("spherical head", measure(channels: 2, update: { _ in }, timedUpdate: {
-    head.setDirection($0, gain: 0.8, rampFrames: updateFrames)
-}) { head.process(input: input, output: $0, frames: block) }, "stereo")
+row(
+    "spherical head",
+    measure(
+        channels: 2, update: { _ in },
+        timedUpdate: {
+            head.setDirection($0, gain: 0.8, rampFrames: updateFrames)
+        }
+    ) { head.process(input: input, output: $0, frames: block) }, "stereo")
 
 do {
     // The filters the engine renders with (minimum phase, 64 or 128 taps), then the full-length set.
@@ -105,7 +115,7 @@ do {
         ("HRTF (KEMAR, 64 taps)", .standard, SOFADataset.Options(quality: .standard, sampleRate: rate)),
         ("HRTF HQ (KEMAR, 128 taps)", .high, SOFADataset.Options(quality: .high, sampleRate: rate)),
         ("HRTF, full-length filters (nearest)", .standard, SOFADataset.Options()),
-        ("HRTF HQ, full-length filters", .high, SOFADataset.Options()),
+        ("HRTF HQ, full-length filters", .high, SOFADataset.Options())
     ]
     for (name, quality, options) in cases {
         let set = try SOFADataset(path: SOFADataset.debianKEMARPath, sampleRate: rate, options: options)
@@ -114,31 +124,34 @@ do {
         var lookups = 0.0
         var count = 0
         var publishedKey = -1
-        let cost = measure(channels: 2, update: { d in
-            // As the engine does: interpolating qualities (both, since 2026-11) publish a new pair when the
-            // source enters another direction cell (HRTF) or on every update (HRTF HQ); a
-            // nearest-measurement quality looks up from the previous measurement and publishes only when
-            // it changes.
-            let start = threadCPUSeconds()
-            if quality.interpolates {
-                // HRTF on direction cells (a new pair only in a new cell), HRTF HQ every update.
-                let cell = quality.cellKey(for: d)
-                if cell < 0 || cell != publishedKey {
-                    set.fill(exchange.writableSlot, direction: quality.cellCentre(cell) ?? d, interpolated: true)
-                    exchange.publish()
-                    publishedKey = cell
+        let cost = measure(
+            channels: 2,
+            update: { d in
+                // As the engine does: interpolating qualities (both, since 2026-11) publish a new pair when the
+                // source enters another direction cell (HRTF) or on every update (HRTF HQ); a
+                // nearest-measurement quality looks up from the previous measurement and publishes only when
+                // it changes.
+                let start = threadCPUSeconds()
+                if quality.interpolates {
+                    // HRTF on direction cells (a new pair only in a new cell), HRTF HQ every update.
+                    let cell = quality.cellKey(for: d)
+                    if cell < 0 || cell != publishedKey {
+                        set.fill(exchange.writableSlot, direction: quality.cellCentre(cell) ?? d, interpolated: true)
+                        exchange.publish()
+                        publishedKey = cell
+                    }
+                } else {
+                    let key = set.nearestKey(for: d, hint: publishedKey)
+                    if key != publishedKey {
+                        set.fill(exchange.writableSlot, nearestKey: key)
+                        exchange.publish()
+                        publishedKey = key
+                    }
                 }
-            } else {
-                let key = set.nearestKey(for: d, hint: publishedKey)
-                if key != publishedKey {
-                    set.fill(exchange.writableSlot, nearestKey: key)
-                    exchange.publish()
-                    publishedKey = key
-                }
+                lookups += threadCPUSeconds() - start
+                count += 1
             }
-            lookups += threadCPUSeconds() - start
-            count += 1
-        }) { hrtf.process(input: input, output: $0, frames: block) }
+        ) { hrtf.process(input: input, output: $0, frames: block) }
         let micros = (lookups / Double(count) * 1e7).rounded() / 10
         row(name, cost, "\(set.filterLength) taps per ear; control-side lookup \(micros) µs per update")
         hrtf.deallocate()
@@ -148,46 +161,72 @@ do {
 }
 
 var encoder = AmbisonicEncoder()
-row("sound field: encode (per source)", measure(channels: 4, update: { _ in }, timedUpdate: {
-    encoder.setDirection($0, gain: 0.8, rampFrames: updateFrames)
-}) { encoder.process(input: input, bformat: $0, frames: block) }, "onto the shared 4-channel B-format bus")
+row(
+    "sound field: encode (per source)",
+    measure(
+        channels: 4, update: { _ in },
+        timedUpdate: {
+            encoder.setDirection($0, gain: 0.8, rampFrames: updateFrames)
+        }
+    ) { encoder.process(input: input, bformat: $0, frames: block) }, "onto the shared 4-channel B-format bus")
 for (name, layout) in [("stereo", SpeakerLayout.stereo), ("5.1", .surround51), ("7.1", .surround71)] {
     let decoder = AmbisonicDecoder(layout: layout)
     let bformat = BusRef(data: scratch, channelCount: 4, stride: block)
     for i in 0..<(4 * block) { scratch[i] = input[i % block] }
-    row("sound field: decode to \(name)", measure(channels: layout.channelCount, update: { _ in }) {
-        decoder.process(bformat: bformat, output: $0, frames: block)
-    }, "once per environment, not per source")
+    row(
+        "sound field: decode to \(name)",
+        measure(channels: layout.channelCount, update: { _ in }) {
+            decoder.process(bformat: bformat, output: $0, frames: block)
+        }, "once per environment, not per source")
     decoder.deallocate()
 }
 
 for (name, layout) in [("5.1", SpeakerLayout.surround51), ("7.1", .surround71), ("octagon", .octagon)] {
     var vbap = VBAPKernel(layout: layout)
-    row("VBAP \(name)", measure(channels: layout.channelCount, update: { _ in }, timedUpdate: {
-        vbap.setDirection($0, gain: 0.8, rampFrames: updateFrames)
-    }) { vbap.process(input: input, output: $0, frames: block) }, "\(layout.speakers.count) speakers")
+    row(
+        "VBAP \(name)",
+        measure(
+            channels: layout.channelCount, update: { _ in },
+            timedUpdate: {
+                vbap.setDirection($0, gain: 0.8, rampFrames: updateFrames)
+            }
+        ) { vbap.process(input: input, output: $0, frames: block) }, "\(layout.speakers.count) speakers")
     vbap.deallocate()
 }
 
 var pass = PassThroughKernel()
 let stereoIn = BusRef(data: scratch, channelCount: 2, stride: block)
-row("stereo pass-through", measure(channels: 2, update: { _ in }) {
-    pass.process(input: stereoIn, output: $0, frames: block)
-}, "stereo source")
+row(
+    "stereo pass-through",
+    measure(channels: 2, update: { _ in }) {
+        pass.process(input: stereoIn, output: $0, frames: block)
+    }, "stereo source")
 
 var sends = SourceEnvironmentFilter(sampleRate: rate)
 var phase = 0.0
-row("occlusion + obstruction + reverb send", measure(channels: 2, update: { _ in }, timedUpdate: { _ in
-    phase += 0.1
-    sends.setParameters(reverbBlend: 0.3, obstructionDecibels: -10 - 5 * phase.truncatingRemainder(dividingBy: 1),
-                        occlusionDecibels: -6, rampFrames: updateFrames)
-}) { sends.process(input: input, direct: $0.channel(0), reverbSend: $0.channel(1), frames: block) }, "mono in, direct + send out")
+row(
+    "occlusion + obstruction + reverb send",
+    measure(
+        channels: 2, update: { _ in },
+        timedUpdate: { _ in
+            phase += 0.1
+            sends.setParameters(
+                reverbBlend: 0.3, obstructionDecibels: -10 - 5 * phase.truncatingRemainder(dividingBy: 1),
+                occlusionDecibels: -6, rampFrames: updateFrames)
+        }
+    ) { sends.process(input: input, direct: $0.channel(0), reverbSend: $0.channel(1), frames: block) },
+    "mono in, direct + send out")
 
 var doppler = DopplerResampler(sampleRate: rate, headroomSeconds: 0.05)
 var step = 0
-row("Doppler resampler", measure(channels: 1, update: { _ in }, timedUpdate: { _ in
-    step += 1
-    doppler.setPitchRatio(1 + 0.03 * Double(step % 7 - 3) / 3, rampFrames: updateFrames)
-}) { doppler.process(input: input, output: $0.channel(0), frames: block) }, "mono")
+row(
+    "Doppler resampler",
+    measure(
+        channels: 1, update: { _ in },
+        timedUpdate: { _ in
+            step += 1
+            doppler.setPitchRatio(1 + 0.03 * Double(step % 7 - 3) / 3, rampFrames: updateFrames)
+        }
+    ) { doppler.process(input: input, output: $0.channel(0), frames: block) }, "mono")
 doppler.deallocate()
 head.deallocate()

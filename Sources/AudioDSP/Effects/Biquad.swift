@@ -2,9 +2,9 @@
 // sections designed with Robert Bristow-Johnson's "Cookbook formulae for audio EQ biquad filter
 // coefficients" (W3C Audio EQ Cookbook note, 2021 edition).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The 11 AVAudioUnitEQ filter types, numbered as `AVAudioUnitEQFilterType` (0…10).

@@ -257,6 +257,6 @@ extension DelayKernel {
             isSmoothed: true, "cutoff of the one-pole low-pass in the feedback path"),
         EffectParameter(
             "wetDryMix", unit: "%", minimum: 0, maximum: 100, default: 100, isSmoothed: true,
-            "0 = dry only, 100 = delayed signal only"),
+            "0 = dry only, 100 = delayed signal only")
     ]
 }

@@ -267,7 +267,8 @@ public struct DistortionKernel {
                 // 2. Decimation.
                 var state = channelStates[c]
                 if sampleNow {
-                    state.held = k.levels > 0
+                    state.held =
+                        k.levels > 0
                         ? Float(EffectMath.floor(Double(v) * k.levels + 0.5) / k.levels) : v
                 }
                 v += k.decimationMix * (state.held - v)
@@ -313,6 +314,6 @@ extension DistortionKernel {
         EffectParameter(
             "preset", unit: "index", minimum: 0, maximum: 21, default: 0, isSmoothed: true,
             valueNames: DistortionPreset.allNames,
-            "factory preset (a change fades the wet signal out and in, 20 ms each)"),
+            "factory preset (a change fades the wet signal out and in, 20 ms each)")
     ]
 }

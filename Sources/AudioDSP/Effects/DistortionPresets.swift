@@ -79,7 +79,9 @@ public struct DistortionRecipe: Sendable, Equatable {
             edit(&r)
             t.append(r)
         }
-        add("drumsBitBrush") { $0.holdFrames = 2; $0.bitDepth = 6; $0.decimationMix = 0.7; $0.drive = 1.5 }
+        add("drumsBitBrush") {
+            $0.holdFrames = 2; $0.bitDepth = 6; $0.decimationMix = 0.7; $0.drive = 1.5
+        }
         add("drumsBufferBeats") {
             $0.delay = 0.06; $0.delayFeedback = 0.55; $0.delayMix = 0.5
             $0.bitDepth = 10; $0.decimationMix = 0.5; $0.drive = 2
@@ -97,24 +99,42 @@ public struct DistortionRecipe: Sendable, Equatable {
             $0.holdFrames = 6; $0.bitDepth = 9; $0.decimationMix = 1
             $0.cubedTerm = 2; $0.polynomialMix = 0.6; $0.drive = 3
         }
-        add("multiDecimated1") { $0.holdFrames = 2; $0.bitDepth = 12; $0.decimationMix = 1 }
-        add("multiDecimated2") { $0.holdFrames = 4; $0.bitDepth = 8; $0.decimationMix = 1 }
-        add("multiDecimated3") { $0.holdFrames = 8; $0.bitDepth = 6; $0.decimationMix = 1 }
-        add("multiDecimated4") { $0.holdFrames = 16; $0.bitDepth = 4; $0.decimationMix = 1 }
+        add("multiDecimated1") {
+            $0.holdFrames = 2; $0.bitDepth = 12; $0.decimationMix = 1
+        }
+        add("multiDecimated2") {
+            $0.holdFrames = 4; $0.bitDepth = 8; $0.decimationMix = 1
+        }
+        add("multiDecimated3") {
+            $0.holdFrames = 8; $0.bitDepth = 6; $0.decimationMix = 1
+        }
+        add("multiDecimated4") {
+            $0.holdFrames = 16; $0.bitDepth = 4; $0.decimationMix = 1
+        }
         add("multiDistortedFunk") {
             $0.delay = 0.0125; $0.delayFeedback = 0.2; $0.delayMix = 0.2
             $0.ringFrequency1 = 110; $0.ringFrequency2 = 220; $0.ringBalance = 0.3; $0.ringMix = 0.3
             $0.squaredTerm = 2; $0.cubedTerm = 1; $0.polynomialMix = 0.7; $0.drive = 5
         }
-        add("multiDistortedCubed") { $0.cubedTerm = 8; $0.polynomialMix = 1; $0.drive = 3 }
-        add("multiDistortedSquared") { $0.squaredTerm = 8; $0.polynomialMix = 1; $0.drive = 3 }
-        add("multiEcho1") { $0.delay = 0.15; $0.delayFeedback = 0.5; $0.delayMix = 0.5; $0.drive = 1.2 }
+        add("multiDistortedCubed") {
+            $0.cubedTerm = 8; $0.polynomialMix = 1; $0.drive = 3
+        }
+        add("multiDistortedSquared") {
+            $0.squaredTerm = 8; $0.polynomialMix = 1; $0.drive = 3
+        }
+        add("multiEcho1") {
+            $0.delay = 0.15; $0.delayFeedback = 0.5; $0.delayMix = 0.5; $0.drive = 1.2
+        }
         add("multiEcho2") {
             $0.delay = 0.3; $0.delayFeedback = 0.65; $0.delayMix = 0.5
             $0.holdFrames = 2; $0.bitDepth = 12; $0.decimationMix = 0.3; $0.drive = 1.2
         }
-        add("multiEchoTight1") { $0.delay = 0.025; $0.delayFeedback = 0.45; $0.delayMix = 0.5; $0.drive = 1.5 }
-        add("multiEchoTight2") { $0.delay = 0.011; $0.delayFeedback = 0.7; $0.delayMix = 0.6; $0.drive = 1.5 }
+        add("multiEchoTight1") {
+            $0.delay = 0.025; $0.delayFeedback = 0.45; $0.delayMix = 0.5; $0.drive = 1.5
+        }
+        add("multiEchoTight2") {
+            $0.delay = 0.011; $0.delayFeedback = 0.7; $0.delayMix = 0.6; $0.drive = 1.5
+        }
         add("multiEverythingIsBroken") {
             $0.delay = 0.04; $0.delayFeedback = 0.6; $0.delayMix = 0.5
             $0.holdFrames = 6; $0.bitDepth = 5; $0.decimationMix = 0.8

@@ -320,7 +320,7 @@ extension EQKernel {
     public static let globalParameters: [EffectParameter] = [
         EffectParameter(
             "globalGain", unit: "dB", minimum: -96, maximum: 24, default: 0, isSmoothed: true,
-            "gain after all bands (glides over 20 ms)"),
+            "gain after all bands (glides over 20 ms)")
     ]
 
     /// Control side. Per-band parameters in `EQBandParameter` order.
@@ -339,6 +339,6 @@ extension EQKernel {
             "gain (parametric and shelves)"),
         EffectParameter(
             "bypass", unit: "bool", minimum: 0, maximum: 1, default: 1, isSmoothed: true,
-            "true takes the band out (bands start bypassed; 10 ms crossfade)"),
+            "true takes the band out (bands start bypassed; 10 ms crossfade)")
     ]
 }

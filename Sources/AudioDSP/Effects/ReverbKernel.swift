@@ -177,10 +177,14 @@ public struct ReverbKernel {
 
     /// Control side. Frees every buffer; the kernel must not be used afterwards.
     public func deallocate() {
-        for p in [lineGains, linePoles, tapGains, lateGains, earlyLevels, sideGains, lineStorage, lineState,
-                  inputLines, diffuserStorage, diffuserGains] { p.deallocate() }
-        for p in [lengths, tapFrames, preDelays, lineOffsets, lineMasks, diffuserOffsets, diffuserMasks,
-                  diffuserDelays] { p.deallocate() }
+        for p in [
+            lineGains, linePoles, tapGains, lateGains, earlyLevels, sideGains, lineStorage, lineState,
+            inputLines, diffuserStorage, diffuserGains
+        ] { p.deallocate() }
+        for p in [
+            lengths, tapFrames, preDelays, lineOffsets, lineMasks, diffuserOffsets, diffuserMasks,
+            diffuserDelays
+        ] { p.deallocate() }
         wetDry.deallocate()
     }
 
@@ -431,6 +435,6 @@ extension ReverbKernel {
             "0 = dry only, 100 = reverb only"),
         EffectParameter(
             "preset", unit: "index", minimum: 0, maximum: 12, default: 3, isSmoothed: true,
-            valueNames: ReverbPreset.allNames, "factory preset (a change fades the wet signal out and in, 20 ms each)"),
+            valueNames: ReverbPreset.allNames, "factory preset (a change fades the wet signal out and in, 20 ms each)")
     ]
 }

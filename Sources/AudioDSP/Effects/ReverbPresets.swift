@@ -64,48 +64,61 @@ public struct ReverbPresetDesign: Sendable, Equatable {
 
     /// The 13 presets, index = `ReverbPreset.rawValue`. Every rt60 is distinct.
     public static let table: [ReverbPresetDesign] = [
-        .init(name: "smallRoom", rt60: 0.40, highFrequencyRatio: 0.45, preDelay: 2, size: 7, earlyLevel: 0.04,
-              earlySpacing: 1.5, leftGain: 8.84, rightGain: 9.19),
-        .init(name: "mediumRoom", rt60: 0.70, highFrequencyRatio: 0.5, preDelay: 4, size: 11, earlyLevel: 0.5,
-              earlySpacing: 2.5, leftGain: -3.55, rightGain: -3.31),
-        .init(name: "largeRoom", rt60: 1.00, highFrequencyRatio: 0.5, preDelay: 8, size: 16, earlyLevel: 0.45,
-              earlySpacing: 4, leftGain: -2.69, rightGain: -2.44),
-        .init(name: "mediumHall", rt60: 1.60, highFrequencyRatio: 0.55, preDelay: 15, size: 24, earlyLevel: 0.3,
-              earlySpacing: 6, leftGain: 0.40, rightGain: 0.67),
-        .init(name: "largeHall", rt60: 2.40, highFrequencyRatio: 0.55, preDelay: 22, size: 32, earlyLevel: 0.3,
-              earlySpacing: 8, leftGain: 0.38, rightGain: 0.62),
-        .init(name: "plate", rt60: 1.30, highFrequencyRatio: 0.8, preDelay: 0, size: 9, earlyLevel: 0,
-              earlySpacing: 1, leftGain: 6.61, rightGain: 7.01),
-        .init(name: "mediumChamber", rt60: 1.10, highFrequencyRatio: 0.6, preDelay: 6, size: 13, earlyLevel: 0.45,
-              earlySpacing: 3, leftGain: -2.76, rightGain: -2.50),
-        .init(name: "largeChamber", rt60: 1.50, highFrequencyRatio: 0.6, preDelay: 10, size: 18, earlyLevel: 0.4,
-              earlySpacing: 4, leftGain: -1.85, rightGain: -1.58),
-        .init(name: "cathedral", rt60: 5.00, highFrequencyRatio: 0.4, preDelay: 40, size: 48, earlyLevel: 0.25,
-              earlySpacing: 12, leftGain: 1.75, rightGain: 2.01),
-        .init(name: "largeRoom2", rt60: 1.20, highFrequencyRatio: 0.45, preDelay: 10, size: 19, earlyLevel: 0.45,
-              earlySpacing: 4.5, leftGain: -2.67, rightGain: -2.42),
-        .init(name: "mediumHall2", rt60: 1.80, highFrequencyRatio: 0.5, preDelay: 18, size: 26, earlyLevel: 0.3,
-              earlySpacing: 6.5, leftGain: 0.45, rightGain: 0.69),
-        .init(name: "mediumHall3", rt60: 2.00, highFrequencyRatio: 0.6, preDelay: 12, size: 22, earlyLevel: 0.35,
-              earlySpacing: 5.5, leftGain: -0.83, rightGain: -0.58),
-        .init(name: "largeHall2", rt60: 3.00, highFrequencyRatio: 0.5, preDelay: 28, size: 38, earlyLevel: 0.3,
-              earlySpacing: 9, leftGain: 0.41, rightGain: 0.67),
+        .init(
+            name: "smallRoom", rt60: 0.40, highFrequencyRatio: 0.45, preDelay: 2, size: 7, earlyLevel: 0.04,
+            earlySpacing: 1.5, leftGain: 8.84, rightGain: 9.19),
+        .init(
+            name: "mediumRoom", rt60: 0.70, highFrequencyRatio: 0.5, preDelay: 4, size: 11, earlyLevel: 0.5,
+            earlySpacing: 2.5, leftGain: -3.55, rightGain: -3.31),
+        .init(
+            name: "largeRoom", rt60: 1.00, highFrequencyRatio: 0.5, preDelay: 8, size: 16, earlyLevel: 0.45,
+            earlySpacing: 4, leftGain: -2.69, rightGain: -2.44),
+        .init(
+            name: "mediumHall", rt60: 1.60, highFrequencyRatio: 0.55, preDelay: 15, size: 24, earlyLevel: 0.3,
+            earlySpacing: 6, leftGain: 0.40, rightGain: 0.67),
+        .init(
+            name: "largeHall", rt60: 2.40, highFrequencyRatio: 0.55, preDelay: 22, size: 32, earlyLevel: 0.3,
+            earlySpacing: 8, leftGain: 0.38, rightGain: 0.62),
+        .init(
+            name: "plate", rt60: 1.30, highFrequencyRatio: 0.8, preDelay: 0, size: 9, earlyLevel: 0,
+            earlySpacing: 1, leftGain: 6.61, rightGain: 7.01),
+        .init(
+            name: "mediumChamber", rt60: 1.10, highFrequencyRatio: 0.6, preDelay: 6, size: 13, earlyLevel: 0.45,
+            earlySpacing: 3, leftGain: -2.76, rightGain: -2.50),
+        .init(
+            name: "largeChamber", rt60: 1.50, highFrequencyRatio: 0.6, preDelay: 10, size: 18, earlyLevel: 0.4,
+            earlySpacing: 4, leftGain: -1.85, rightGain: -1.58),
+        .init(
+            name: "cathedral", rt60: 5.00, highFrequencyRatio: 0.4, preDelay: 40, size: 48, earlyLevel: 0.25,
+            earlySpacing: 12, leftGain: 1.75, rightGain: 2.01),
+        .init(
+            name: "largeRoom2", rt60: 1.20, highFrequencyRatio: 0.45, preDelay: 10, size: 19, earlyLevel: 0.45,
+            earlySpacing: 4.5, leftGain: -2.67, rightGain: -2.42),
+        .init(
+            name: "mediumHall2", rt60: 1.80, highFrequencyRatio: 0.5, preDelay: 18, size: 26, earlyLevel: 0.3,
+            earlySpacing: 6.5, leftGain: 0.45, rightGain: 0.69),
+        .init(
+            name: "mediumHall3", rt60: 2.00, highFrequencyRatio: 0.6, preDelay: 12, size: 22, earlyLevel: 0.35,
+            earlySpacing: 5.5, leftGain: -0.83, rightGain: -0.58),
+        .init(
+            name: "largeHall2", rt60: 3.00, highFrequencyRatio: 0.5, preDelay: 28, size: 38, earlyLevel: 0.3,
+            earlySpacing: 9, leftGain: 0.41, rightGain: 0.67)
     ]
 
     /// Line length ratios of the 16-line network (roughly geometric, 1 … 2.08).
     public static let lineRatios: [Double] = [
         1.000, 1.047, 1.113, 1.165, 1.232, 1.291, 1.362, 1.418,
-        1.497, 1.563, 1.641, 1.712, 1.801, 1.889, 1.978, 2.081,
+        1.497, 1.563, 1.641, 1.712, 1.801, 1.889, 1.978, 2.081
     ]
 
     /// Early reflection tap times (multiples of `earlySpacing`, after 1 ms) and gains, left then right.
     public static let earlyTapTimes: [Double] = [
         0.00, 0.43, 0.97, 1.51, 2.26, 2.93, 3.74, 4.61,
-        0.19, 0.71, 1.23, 1.86, 2.55, 3.31, 4.13, 5.02,
+        0.19, 0.71, 1.23, 1.86, 2.55, 3.31, 4.13, 5.02
     ]
     public static let earlyTapGains: [Double] = [
         0.80, -0.68, 0.58, 0.49, -0.42, 0.36, -0.30, 0.26,
-        0.78, 0.66, -0.56, 0.48, -0.41, -0.35, 0.29, -0.25,
+        0.78, 0.66, -0.56, 0.48, -0.41, -0.35, 0.29, -0.25
     ]
 
     /// Input diffusers: Schroeder all-pass delays in ms and gains, 4 per side (left, then right). The

@@ -1,8 +1,8 @@
 // Pure. Equal-power pan and balance laws used by mixer inputs.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Equal-power stereo panning (sine/cosine law).
@@ -29,4 +29,3 @@ public enum EqualPowerPanner {
         return (Float(min(1, 2.0.squareRoot() * cos(theta))), Float(min(1, 2.0.squareRoot() * sin(theta))))
     }
 }
-

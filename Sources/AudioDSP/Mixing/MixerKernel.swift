@@ -26,15 +26,17 @@ public enum MixerKernel {
                 var fadeLeft = fade
                 var fadeRight = fade
                 let second = inCount == 2 ? source.channel(1) : source.channel(0)
-                MixKernel.accumulate(source.channel(0), into: bus.channel(0), count: frames, gain: &left, fade: &fadeLeft)
+                MixKernel.accumulate(
+                    source.channel(0), into: bus.channel(0), count: frames, gain: &left, fade: &fadeLeft)
                 MixKernel.accumulate(second, into: bus.channel(1), count: frames, gain: &right, fade: &fadeRight)
             } else if outCount == 1 {
                 let scale = 1 / Float(inCount)
                 for c in 0..<inCount {
                     var gain = mixing.pointee.chunkMono
                     var f = fade
-                    MixKernel.accumulate(source.channel(c), into: bus.channel(0), count: frames, gain: &gain, fade: &f,
-                                         scale: scale)
+                    MixKernel.accumulate(
+                        source.channel(c), into: bus.channel(0), count: frames, gain: &gain, fade: &f,
+                        scale: scale)
                 }
             } else if inCount == 1 {
                 for c in 0..<outCount {

@@ -1,6 +1,5 @@
 // Render side. Per-mixer state: the ramped output volume.
 
-
 /// A mixer's own settings; its inputs' settings live with their sources (`MixingState`).
 public struct MixerState: BitwiseCopyable {
     /// Master gain applied after summing, 0...1 (linear).

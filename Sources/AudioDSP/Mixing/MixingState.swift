@@ -1,6 +1,5 @@
 // Render side (written by commands, read by mixers). A source node's mixing settings as gain ramps.
 
-
 /// The AVAudioMixing settings of a source node (volume and pan), held by the source so they travel
 /// with it from mixer to mixer.
 ///

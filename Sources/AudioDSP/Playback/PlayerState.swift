@@ -17,8 +17,10 @@ public struct PlayerMaterial: BitwiseCopyable {
     public var stream: StreamRing?
 
     @inlinable
-    public init(channels: UnsafePointer<UnsafeMutablePointer<Float>>?, channelCount: Int, regionStart: Int,
-                regionLength: Int, isLooping: Bool, stream: StreamRing? = nil) {
+    public init(
+        channels: UnsafePointer<UnsafeMutablePointer<Float>>?, channelCount: Int, regionStart: Int,
+        regionLength: Int, isLooping: Bool, stream: StreamRing? = nil
+    ) {
         self.channels = channels
         self.channelCount = channelCount
         self.regionStart = regionStart

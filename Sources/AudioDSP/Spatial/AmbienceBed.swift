@@ -23,9 +23,10 @@ public struct SpatialRotation: Sendable, BitwiseCopyable, Equatable {
     /// `v` in the rotated frame.
     @inlinable
     public func apply(_ v: SpatialVector) -> SpatialVector {
-        SpatialVector(x.x * v.x + y.x * v.y + z.x * v.z,
-                      x.y * v.x + y.y * v.y + z.y * v.z,
-                      x.z * v.x + y.z * v.y + z.z * v.z)
+        SpatialVector(
+            x.x * v.x + y.x * v.y + z.x * v.z,
+            x.y * v.x + y.y * v.y + z.y * v.z,
+            x.z * v.x + y.z * v.y + z.z * v.z)
     }
 
     /// From a bed's own frame (its front −z, up y) to the listener's, for a bed facing `facing` (world
@@ -39,8 +40,9 @@ public struct SpatialRotation: Sendable, BitwiseCopyable, Equatable {
         let right = (forward.cross(worldUp)).normalized ?? SpatialVector(1, 0, 0)
         let up = right.cross(forward)
         // Bed-local x, y, z (right, up, back) in world coordinates, then seen by the listener.
-        self.init(x: orientation.listenerLocal(right), y: orientation.listenerLocal(up),
-                  z: orientation.listenerLocal(-1 * forward))
+        self.init(
+            x: orientation.listenerLocal(right), y: orientation.listenerLocal(up),
+            z: orientation.listenerLocal(-1 * forward))
     }
 }
 
@@ -111,8 +113,9 @@ public struct AmbienceBed {
             if v.x == 0 && v.y == 0 && v.z == 0 {
                 encoders[c].setOmnidirectional(gain: gain, rampFrames: rampFrames)
             } else {
-                encoders[c].setDirection(SourceDirection(localVector: rotation.apply(v)), gain: gain,
-                                         rampFrames: rampFrames)
+                encoders[c].setDirection(
+                    SourceDirection(localVector: rotation.apply(v)), gain: gain,
+                    rampFrames: rampFrames)
             }
         }
     }
@@ -120,8 +123,10 @@ public struct AmbienceBed {
     /// Encodes `frames` of each channel of `source` (at the source's `gain` times the connection's
     /// `fade`, both advanced by the caller) into `bformat`; `scratch` holds `frames` samples.
     @inlinable
-    public func process(source: BusRef, gain: ParameterRamp, fade: ParameterRamp, scratch: UnsafeMutablePointer<Float>,
-                        bformat: BusRef, frames: Int) {
+    public func process(
+        source: BusRef, gain: ParameterRamp, fade: ParameterRamp, scratch: UnsafeMutablePointer<Float>,
+        bformat: BusRef, frames: Int
+    ) {
         for c in 0..<min(channelCount, source.channelCount) {
             MixKernel.clear(scratch, count: frames)
             var g = gain

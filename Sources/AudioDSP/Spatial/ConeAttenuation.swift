@@ -41,8 +41,10 @@ public struct ConeAttenuation: Sendable, BitwiseCopyable, Equatable {
     /// The gain for a source at `sourcePosition` facing `direction` (any length; zero = omnidirectional),
     /// heard at `listenerPosition` (world coordinates, metres).
     @inlinable
-    public func gain(source sourcePosition: SpatialVector, direction: SpatialVector,
-                     listener listenerPosition: SpatialVector) -> Double {
+    public func gain(
+        source sourcePosition: SpatialVector, direction: SpatialVector,
+        listener listenerPosition: SpatialVector
+    ) -> Double {
         guard let facing = direction.normalized else { return 1 }
         guard let toListener = (listenerPosition - sourcePosition).normalized else { return 1 }
         return gain(angleDegrees: SpatialMath.degrees(SpatialMath.acos(facing.dot(toListener))))

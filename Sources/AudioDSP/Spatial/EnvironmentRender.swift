@@ -23,10 +23,12 @@ public struct SpatialVoiceTarget: BitwiseCopyable {
     public var bedRotation: SpatialRotation
     public var rampFrames: Int32
 
-    public init(direction: SourceDirection, gain: Float, reverbBlend: Double, obstructionDecibels: Double,
-                occlusionDecibels: Double, dopplerRatio: Double, algorithm: SpatialRenderingAlgorithm,
-                passesThrough: Bool, rendersBed: Bool = false, bedRotation: SpatialRotation = .identity,
-                rampFrames: Int32) {
+    public init(
+        direction: SourceDirection, gain: Float, reverbBlend: Double, obstructionDecibels: Double,
+        occlusionDecibels: Double, dopplerRatio: Double, algorithm: SpatialRenderingAlgorithm,
+        passesThrough: Bool, rendersBed: Bool = false, bedRotation: SpatialRotation = .identity,
+        rampFrames: Int32
+    ) {
         self.rendersBed = rendersBed
         self.bedRotation = bedRotation
         self.direction = direction
@@ -150,8 +152,10 @@ public struct EnvironmentInput: BitwiseCopyable {
     public var fade: UnsafeMutablePointer<ParameterRamp>
     public var voice: UnsafeMutablePointer<SpatialVoice>
 
-    public init(source: BusRef, mixing: UnsafeMutablePointer<MixingState>, fade: UnsafeMutablePointer<ParameterRamp>,
-                voice: UnsafeMutablePointer<SpatialVoice>) {
+    public init(
+        source: BusRef, mixing: UnsafeMutablePointer<MixingState>, fade: UnsafeMutablePointer<ParameterRamp>,
+        voice: UnsafeMutablePointer<SpatialVoice>
+    ) {
         self.source = source
         self.mixing = mixing
         self.fade = fade
@@ -199,9 +203,11 @@ public enum EnvironmentRender {
         voice.pointee.passThrough.setGain(target.passesThrough ? 1 : 0, rampFrames: ramp)
         let sends = voice.pointee.sendSettings
         if sends.reverbBlend != target.reverbBlend || sends.obstruction != target.obstructionDecibels
-            || sends.occlusion != target.occlusionDecibels {
-            voice.pointee.filter.setParameters(reverbBlend: target.reverbBlend, obstructionDecibels: target.obstructionDecibels,
-                                               occlusionDecibels: target.occlusionDecibels, rampFrames: ramp)
+            || sends.occlusion != target.occlusionDecibels
+        {
+            voice.pointee.filter.setParameters(
+                reverbBlend: target.reverbBlend, obstructionDecibels: target.obstructionDecibels,
+                occlusionDecibels: target.occlusionDecibels, rampFrames: ramp)
             voice.pointee.sendSettings = (target.reverbBlend, target.obstructionDecibels, target.occlusionDecibels)
         }
         // The Doppler stage runs only once a ratio other than 1 was asked for; until then it rests at 1.
@@ -211,8 +217,10 @@ public enum EnvironmentRender {
 
     /// Render side. Renders `frames` frames of every voice into `bus` (cleared first).
     @inlinable
-    public static func process(_ env: UnsafeMutablePointer<EnvironmentState>, inputs: UnsafeBufferPointer<EnvironmentInput>,
-                               into bus: BusRef, frames: Int) {
+    public static func process(
+        _ env: UnsafeMutablePointer<EnvironmentState>, inputs: UnsafeBufferPointer<EnvironmentInput>,
+        into bus: BusRef, frames: Int
+    ) {
         for c in 0..<bus.channelCount { MixKernel.clear(bus.channel(c), count: frames) }
         for c in 0..<4 { MixKernel.clear(env.pointee.bformat.channel(c), count: frames) }
         MixKernel.clear(env.pointee.reverbIn.channel(0), count: frames)
@@ -225,8 +233,9 @@ public enum EnvironmentRender {
                 // An ambience bed: every channel encoded at its place, decoded with the sound field.
                 if let bed = voice.pointee.bed {
                     usesSoundField = true
-                    bed.pointee.process(source: source, gain: input.mixing.pointee.chunkMono, fade: fade,
-                                        scratch: voice.pointee.mono, bformat: env.pointee.bformat, frames: frames)
+                    bed.pointee.process(
+                        source: source, gain: input.mixing.pointee.chunkMono, fade: fade,
+                        scratch: voice.pointee.mono, bformat: env.pointee.bformat, frames: frames)
                 }
                 input.fade.pointee.advance(frames: frames)
                 continue
@@ -250,7 +259,8 @@ public enum EnvironmentRender {
             // usual case) is read where it is.
             let mono = voice.pointee.mono
             var signal: UnsafePointer<Float>
-            let unity = !input.mixing.pointee.chunkMono.isRamping && !fade.isRamping
+            let unity =
+                !input.mixing.pointee.chunkMono.isRamping && !fade.isRamping
                 && input.mixing.pointee.chunkMono.value * fade.value == 1
             if source.channelCount == 1 && unity {
                 signal = UnsafePointer(source.channel(0))
@@ -260,8 +270,9 @@ public enum EnvironmentRender {
                 for c in 0..<source.channelCount {
                     var gain = input.mixing.pointee.chunkMono
                     var f = fade
-                    MixKernel.accumulate(source.channel(c), into: mono, count: frames, gain: &gain, fade: &f,
-                                         scale: scale)
+                    MixKernel.accumulate(
+                        source.channel(c), into: mono, count: frames, gain: &gain, fade: &f,
+                        scale: scale)
                 }
                 signal = UnsafePointer(mono)
             }
@@ -276,8 +287,9 @@ public enum EnvironmentRender {
                 voice.pointee.filter.passOver(input: signal, frames: frames)
                 direct = signal
             } else {
-                voice.pointee.filter.process(input: signal, direct: voice.pointee.direct,
-                                             reverbSend: env.pointee.reverbIn.channel(0), frames: frames)
+                voice.pointee.filter.process(
+                    input: signal, direct: voice.pointee.direct,
+                    reverbSend: env.pointee.reverbIn.channel(0), frames: frames)
                 direct = UnsafePointer(voice.pointee.direct)
             }
             switch voice.pointee.algorithm {
@@ -310,12 +322,14 @@ public enum EnvironmentRender {
             let reverbIn = env.pointee.reverbIn
             MixKernel.copy(reverbIn.channel(0), to: reverbIn.channel(1), count: frames)
             env.pointee.reverb.process(input: reverbIn, output: env.pointee.reverbOut, frames: frames)
-            env.pointee.reverbFilter.process(input: env.pointee.reverbOut, output: env.pointee.reverbFiltered,
-                                             frames: frames)
+            env.pointee.reverbFilter.process(
+                input: env.pointee.reverbOut, output: env.pointee.reverbFiltered,
+                frames: frames)
             for c in 0..<min(2, bus.channelCount) {
                 var level = env.pointee.reverbLevel
-                MixKernel.accumulate(env.pointee.reverbFiltered.channel(c), into: bus.channel(c), count: frames,
-                                     gain: &level)
+                MixKernel.accumulate(
+                    env.pointee.reverbFiltered.channel(c), into: bus.channel(c), count: frames,
+                    gain: &level)
             }
         } else {
             env.pointee.reverbIsIdle = true

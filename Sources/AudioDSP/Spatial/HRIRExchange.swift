@@ -30,8 +30,9 @@ public struct HRIRSlot: BitwiseCopyable {
         left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int, leftDelay: Double, rightDelay: Double
     ) {
         delays[0] = HRIRFractionalDelay.write(left, count: count, delay: leftDelay, reversed: taps, capacity: capacity)
-        delays[1] = HRIRFractionalDelay.write(right, count: count, delay: rightDelay, reversed: taps + capacity,
-                                              capacity: capacity)
+        delays[1] = HRIRFractionalDelay.write(
+            right, count: count, delay: rightDelay, reversed: taps + capacity,
+            capacity: capacity)
     }
 
     /// Tap `k` (time order) of the left or right filter.

@@ -74,8 +74,10 @@ public enum HRIRFractionalDelay {
     /// taps, time-reversed, zero-padded) and returns the whole-frame delay left for the convolver to apply
     /// (≥ 0).
     @inlinable
-    public static func write(_ filter: UnsafePointer<Float>, count: Int, delay: Double,
-                             reversed: UnsafeMutablePointer<Float>, capacity: Int) -> Double {
+    public static func write(
+        _ filter: UnsafePointer<Float>, count: Int, delay: Double,
+        reversed: UnsafeMutablePointer<Float>, capacity: Int
+    ) -> Double {
         let n = min(max(count, 0), capacity)
         let d = delay.isFinite ? min(max(0, delay), 1e9) : 0
         let whole = Double(Int(d))

@@ -98,8 +98,10 @@ public struct HRTFConvolver: BitwiseCopyable {
     /// Control side. `filterLength` taps per ear (rounded up to a multiple of 8), delays up to
     /// `maximumDelayFrames` (rounded up to whole frames), crossfades of `crossfadeFrames` (see
     /// `HRTFQuality.crossfadeFrames`).
-    public init(sampleRate: Double, maxBlockFrames: Int, filterLength: Int, maximumDelayFrames: Double,
-                crossfadeFrames: Int) {
+    public init(
+        sampleRate: Double, maxBlockFrames: Int, filterLength: Int, maximumDelayFrames: Double,
+        crossfadeFrames: Int
+    ) {
         precondition(sampleRate > 0 && maxBlockFrames > 0 && filterLength > 0 && crossfadeFrames > 0)
         precondition(maximumDelayFrames >= 0 && maximumDelayFrames < 1e7)
         self.sampleRate = sampleRate
@@ -170,8 +172,9 @@ public struct HRTFConvolver: BitwiseCopyable {
         into yl: UnsafeMutablePointer<Float>, _ yr: UnsafeMutablePointer<Float>, frames: Int
     ) -> Bool {
         guard ss_hrtf_has_avx2() != 0 else { return false }
-        ss_hrtf_convolve_avx2(xl, xr, filters.reversedLeft, filters.reversedRight, Int64(filters.capacity), yl, yr,
-                              Int64(frames))
+        ss_hrtf_convolve_avx2(
+            xl, xr, filters.reversedLeft, filters.reversedRight, Int64(filters.capacity), yl, yr,
+            Int64(frames))
         return true
     }
 
@@ -253,16 +256,18 @@ public struct HRTFConvolver: BitwiseCopyable {
         let yl = scratch
         let yr = scratch + stride
         let new = exchange.slot(current)
-        Self.convolve(left: window(delay: new.leftDelay), right: window(delay: new.rightDelay), filters: new,
-                      into: yl, yr, frames: frames)
+        Self.convolve(
+            left: window(delay: new.leftDelay), right: window(delay: new.rightDelay), filters: new,
+            into: yl, yr, frames: frames)
         if fadeRemaining > 0 {
             // The old pair only for the frames the crossfade still covers.
             let fading = min(frames, fadeRemaining)
             let ol = scratch + 2 &* stride
             let or = scratch + 3 &* stride
             let old = exchange.slot(previous)
-            Self.convolve(left: window(delay: old.leftDelay), right: window(delay: old.rightDelay), filters: old,
-                          into: ol, or, frames: fading)
+            Self.convolve(
+                left: window(delay: old.leftDelay), right: window(delay: old.rightDelay), filters: old,
+                into: ol, or, frames: fading)
             let weights = fadeWeights + (crossfadeFrames &- fadeRemaining)
             for i in 0..<fading {
                 let w = weights[i]

@@ -47,8 +47,10 @@ public struct SourceDirection: Sendable, BitwiseCopyable, Equatable {
     /// The source at `sourcePosition` as heard by a listener at `listenerPosition` with `orientation`
     /// (world coordinates in metres).
     @inlinable
-    public init(source sourcePosition: SpatialVector, listener listenerPosition: SpatialVector,
-                orientation: ListenerOrientation) {
+    public init(
+        source sourcePosition: SpatialVector, listener listenerPosition: SpatialVector,
+        orientation: ListenerOrientation
+    ) {
         self.init(localVector: orientation.listenerLocal(sourcePosition - listenerPosition))
     }
 

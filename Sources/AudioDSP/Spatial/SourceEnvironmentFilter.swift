@@ -102,7 +102,8 @@ public struct SourceEnvironmentFilter: BitwiseCopyable {
     ) {
         let frames = hasStarted ? max(0, rampFrames) : 0
         let (dryGain, wetGain) = EnvironmentSend.reverbBlendGains(reverbBlend)
-        let occlusion = EnvironmentSend.split(decibels: occlusionDecibels, lowFrequencyRatio: occlusionLowFrequencyRatio)
+        let occlusion = EnvironmentSend.split(
+            decibels: occlusionDecibels, lowFrequencyRatio: occlusionLowFrequencyRatio)
         let obstruction = EnvironmentSend.split(
             decibels: obstructionDecibels, lowFrequencyRatio: obstructionLowFrequencyRatio)
         occlusionA.ramp(

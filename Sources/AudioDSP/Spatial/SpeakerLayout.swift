@@ -86,6 +86,6 @@ public struct SpeakerLayout: Sendable, Equatable {
 
     /// The preset layouts by name (for patches and OSC).
     public static let presets: [(name: String, layout: SpeakerLayout)] = [
-        ("stereo", stereo), ("quad", quad), ("5.1", surround51), ("7.1", surround71), ("octagon", octagon),
+        ("stereo", stereo), ("quad", quad), ("5.1", surround51), ("7.1", surround71), ("octagon", octagon)
     ]
 }

@@ -163,7 +163,7 @@ public struct TimePitchKernel {
     mutating func warmUp(seedFrames: Int) {
         let combinations: [(timeRatio: Double, pitchStep: Int)] = [
             (32, 2048), (32, 32_768), (1.0 / 32, 2048), (1.0 / 32, 32_768), (32, 32_767), (1.0 / 32, 2049),
-            (1, 32_767), (1, 8192),
+            (1, 32_767), (1, 8192)
         ]
         var seed: UInt32 = 1
         for (timeRatio, step) in combinations {
@@ -321,6 +321,6 @@ extension TimePitchKernel {
         EffectParameter(
             "overlap", unit: "generic", minimum: 8, maximum: 8, default: 8, isSmoothed: false,
             "only the default 8 is accepted; Rubber Band R3, which does the stretching, has no overlap setting, "
-                + "so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored"),
+                + "so AVAudioUnitTimePitch's other values (3…32) are refused rather than ignored")
     ]
 }

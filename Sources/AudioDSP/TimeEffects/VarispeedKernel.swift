@@ -255,6 +255,6 @@ extension VarispeedKernel {
     public static let parameters: [EffectParameter] = [
         EffectParameter(
             "rate", unit: "×", minimum: 0.25, maximum: 4, default: 1, isSmoothed: true,
-            "playback rate; pitch follows (1200·log2(rate) cents); glides linearly over 20 ms"),
+            "playback rate; pitch follows (1200·log2(rate) cents); glides linearly over 20 ms")
     ]
 }

@@ -30,10 +30,14 @@ extension GraphCompiler {
 
     /// Active nodes in execution order (sources before consumers), ties broken by name for determinism.
     /// The sources of a time effect (all of its ancestors) form its chain: they run from its step only.
-    static func plan(nodes: [String: NodeRecord], connections: [Connection], active: Set<String>,
-                     inserts: Set<String> = []) -> [Entry] {
+    static func plan(
+        nodes: [String: NodeRecord], connections: [Connection], active: Set<String>,
+        inserts: Set<String> = []
+    ) -> [Entry] {
         /// A time effect exposed as a JACK insert runs at rate 1 on the engine's clock, like any effect.
-        func clocksItsSources(_ name: String) -> Bool { nodes[name]?.kind.isTimeEffect == true && !inserts.contains(name) }
+        func clocksItsSources(_ name: String) -> Bool {
+            nodes[name]?.kind.isTimeEffect == true && !inserts.contains(name)
+        }
         func sources(of name: String) -> [String] {
             connections.filter { $0.destination == name }.sorted { $0.destinationBus < $1.destinationBus }
                 .map(\.source).filter { active.contains($0) }

@@ -31,12 +31,15 @@ extension GraphCompiler {
                 case .timeEffect(let name, let chainEntries):
                     let chain = self.steps(for: chainEntries, inChain: true)
                     guard let node = input.nodes[name], let b = buses.bus(name), let unity = node.mixer,
-                          let effect = node.effect, let fifo = node.timeFIFO, let inputBus = buses.inputBus(name) else {
+                        let effect = node.effect, let fifo = node.timeFIFO, let inputBus = buses.inputBus(name)
+                    else {
                         steps += chain
                         continue
                     }
-                    steps.append(.timeEffect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b,
-                                             fifo, chain.count))
+                    steps.append(
+                        .timeEffect(
+                            effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b,
+                            fifo, chain.count))
                     steps += chain + observerSteps(name)
                 }
             }
@@ -54,9 +57,12 @@ extension GraphCompiler {
             let start = environmentUsed
             for edge in edges(into: name) {
                 guard let source = buses.bus(edge.source), let sourceNode = input.nodes[edge.source],
-                      let fade = input.fades[edge],
-                      let voice = input.voices[VoiceKey(source: sourceNode.id, sourceBus: edge.sourceBus, environment: id,
-                                                        bus: edge.destinationBus)] else { continue }
+                    let fade = input.fades[edge],
+                    let voice = input.voices[
+                        VoiceKey(
+                            source: sourceNode.id, sourceBus: edge.sourceBus, environment: id,
+                            bus: edge.destinationBus)]
+                else { continue }
                 (environmentInputs.baseAddress! + environmentUsed).initialize(
                     to: EnvironmentInput(source: source, mixing: sourceNode.mixing, fade: fade.ramp, voice: voice))
                 environmentUsed += 1
@@ -73,7 +79,8 @@ extension GraphCompiler {
             let start = mixerUsed
             for edge in edges(into: name) {
                 guard let source = buses.bus(edge.source), let sourceNode = input.nodes[edge.source],
-                      let fade = input.fades[edge] else { continue }
+                    let fade = input.fades[edge]
+                else { continue }
                 append(MixerInput(source: source, mixing: unityMixing ?? sourceNode.mixing, fade: fade.ramp))
             }
             return UnsafeBufferPointer(start: mixerInputs.baseAddress! + start, count: mixerUsed - start)
@@ -92,14 +99,17 @@ extension GraphCompiler {
             case .player, .audioplayer:
                 guard let player = node.player else { return [] }
                 if let stage = node.rateStage, let effect = node.effect, let inputBus = buses.inputBus(name),
-                   let playerBus = buses.stageBus(name) {
+                    let playerBus = buses.stageBus(name)
+                {
                     let start = mixerUsed
                     append(MixerInput(source: playerBus, mixing: stage.unityMixing, fade: stage.unityFade))
                     let table = UnsafeBufferPointer(start: mixerInputs.baseAddress! + start, count: 1)
                     // The player's volume and pan apply downstream, on the node's bus; its own steps run
                     // at unity on the stage's clock.
-                    return [.timeEffect(effect, stage.unityMixer, table, inputBus, b, stage.fifo, 1),
-                            .player(player, stage.unityMixing, playerBus)]
+                    return [
+                        .timeEffect(effect, stage.unityMixer, table, inputBus, b, stage.fifo, 1),
+                        .player(player, stage.unityMixing, playerBus)
+                    ]
                 }
                 return [.player(player, node.mixing, b)]
             case .input:
@@ -114,8 +124,12 @@ extension GraphCompiler {
                 guard let mixer = node.mixer else { return [] }
                 return [.output(mixer, inputTable(for: name, unityMixing: node.mixing), b)]
             case .reverb, .delay, .distortion, .eq, .timepitch, .varispeed:
-                guard let unity = node.mixer, let effect = node.effect, let inputBus = buses.inputBus(name) else { return [] }
-                let slot = inChain ? InsertSlot.none
+                guard let unity = node.mixer, let effect = node.effect, let inputBus = buses.inputBus(name) else {
+                    return []
+                }
+                let slot =
+                    inChain
+                    ? InsertSlot.none
                     : input.inserts[name].map { InsertSlot(base: $0.base, channelCount: $0.channelCount) } ?? .none
                 return [.effect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b, slot)]
             }

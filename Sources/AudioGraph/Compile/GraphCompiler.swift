@@ -33,12 +33,14 @@ enum GraphCompiler {
     static func compile(_ input: Input) -> RenderProgram {
         let sinks = Set(input.taps.map(\.node)).union(input.inserts.keys)
         let active = activeNodes(nodes: input.nodes, connections: input.connections, tappedNodes: sinks)
-        let plan = plan(nodes: input.nodes, connections: input.connections, active: active,
-                        inserts: Set(input.inserts.keys))
+        let plan = plan(
+            nodes: input.nodes, connections: input.connections, active: active,
+            inserts: Set(input.inserts.keys))
         let order = plan.flatMap(\.names)
         let buses = BusLayout(order: order, nodes: input.nodes, stride: input.maxBlockFrames)
-        var emitter = StepEmitter(input: input, active: active, buses: buses,
-                                  capacity: InputTableCapacity(order: order, input: input, active: active))
+        var emitter = StepEmitter(
+            input: input, active: active, buses: buses,
+            capacity: InputTableCapacity(order: order, input: input, active: active))
         let steps = emitter.steps(for: plan, inChain: false)
         return RenderProgram(
             generation: input.generation, steps: steps, busSlab: buses.slab, mixerInputs: emitter.mixerInputs,

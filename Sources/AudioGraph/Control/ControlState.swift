@@ -22,7 +22,8 @@ struct ControlState {
         switch kind {
         case .output: channels = configuration.outputChannelCount
         case .input: channels = max(1, configuration.inputChannelCount)
-        case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq, .timepitch, .varispeed, .environment: channels = 2
+        case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq, .timepitch, .varispeed, .environment:
+            channels = 2
         }
         let record = NodeRecord(name: name, kind: kind, id: graph.nextNodeID, outputChannelCount: channels)
         if kind == .input { record[.channels] = .int(channels) }

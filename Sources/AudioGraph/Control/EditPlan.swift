@@ -29,11 +29,14 @@ public struct EditPlan: Sendable {
     }
 
     /// `Engine.attach`, planned.
-    public mutating func attach(_ kind: NodeKind, name: String, parameters: [String: ParameterValue]) throws(EngineError) {
+    public mutating func attach(_ kind: NodeKind, name: String, parameters: [String: ParameterValue])
+        throws(EngineError)
+    {
         guard NodeName.isValid(name) else { throw NodeName.invalidNameError(name) }
         guard nodes[name] == nil else { throw EngineError(.duplicateName, "a node named '\(name)' already exists") }
-        let (table, _) = try Engine.validatedNewNode(kind, name: name, parameters: parameters,
-                                                     inputChannelCount: inputChannelCount)
+        let (table, _) = try Engine.validatedNewNode(
+            kind, name: name, parameters: parameters,
+            inputChannelCount: inputChannelCount)
         nodes[name] = Node(kind: kind, table: table)
     }
 
@@ -63,8 +66,9 @@ extension Engine {
     /// A plan that starts from the graph as it is now.
     public func planEdits() -> EditPlan {
         control.withLock { core in
-            EditPlan(nodes: core.state.graph.nodes.filter { !$0.value.isInternal }.mapValues { ($0.kind, $0.table) },
-                     inputChannelCount: core.state.configuration.inputChannelCount)
+            EditPlan(
+                nodes: core.state.graph.nodes.filter { !$0.value.isInternal }.mapValues { ($0.kind, $0.table) },
+                inputChannelCount: core.state.configuration.inputChannelCount)
         }
     }
 }

@@ -12,9 +12,13 @@ extension Engine {
 
     /// Fades an audioplayer's (or any source's) volume to `volume` over `seconds`
     /// (AVAudioPlayer.setVolume(_:fadeDuration:)); 0 s jumps.
-    public func fadeVolume(_ node: String, to volume: Double, over seconds: Double,
-                           atSampleTime time: Int64? = nil) throws(EngineError) {
-        try control.withLock { core throws(EngineError) in try core.fadeVolume(node, to: volume, over: seconds, atSampleTime: time) }
+    public func fadeVolume(
+        _ node: String, to volume: Double, over seconds: Double,
+        atSampleTime time: Int64? = nil
+    ) throws(EngineError) {
+        try control.withLock { core throws(EngineError) in
+            try core.fadeVolume(node, to: volume, over: seconds, atSampleTime: time)
+        }
     }
 
     /// Average and peak power per channel since the previous call, in dBFS (−160…0), for an audioplayer

@@ -5,8 +5,10 @@ import AudioDSP
 extension Engine {
     /// Sets three parameters `<name>X/Y/Z` (a source's `position`, `velocity` or `direction`; an
     /// environment's `listener` position) together, as one move.
-    public func setVector(_ node: String, _ name: String, _ x: Double, _ y: Double, _ z: Double,
-                          atSampleTime time: Int64? = nil) throws(EngineError) {
+    public func setVector(
+        _ node: String, _ name: String, _ x: Double, _ y: Double, _ z: Double,
+        atSampleTime time: Int64? = nil
+    ) throws(EngineError) {
         try control.withLock { core throws(EngineError) in try core.setVector(node, name, x, y, z, atSampleTime: time) }
     }
 
@@ -33,14 +35,22 @@ extension Engine {
 
     /// Points an environment's listener along `forward` with `up` (OpenAL's AL_ORIENTATION); kept in
     /// sync with `listenerYaw`/`Pitch`/`Roll`.
-    public func setListenerOrientation(_ node: String, forward: (Double, Double, Double), up: (Double, Double, Double),
-                                       atSampleTime time: Int64? = nil) throws(EngineError) {
-        try control.withLock { core throws(EngineError) in try core.setListenerOrientation(node, forward: forward, up: up, atSampleTime: time) }
+    public func setListenerOrientation(
+        _ node: String, forward: (Double, Double, Double), up: (Double, Double, Double),
+        atSampleTime time: Int64? = nil
+    ) throws(EngineError) {
+        try control.withLock { core throws(EngineError) in
+            try core.setListenerOrientation(node, forward: forward, up: up, atSampleTime: time)
+        }
     }
 
     /// Sets an environment's listener yaw, pitch and roll (degrees) together.
-    public func setListenerAngles(_ node: String, yaw: Double, pitch: Double, roll: Double,
-                                  atSampleTime time: Int64? = nil) throws(EngineError) {
-        try control.withLock { core throws(EngineError) in try core.setListenerAngles(node, yaw: yaw, pitch: pitch, roll: roll, atSampleTime: time) }
+    public func setListenerAngles(
+        _ node: String, yaw: Double, pitch: Double, roll: Double,
+        atSampleTime time: Int64? = nil
+    ) throws(EngineError) {
+        try control.withLock { core throws(EngineError) in
+            try core.setListenerAngles(node, yaw: yaw, pitch: pitch, roll: roll, atSampleTime: time)
+        }
     }
 }

@@ -29,7 +29,8 @@ extension Engine {
             } catch {
                 if kind == .audioplayer {
                     control.withLock { core in
-                        core.state.publishing.pendingEvents.append(.audioPlayerDecodeError(node: node, message: error.message))
+                        core.state.publishing.pendingEvents.append(
+                            .audioPlayerDecodeError(node: node, message: error.message))
                     }
                 }
                 throw error

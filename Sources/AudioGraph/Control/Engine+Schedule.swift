@@ -12,7 +12,11 @@ extension Engine {
         atPlayerTime time: Int64? = nil, options: PlayerScheduleOptions = [], completion: CompletionKind? = nil,
         atSampleTime commandTime: Int64? = nil
     ) throws(EngineError) -> Int32 {
-        try control.withLock { core throws(EngineError) in try core.scheduleBuffer(node, buffer: name, startFrame: startFrame, frameCount: frameCount, atPlayerTime: time, options: options, completion: completion, atSampleTime: commandTime) }
+        try control.withLock { core throws(EngineError) in
+            try core.scheduleBuffer(
+                node, buffer: name, startFrame: startFrame, frameCount: frameCount, atPlayerTime: time,
+                options: options, completion: completion, atSampleTime: commandTime)
+        }
     }
 
     /// Schedules a segment of an audio file on a player. `startFrame` and `frameCount` count the file's
@@ -27,19 +31,23 @@ extension Engine {
     ) throws(EngineError) -> Int32 {
         _ = try control.withLock { core throws(EngineError) in try core.schedulingRecord(node) }
         let material: FileMaterial
-        if let handle = try openStream(path, startFrame: startFrame, frameCount: frameCount,
-                                       looping: options.contains(.loops)) {
+        if let handle = try openStream(
+            path, startFrame: startFrame, frameCount: frameCount,
+            looping: options.contains(.loops))
+        {
             material = .stream(handle)
         } else {
             let buffer = try loadFile(path)
-            let (start, count) = Engine.engineFrames(fileStart: startFrame, fileCount: frameCount,
-                                                         fileRate: buffer.sourceSampleRate ?? buffer.sampleRate,
-                                                         engineRate: buffer.sampleRate)
+            let (start, count) = Engine.engineFrames(
+                fileStart: startFrame, fileCount: frameCount,
+                fileRate: buffer.sourceSampleRate ?? buffer.sampleRate,
+                engineRate: buffer.sampleRate)
             material = .buffer(buffer, startFrame: start, frameCount: count)
         }
         return try control.withLock { core throws(EngineError) in
-            try core.scheduleFile(node, material, atPlayerTime: time, options: options, completion: completion,
-                                  atSampleTime: commandTime)
+            try core.scheduleFile(
+                node, material, atPlayerTime: time, options: options, completion: completion,
+                atSampleTime: commandTime)
         }
     }
 

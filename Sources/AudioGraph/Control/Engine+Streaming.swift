@@ -12,9 +12,10 @@ extension Engine {
     /// frames it missed so far. Any thread; a snapshot (the disk thread keeps filling).
     public var streamStatus: [StreamStatus] {
         streamHandles.map {
-            StreamStatus(path: $0.path, memoryBytes: $0.memoryBytes, bufferedFrames: $0.ring.readableFrames,
-                         capacityFrames: $0.ring.capacityFrames, underrunFrames: $0.ring.underrunFrames,
-                         isFinished: $0.ring.totalFrames != nil)
+            StreamStatus(
+                path: $0.path, memoryBytes: $0.memoryBytes, bufferedFrames: $0.ring.readableFrames,
+                capacityFrames: $0.ring.capacityFrames, underrunFrames: $0.ring.underrunFrames,
+                isFinished: $0.ring.totalFrames != nil)
         }
     }
 
@@ -45,14 +46,16 @@ extension Engine {
         }
         let fileFrames = source.frameCount
         guard fileFrames > 0 else { throw EngineError(.fileError, "'\(path)' holds no audio frames") }
-        let (startFrame, count) = Engine.engineFrames(fileStart: fileStart, fileCount: fileCount,
-                                                    fileRate: source.sourceSampleRate, engineRate: rate)
+        let (startFrame, count) = Engine.engineFrames(
+            fileStart: fileStart, fileCount: fileCount,
+            fileRate: source.sourceSampleRate, engineRate: rate)
         guard fileStart >= 0, startFrame < fileFrames else {
             throw EngineError(.outOfRange, "start frame \(fileStart) is outside '\(path)'")
         }
         let length = count ?? (fileFrames - startFrame)
         guard length > 0, length <= fileFrames - startFrame else {
-            throw EngineError(.outOfRange, "region \(fileStart)..<\(fileStart + (fileCount ?? 0)) (file frames) exceeds '\(path)'")
+            throw EngineError(
+                .outOfRange, "region \(fileStart)..<\(fileStart + (fileCount ?? 0)) (file frames) exceeds '\(path)'")
         }
         guard Double(length) > streamingThresholdSeconds * rate else { return nil }
         if startFrame != 0 || length != fileFrames {
@@ -62,7 +65,8 @@ extension Engine {
                 throw EngineError(.fileError, "\(error)")
             }
         }
-        let handle = StreamHandle(source: source, path: path, capacityFrames: Engine.streamRingFrames, isLooping: looping)
+        let handle = StreamHandle(
+            source: source, path: path, capacityFrames: Engine.streamRingFrames, isLooping: looping)
         // Prime the ring now, so a play right after scheduling starts without an underrun.
         handle.prime()
         if let failure = handle.failure { throw EngineError(.fileError, failure) }

@@ -6,9 +6,13 @@ extension Engine {
     /// Installs a tap on `node`'s output bus. `handler` receives blocks of `frameCount` frames from
     /// `poll()`. A tapped node renders even when its chain does not reach the output. Returns the tap id.
     @discardableResult
-    public func installTap(on node: String, bus: Int = 0, frameCount: Int = 4096,
-                           handler: @escaping @Sendable (TapBuffer) -> Void) throws(EngineError) -> Int {
-        try control.withLock { core throws(EngineError) in try core.installTap(on: node, bus: bus, frameCount: frameCount, handler: handler) }
+    public func installTap(
+        on node: String, bus: Int = 0, frameCount: Int = 4096,
+        handler: @escaping @Sendable (TapBuffer) -> Void
+    ) throws(EngineError) -> Int {
+        try control.withLock { core throws(EngineError) in
+            try core.installTap(on: node, bus: bus, frameCount: frameCount, handler: handler)
+        }
     }
 
     /// Removes a tap. Unknown ids are ignored.

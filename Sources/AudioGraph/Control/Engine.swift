@@ -47,18 +47,21 @@ public final class Engine: Sendable {
     }
 
     /// Creates an engine with the implicit `main` mixer connected to the `output` node.
-    public init(configuration: EngineConfiguration = EngineConfiguration(),
-                fileLoader: (@Sendable (String, Double) throws -> SampleBuffer)? = nil,
-                streamOpener: StreamOpener? = nil,
-                streamingThresholdSeconds: Double = 20,
-                hrtfSets: HRTFSetSource? = nil) {
+    public init(
+        configuration: EngineConfiguration = EngineConfiguration(),
+        fileLoader: (@Sendable (String, Double) throws -> SampleBuffer)? = nil,
+        streamOpener: StreamOpener? = nil,
+        streamingThresholdSeconds: Double = 20,
+        hrtfSets: HRTFSetSource? = nil
+    ) {
         self.fileLoader = fileLoader
         self.streamOpener = streamOpener
         self.streamingThresholdSeconds = streamingThresholdSeconds
         hrtfSetSource = hrtfSets
-        services = Services(fileLoader: fileLoader, streamOpener: streamOpener,
-                            streamingThresholdSeconds: streamingThresholdSeconds,
-                            diskThread: streamOpener?.makeDiskThread(), hrtfSetSource: hrtfSets)
+        services = Services(
+            fileLoader: fileLoader, streamOpener: streamOpener,
+            streamingThresholdSeconds: streamingThresholdSeconds,
+            diskThread: streamOpener?.makeDiskThread(), hrtfSetSource: hrtfSets)
         var config = configuration
         config.blockFrames = min(max(1, config.blockFrames), 4096)
         config.outputChannelCount = min(max(1, config.outputChannelCount), 64)

@@ -13,8 +13,10 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// Glide time for volume and pan changes, in seconds.
     public var rampDuration: Double
 
-    public init(sampleRate: Double = 48_000, blockFrames: Int = 64, outputChannelCount: Int = 2,
-                inputChannelCount: Int = 0, rampDuration: Double = 0.02) {
+    public init(
+        sampleRate: Double = 48_000, blockFrames: Int = 64, outputChannelCount: Int = 2,
+        inputChannelCount: Int = 0, rampDuration: Double = 0.02
+    ) {
         self.sampleRate = sampleRate
         self.blockFrames = blockFrames
         self.outputChannelCount = outputChannelCount

@@ -32,8 +32,10 @@ extension EngineCore {
         return true
     }
 
-    func fadeVolume(_ node: String, to volume: Double, over seconds: Double,
-                           atSampleTime time: Int64? = nil) throws(EngineError) {
+    func fadeVolume(
+        _ node: String, to volume: Double, over seconds: Double,
+        atSampleTime time: Int64? = nil
+    ) throws(EngineError) {
         let record = try record(node)
         guard record.kind.hasMixingSettings else {
             throw EngineError(.notAllowed, "'\(node)' (\(record.kind.rawValue)) has no volume")
@@ -47,8 +49,13 @@ extension EngineCore {
         record[.volume] = .float(volume)
         let t = record.mixingTargets
         let frames = Int32(max(1, (seconds * state.configuration.sampleRate).rounded()))
-        try send([TimedCommand(time: time ?? -1, .setMixing(record.mixing, left: t.left, right: t.right,
-                                                            mono: t.mono, rampFrames: frames))])
+        try send([
+            TimedCommand(
+                time: time ?? -1,
+                .setMixing(
+                    record.mixing, left: t.left, right: t.right,
+                    mono: t.mono, rampFrames: frames))
+        ])
     }
 
     func audioPlayerPower(_ node: String) throws(EngineError) -> [(average: Float, peak: Float)] {
@@ -99,7 +106,9 @@ extension EngineCore {
             let loops = node.int(.numberOfLoops)
             audio.loopsForever = loops < 0
             if audio.loopsForever {
-                if start > 0 { try queuePass(node, audio, buffer, from: start, last: false, looping: false, time: time) }
+                if start > 0 {
+                    try queuePass(node, audio, buffer, from: start, last: false, looping: false, time: time)
+                }
                 try queuePass(node, audio, buffer, from: 0, last: false, looping: true, time: time)
                 audio.passesLeft = 0
             } else {
@@ -123,7 +132,8 @@ extension EngineCore {
     /// the current pass. A stopped player takes the new count at its next play or seek.
     func audioSetLoops(_ node: NodeRecord, _ audio: AudioPlayerControl, _ loops: Int, time: Int64) throws(EngineError) {
         guard audio.isScheduled, audio.transport != .stopped, let player = node.player, let buffer = audio.buffer,
-              !audio.queued.isEmpty else { return }
+            !audio.queued.isEmpty
+        else { return }
         try batch { () throws(EngineError) in
             try send([TimedCommand(time: time, .playerFinishCurrent(player, pausesAtEnd: loops == 0))])
             // The dropped items are reported later as not completed, and are no longer expected.
@@ -134,7 +144,8 @@ extension EngineCore {
                 try queuePass(node, audio, buffer, from: 0, last: false, looping: true, time: time)
             } else {
                 var left = loops
-                let ahead = Engine.passesAhead(frameCount: buffer.frameCount, sampleRate: state.configuration.sampleRate)
+                let ahead = Engine.passesAhead(
+                    frameCount: buffer.frameCount, sampleRate: state.configuration.sampleRate)
                 while left > 0 && audio.queued.count <= ahead {
                     left -= 1
                     try queuePass(node, audio, buffer, from: 0, last: left == 0, looping: false, time: time)
@@ -145,11 +156,14 @@ extension EngineCore {
     }
 
     /// Appends one pass `from ..< end` (or the whole material, looping until stopped).
-    private func queuePass(_ node: NodeRecord, _ audio: AudioPlayerControl, _ buffer: SampleBuffer, from: Int,
-                           last: Bool, looping: Bool, time: Int64) throws(EngineError) {
-        let id = try enqueue(node, buffer, startFrame: from, frameCount: buffer.frameCount - from, playerTime: nil,
-                             options: looping ? [.loops] : [], completion: nil, isMaterial: false, commandTime: time,
-                             pausesAtEnd: last)
+    private func queuePass(
+        _ node: NodeRecord, _ audio: AudioPlayerControl, _ buffer: SampleBuffer, from: Int,
+        last: Bool, looping: Bool, time: Int64
+    ) throws(EngineError) {
+        let id = try enqueue(
+            node, buffer, startFrame: from, frameCount: buffer.frameCount - from, playerTime: nil,
+            options: looping ? [.loops] : [], completion: nil, isMaterial: false, commandTime: time,
+            pausesAtEnd: last)
         audio.queued.append(id)
     }
 
@@ -212,7 +226,8 @@ extension EngineCore {
     }
 
     /// New material (the `file` or `buffer` parameter): stops, rewinds and reshapes the node.
-    func audioSetMaterial(_ node: NodeRecord, _ audio: AudioPlayerControl, _ buffer: SampleBuffer?) throws(EngineError) {
+    func audioSetMaterial(_ node: NodeRecord, _ audio: AudioPlayerControl, _ buffer: SampleBuffer?) throws(EngineError)
+    {
         try audioStop(node, audio, time: -1)
         if let old = audio.buffer, old !== buffer { bury(old) }
         audio.buffer = buffer
@@ -223,15 +238,21 @@ extension EngineCore {
             node[.channels] = .int(buffer.channelCount)
             if node.rateStage != nil { try makeRateStage(node, channelCount: buffer.channelCount) }
             let t = node.mixingTargets
-            try send([TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
-                                              rampFrames: state.configuration.rampFrames))])
+            try send([
+                TimedCommand(
+                    .setMixing(
+                        node.mixing, left: t.left, right: t.right, mono: t.mono,
+                        rampFrames: state.configuration.rampFrames))
+            ])
             republish()
         }
     }
 
     /// A pass ended (poll): queue the next one, or report the end of playback.
-    func audioPassEnded(_ node: NodeRecord, _ audio: AudioPlayerControl, id: Int32, completed: Bool,
-                        into events: inout [EngineEvent]) {
+    func audioPassEnded(
+        _ node: NodeRecord, _ audio: AudioPlayerControl, id: Int32, completed: Bool,
+        into events: inout [EngineEvent]
+    ) {
         guard let index = audio.queued.firstIndex(of: id) else { return }
         audio.queued.remove(at: index)
         guard completed, let buffer = audio.buffer else { return }
@@ -254,8 +275,10 @@ extension EngineCore {
     /// at the node's `rate` (the node's program is rebuilt by the caller).
     func makeRateStage(_ node: NodeRecord, channelCount: Int) throws(EngineError) {
         let config = state.configuration
-        guard let effect = EffectRef.make(.timepitch, sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
-                                          channelCount: channelCount, bandCount: 1, spares: timePitchSpares)
+        guard
+            let effect = EffectRef.make(
+                .timepitch, sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
+                channelCount: channelCount, bandCount: 1, spares: timePitchSpares)
         else { return }
         effect.setInitial(TimePitchKernel.Parameter.rate.rawValue, node.double(.rate) == 0 ? 1 : node.double(.rate))
         if let old = node.rateStage, let oldEffect = node.effect {
@@ -269,8 +292,12 @@ extension EngineCore {
     /// Sets the time-pitch rate of an audioplayer created with `enableRate`.
     func setAudioPlayerRate(_ node: NodeRecord, _ rate: Double, time: Int64) throws(EngineError) {
         guard let effect = node.effect else { return }
-        try send(TimedCommand(time: time, .effectParameter(effect, index: Int32(TimePitchKernel.Parameter.rate.rawValue),
-                                                           value: rate)))
+        try send(
+            TimedCommand(
+                time: time,
+                .effectParameter(
+                    effect, index: Int32(TimePitchKernel.Parameter.rate.rawValue),
+                    value: rate)))
     }
 }
 

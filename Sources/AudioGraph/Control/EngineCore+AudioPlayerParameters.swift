@@ -12,7 +12,8 @@ extension EngineCore {
         var buffer = loaded
         if buffer == nil { buffer = try bufferNamed(node.string(.buffer)) }
         if node.bool(.enableRate) == false, node.double(.rate) != 1 {
-            throw EngineError(.notAllowed, "\(node.name): rate needs enableRate: true at creation (AVAudioPlayer.enableRate)")
+            throw EngineError(
+                .notAllowed, "\(node.name): rate needs enableRate: true at creation (AVAudioPlayer.enableRate)")
         }
         if node.bool(.enableRate) {
             // The stage runs at the material's channel count, known once the material is set; until then 2.
@@ -28,8 +29,10 @@ extension EngineCore {
     }
 
     /// A live set. Returns false for the mixing parameters (volume, pan), which the common path handles.
-    func applyAudioPlayer(_ node: NodeRecord, _ audio: AudioPlayerControl, _ key: ParameterKey, _ value: ParameterValue,
-                          loadedFile: SampleBuffer?, time: Int64) throws(EngineError) -> Bool {
+    func applyAudioPlayer(
+        _ node: NodeRecord, _ audio: AudioPlayerControl, _ key: ParameterKey, _ value: ParameterValue,
+        loadedFile: SampleBuffer?, time: Int64
+    ) throws(EngineError) -> Bool {
         switch key {
         case .file, .buffer:
             let buffer = key == .file ? loadedFile : try bufferNamed(value.stringValue ?? "")
@@ -52,7 +55,8 @@ extension EngineCore {
             node[key] = value
         case .rate:
             guard node.bool(.enableRate) else {
-                throw EngineError(.notAllowed,
+                throw EngineError(
+                    .notAllowed,
                     "\(node.name): rate needs enableRate: true at creation (AVAudioPlayer.enableRate)")
             }
             node[key] = value

@@ -11,23 +11,27 @@ extension EngineCore {
         let index = NodeKind.environmentLayoutNames.firstIndex(of: node.string(.layout)) ?? 0
         var layout = SpeakerLayout.presets[index].layout
         if !node.string(.speakers).isEmpty { layout = try Engine.customLayout(node.string(.speakers), node: node.name) }
-        let control = EnvironmentControl(layout: layout, sampleRate: state.configuration.sampleRate,
-                                         maxBlockFrames: state.configuration.blockFrames)
+        let control = EnvironmentControl(
+            layout: layout, sampleRate: state.configuration.sampleRate,
+            maxBlockFrames: state.configuration.blockFrames)
         if !node.string(.hrtf).isEmpty {
             // Offline: loaded now (or taken from the engine's sets), so a file that is not a usable SOFA set
             // is refused at creation. Live: loaded on the worker (a set known to fail is refused at once);
             // the sources render with the spherical head until it is ready, and a failure is reported
             // (`environmentProblem`).
             do throws(HRTFLoadError) {
-                control.datasets[.standard] = try hrtfSet(HRTFSetKey(path: node.string(.hrtf), quality: .standard),
-                                                          for: node, now: !state.spatial.loadsHRTFSetsInBackground)
+                control.datasets[.standard] = try hrtfSet(
+                    HRTFSetKey(path: node.string(.hrtf), quality: .standard),
+                    for: node, now: !state.spatial.loadsHRTFSetsInBackground)
             } catch {
                 throw EngineError(.fileError, "\(node.name).hrtf: \(error)")
             }
         }
         guard node.double(.referenceDistance) <= node.double(.maximumDistance) else {
-            throw EngineError(.outOfRange, "\(node.name): referenceDistance \(node.double(.referenceDistance)) must not "
-                + "exceed maximumDistance \(node.double(.maximumDistance))")
+            throw EngineError(
+                .outOfRange,
+                "\(node.name): referenceDistance \(node.double(.referenceDistance)) must not "
+                    + "exceed maximumDistance \(node.double(.maximumDistance))")
         }
         node.environment = control
         node.outputChannelCount = layout.channelCount
@@ -54,13 +58,15 @@ extension EngineCore {
     /// once (no program has seen it yet).
     func makeVoice(_ edge: Connection, source: NodeRecord, environment: NodeRecord) throws(EngineError) {
         guard let control = environment.environment else { return }
-        let key = VoiceKey(source: source.id, sourceBus: edge.sourceBus, environment: environment.id, bus: edge.destinationBus)
+        let key = VoiceKey(
+            source: source.id, sourceBus: edge.sourceBus, environment: environment.id, bus: edge.destinationBus)
         if state.spatial.voices[key] != nil {
             try updateVoice(key, time: -1)
             return
         }
-        let record = SpatialVoiceRecord(sampleRate: state.configuration.sampleRate,
-                                        maxBlockFrames: state.configuration.blockFrames, layout: control.layout)
+        let record = SpatialVoiceRecord(
+            sampleRate: state.configuration.sampleRate,
+            maxBlockFrames: state.configuration.blockFrames, layout: control.layout)
         state.spatial.voices[key] = record
         source.spatialVoices.append(SourceVoice(key: key, environment: environment, record: record))
         let target = try voiceTarget(source: source, environment: environment, record: record, isNew: true, ramp: 0)
@@ -73,8 +79,9 @@ extension EngineCore {
         var index = 0
         while index < source.spatialVoices.count {
             let voice = source.spatialVoices[index]
-            let target = try voiceTarget(source: source, environment: voice.environment, record: voice.record,
-                                         isNew: false, ramp: spatialRampFrames)
+            let target = try voiceTarget(
+                source: source, environment: voice.environment, record: voice.record,
+                isNew: false, ramp: spatialRampFrames)
             try send(TimedCommand(time: time, .spatialVoice(voice.record.voice, target)))
             index += 1
         }
@@ -82,33 +89,43 @@ extension EngineCore {
 
     /// Re-places every voice of `environment` (after the listener or a model parameter changed).
     func updateVoices(environment: NodeRecord, time: Int64) throws(EngineError) {
-        for key in state.spatial.voices.keys where key.environment == environment.id { try updateVoice(key, time: time) }
+        for key in state.spatial.voices.keys where key.environment == environment.id {
+            try updateVoice(key, time: time)
+        }
     }
 
     private func updateVoice(_ key: VoiceKey, time: Int64) throws(EngineError) {
         guard let record = state.spatial.voices[key], let source = state.graph.nodesByID[key.source],
-              let environment = state.graph.nodesByID[key.environment] else { return }
-        let target = try voiceTarget(source: source, environment: environment, record: record, isNew: false,
-                                     ramp: spatialRampFrames)
+            let environment = state.graph.nodesByID[key.environment]
+        else { return }
+        let target = try voiceTarget(
+            source: source, environment: environment, record: record, isNew: false,
+            ramp: spatialRampFrames)
         try send(TimedCommand(time: time, .spatialVoice(record.voice, target)))
     }
 
     /// Frees the voices whose connections have left the graph (after their fades). From `poll()`.
     /// Runs only after the graph was published again (every change of connections publishes).
     func pruneVoices() {
-        guard !state.spatial.voices.isEmpty, state.spatial.voicesPrunedAtGeneration != state.publishing.generation else { return }
+        guard !state.spatial.voices.isEmpty, state.spatial.voicesPrunedAtGeneration != state.publishing.generation
+        else { return }
         state.spatial.voicesPrunedAtGeneration = state.publishing.generation
         var live: Set<VoiceKey> = []
         for edge in state.graph.connections + state.graph.retiringEdges.map(\.item.connection) {
             guard let source = state.graph.nodes[edge.source] ?? state.graph.dyingNodes[edge.source]?.item,
-                  let destination = state.graph.nodes[edge.destination] ?? state.graph.dyingNodes[edge.destination]?.item,
-                  destination.kind == .environment else { continue }
-            live.insert(VoiceKey(source: source.id, sourceBus: edge.sourceBus, environment: destination.id,
-                                 bus: edge.destinationBus))
+                let destination = state.graph.nodes[edge.destination] ?? state.graph.dyingNodes[edge.destination]?.item,
+                destination.kind == .environment
+            else { continue }
+            live.insert(
+                VoiceKey(
+                    source: source.id, sourceBus: edge.sourceBus, environment: destination.id,
+                    bus: edge.destinationBus))
         }
         for key in Array(state.spatial.voices.keys) where !live.contains(key) {
             if let record = state.spatial.voices.removeValue(forKey: key) { bury(record) }
-            let source = state.graph.nodesByID[key.source] ?? state.graph.dyingNodes.values.first { $0.item.id == key.source }?.item
+            let source =
+                state.graph.nodesByID[key.source]
+                ?? state.graph.dyingNodes.values.first { $0.item.id == key.source }?.item
             source?.spatialVoices.removeAll { $0.key == key }
         }
     }
@@ -118,16 +135,20 @@ extension EngineCore {
         if let model = environment.environment?.model { return model }
         let modelIndex = NodeKind.distanceModelNames.firstIndex(of: environment.string(.distanceModel)) ?? 2
         let model = EnvironmentModel(
-            listener: SpatialVector(environment.double(.listenerX), environment.double(.listenerY),
-                                    environment.double(.listenerZ)),
-            orientation: ListenerOrientation(yawDegrees: environment.double(.listenerYaw),
-                                             pitchDegrees: environment.double(.listenerPitch),
-                                             rollDegrees: environment.double(.listenerRoll)),
+            listener: SpatialVector(
+                environment.double(.listenerX), environment.double(.listenerY),
+                environment.double(.listenerZ)),
+            orientation: ListenerOrientation(
+                yawDegrees: environment.double(.listenerYaw),
+                pitchDegrees: environment.double(.listenerPitch),
+                rollDegrees: environment.double(.listenerRoll)),
             distance: DistanceAttenuation(
                 model: NodeKind.distanceModels[modelIndex], referenceDistance: environment.double(.referenceDistance),
-                maximumDistance: environment.double(.maximumDistance), rolloffFactor: environment.double(.rolloffFactor)),
-            doppler: DopplerShift(speedOfSound: environment.double(.speedOfSound),
-                                  dopplerFactor: environment.double(.dopplerFactor)),
+                maximumDistance: environment.double(.maximumDistance), rolloffFactor: environment.double(.rolloffFactor)
+            ),
+            doppler: DopplerShift(
+                speedOfSound: environment.double(.speedOfSound),
+                dopplerFactor: environment.double(.dopplerFactor)),
             headphones: environment.bool(.headphones))
         environment.environment?.model = model
         return model
@@ -151,9 +172,10 @@ extension EngineCore {
             position: SpatialVector(source.double(.positionX), source.double(.positionY), source.double(.positionZ)),
             velocity: SpatialVector(source.double(.velocityX), source.double(.velocityY), source.double(.velocityZ)),
             facing: SpatialVector(source.double(.directionX), source.double(.directionY), source.double(.directionZ)),
-            cone: ConeAttenuation(innerAngleDegrees: source.double(.coneInnerAngle),
-                                  outerAngleDegrees: source.double(.coneOuterAngle),
-                                  outerGain: source.double(.coneOuterGain)),
+            cone: ConeAttenuation(
+                innerAngleDegrees: source.double(.coneInnerAngle),
+                outerAngleDegrees: source.double(.coneOuterAngle),
+                outerGain: source.double(.coneOuterGain)),
             reverbBlend: source.double(.reverbBlend), obstruction: source.double(.obstruction),
             occlusion: source.double(.occlusion),
             requested: SpatialRenderingAlgorithm(name: source.string(.renderingAlgorithm)) ?? .equalPowerPanning,
@@ -167,17 +189,24 @@ extension EngineCore {
     /// The target of the voice `source` → `environment`: direction from the listener, distance and
     /// cone gains, Doppler ratio, occlusion, obstruction, reverb blend and the resolved algorithm. Makes
     /// (or replaces) the HRTF convolver when the algorithm needs one, and loads its HRIRs.
-    private func voiceTarget(source: NodeRecord, environment: NodeRecord, record: SpatialVoiceRecord, isNew: Bool,
-                             ramp: Int32) throws(EngineError) -> SpatialVoiceTarget {
+    private func voiceTarget(
+        source: NodeRecord, environment: NodeRecord, record: SpatialVoiceRecord, isNew: Bool,
+        ramp: Int32
+    ) throws(EngineError) -> SpatialVoiceTarget {
         let model = environmentModel(environment)
         let p = sourceProperties(source)
         let direction = SourceDirection(source: p.position, listener: model.listener, orientation: model.orientation)
-        let ratio = p.velocity == .zero ? 1 : model.doppler.pitchRatio(
-            sourcePosition: p.position, sourceVelocity: p.velocity, listenerPosition: model.listener,
-            listenerVelocity: .zero)
-        var algorithm = p.requested.resolved(outputChannelCount: environment.outputChannelCount,
-                                             isHeadphones: model.headphones)
-        let passes = algorithm == .stereoPassThrough || p.bypasses
+        let ratio =
+            p.velocity == .zero
+            ? 1
+            : model.doppler.pitchRatio(
+                sourcePosition: p.position, sourceVelocity: p.velocity, listenerPosition: model.listener,
+                listenerVelocity: .zero)
+        var algorithm = p.requested.resolved(
+            outputChannelCount: environment.outputChannelCount,
+            isHeadphones: model.headphones)
+        let passes =
+            algorithm == .stereoPassThrough || p.bypasses
             || (p.spatializesOnlyMono && source.outputChannelCount > 1)
         if p.rendersBed && !passes {
             // Far field around the listener: no distance, cone or Doppler; turned by the source's front
@@ -189,8 +218,10 @@ extension EngineCore {
                 bedRotation: SpatialRotation(bedFacing: p.facing, orientation: model.orientation), rampFrames: ramp)
         }
         if (algorithm == .hrtf || algorithm == .hrtfHQ) && !passes {
-            switch try prepareHRTF(record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
-                                   direction: direction, isNew: isNew) {
+            switch try prepareHRTF(
+                record, environment: environment, quality: algorithm == .hrtfHQ ? .high : .standard,
+                direction: direction, isNew: isNew)
+            {
             case .ready:
                 break
             case .loading:
@@ -202,8 +233,9 @@ extension EngineCore {
             }
         }
         record.algorithm = algorithm
-        let gain = Float(model.distance.gain(distance: direction.distance)
-            * p.cone.gain(source: p.position, direction: p.facing, listener: model.listener))
+        let gain = Float(
+            model.distance.gain(distance: direction.distance)
+                * p.cone.gain(source: p.position, direction: p.facing, listener: model.listener))
         return SpatialVoiceTarget(
             direction: direction, gain: gain.isFinite ? gain : 0, reverbBlend: p.reverbBlend,
             obstructionDecibels: p.obstruction, occlusionDecibels: p.occlusion,
@@ -231,14 +263,17 @@ extension EngineCore {
     /// Each quality has its own set (SoundstageKit's source prepares 64 or 128 minimum-phase taps at
     /// 48 kHz). Both qualities interpolate (`HRTFQuality.interpolates`); HRTF on direction cells, so a
     /// direction in the cell already published publishes nothing and the render side starts no crossfade.
-    private func prepareHRTF(_ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
-                             direction: SourceDirection, isNew: Bool) throws(EngineError) -> HRTFReadiness {
+    private func prepareHRTF(
+        _ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
+        direction: SourceDirection, isNew: Bool
+    ) throws(EngineError) -> HRTFReadiness {
         guard let control = environment.environment else { return .unavailable }
         if control.datasets[quality] == nil {
             let path = environment.string(.hrtf).isEmpty ? defaultHRTFPath : environment.string(.hrtf)
             do throws(HRTFLoadError) {
                 // nil: loading in the background; the voice renders with the spherical head meanwhile.
-                guard let set = try hrtfSet(HRTFSetKey(path: path, quality: quality), for: environment, now: false) else {
+                guard let set = try hrtfSet(HRTFSetKey(path: path, quality: quality), for: environment, now: false)
+                else {
                     return .loading
                 }
                 control.datasets[quality] = set
@@ -253,8 +288,10 @@ extension EngineCore {
         if let existing = record.convolver, existing.quality == quality {
             convolver = existing
         } else {
-            convolver = OwnedConvolver(dataset.makeConvolver(maxBlockFrames: state.configuration.blockFrames,
-                                                             quality: quality), quality: quality)
+            convolver = OwnedConvolver(
+                dataset.makeConvolver(
+                    maxBlockFrames: state.configuration.blockFrames,
+                    quality: quality), quality: quality)
             isFresh = true
         }
         let slot = convolver.pointer.pointee.exchange.writableSlot
@@ -285,12 +322,15 @@ extension EngineCore {
 
     /// The algorithm a voice keeps while the set its new HRTF mode needs is loading: the one it had,
     /// kept up to date with the source's direction, or the spherical head.
-    private func keptAlgorithm(_ record: SpatialVoiceRecord, environment: NodeRecord, direction: SourceDirection,
-                               isNew: Bool) throws(EngineError) -> SpatialRenderingAlgorithm {
+    private func keptAlgorithm(
+        _ record: SpatialVoiceRecord, environment: NodeRecord, direction: SourceDirection,
+        isNew: Bool
+    ) throws(EngineError) -> SpatialRenderingAlgorithm {
         guard let previous = record.algorithm, !isNew else { return .sphericalHead }
         guard previous == .hrtf || previous == .hrtfHQ else { return previous }
-        let ready = try prepareHRTF(record, environment: environment, quality: previous == .hrtfHQ ? .high : .standard,
-                                    direction: direction, isNew: isNew)
+        let ready = try prepareHRTF(
+            record, environment: environment, quality: previous == .hrtfHQ ? .high : .standard,
+            direction: direction, isNew: isNew)
         return ready == .ready ? previous : .sphericalHead
     }
 
@@ -304,20 +344,31 @@ extension EngineCore {
         case .reverb, .reverbLevel, .outputVolume:
             node[key] = value
             let mix = environmentMix(node)
-            try send([TimedCommand(time: time, .environmentMix(control.state, reverbEnabled: mix.enabled,
-                                                               reverbLevel: mix.level, outputVolume: mix.volume,
-                                                               rampFrames: state.configuration.rampFrames))])
+            try send([
+                TimedCommand(
+                    time: time,
+                    .environmentMix(
+                        control.state, reverbEnabled: mix.enabled,
+                        reverbLevel: mix.level, outputVolume: mix.volume,
+                        rampFrames: state.configuration.rampFrames))
+            ])
         case .reverbFilterType, .reverbFilterFrequency, .reverbFilterBandwidth, .reverbFilterGain, .reverbFilterBypass:
             guard let index = NodeKind.reverbFilterIndex(key) else { return false }
             node[key] = value
-            try send(TimedCommand(time: time, .environmentFilter(control.state, index: Int32(index),
-                                                                 value: NodeKind.reverbFilterValue(key, value))))
+            try send(
+                TimedCommand(
+                    time: time,
+                    .environmentFilter(
+                        control.state, index: Int32(index),
+                        value: NodeKind.reverbFilterValue(key, value))))
         case .referenceDistance, .maximumDistance:
             let reference = key == .referenceDistance ? value.doubleValue ?? 1 : node.double(.referenceDistance)
             let maximum = key == .maximumDistance ? value.doubleValue ?? 1 : node.double(.maximumDistance)
             guard reference <= maximum else {
-                throw EngineError(.outOfRange, "\(node.name): referenceDistance \(reference) must not exceed maximumDistance "
-                    + "\(maximum)")
+                throw EngineError(
+                    .outOfRange,
+                    "\(node.name): referenceDistance \(reference) must not exceed maximumDistance "
+                        + "\(maximum)")
             }
             node[key] = value
             try updateVoices(environment: node, time: time)
@@ -385,8 +436,10 @@ extension EngineCore {
         try updateVoices(environment: node, time: time)
     }
 
-    func setVector(_ node: String, _ name: String, _ x: Double, _ y: Double, _ z: Double,
-                          atSampleTime time: Int64? = nil) throws(EngineError) {
+    func setVector(
+        _ node: String, _ name: String, _ x: Double, _ y: Double, _ z: Double,
+        atSampleTime time: Int64? = nil
+    ) throws(EngineError) {
         let record = try record(node)
         if let property = SpatialVectorProperty(name: name), record.kind.is3DSource {
             // The frequent case (a move at frame rate): no table search, no dictionary writes.
@@ -396,9 +449,12 @@ extension EngineCore {
         }
         // Anything else (an environment's listener) by name, resolved once per coordinate.
         let table = record.table
-        let vx = try Engine.validate(kind: record.kind, node: node, name + "X", .float(x), table: table, creating: false)
-        let vy = try Engine.validate(kind: record.kind, node: node, name + "Y", .float(y), table: table, creating: false)
-        let vz = try Engine.validate(kind: record.kind, node: node, name + "Z", .float(z), table: table, creating: false)
+        let vx = try Engine.validate(
+            kind: record.kind, node: node, name + "X", .float(x), table: table, creating: false)
+        let vy = try Engine.validate(
+            kind: record.kind, node: node, name + "Y", .float(y), table: table, creating: false)
+        let vz = try Engine.validate(
+            kind: record.kind, node: node, name + "Z", .float(z), table: table, creating: false)
         record[vx.position] = vx.value
         record[vy.position] = vy.value
         record[vz.position] = vz.value
@@ -450,8 +506,10 @@ extension EngineCore {
     }
 
     /// (x, y, z) as a vector of `property`, or the error naming the coordinate that is out of range.
-    private func checkedVector(_ record: NodeRecord, _ property: SpatialVectorProperty, _ x: Double, _ y: Double,
-                               _ z: Double) throws(EngineError) -> SpatialVector {
+    private func checkedVector(
+        _ record: NodeRecord, _ property: SpatialVectorProperty, _ x: Double, _ y: Double,
+        _ z: Double
+    ) throws(EngineError) -> SpatialVector {
         let limit = property.limit
         if x.isFinite, y.isFinite, z.isFinite, abs(x) <= limit, abs(y) <= limit, abs(z) <= limit {
             return SpatialVector(x, y, z)
@@ -473,18 +531,26 @@ extension EngineCore {
         try updateVoices(source: record, time: time)
     }
 
-    func setListenerOrientation(_ node: String, forward: (Double, Double, Double), up: (Double, Double, Double),
-                                       atSampleTime time: Int64? = nil) throws(EngineError) {
-        guard let orientation = ListenerOrientation(forward: SpatialVector(forward.0, forward.1, forward.2),
-                                                    up: SpatialVector(up.0, up.1, up.2)) else {
+    func setListenerOrientation(
+        _ node: String, forward: (Double, Double, Double), up: (Double, Double, Double),
+        atSampleTime time: Int64? = nil
+    ) throws(EngineError) {
+        guard
+            let orientation = ListenerOrientation(
+                forward: SpatialVector(forward.0, forward.1, forward.2),
+                up: SpatialVector(up.0, up.1, up.2))
+        else {
             throw EngineError(.outOfRange, "\(node): forward and up must be non-zero and not parallel")
         }
-        try setListenerAngles(node, yaw: orientation.yawDegrees, pitch: orientation.pitchDegrees,
-                              roll: orientation.rollDegrees, atSampleTime: time)
+        try setListenerAngles(
+            node, yaw: orientation.yawDegrees, pitch: orientation.pitchDegrees,
+            roll: orientation.rollDegrees, atSampleTime: time)
     }
 
-    func setListenerAngles(_ node: String, yaw: Double, pitch: Double, roll: Double,
-                                  atSampleTime time: Int64? = nil) throws(EngineError) {
+    func setListenerAngles(
+        _ node: String, yaw: Double, pitch: Double, roll: Double,
+        atSampleTime time: Int64? = nil
+    ) throws(EngineError) {
         let record = try record(node)
         guard record.kind == .environment else {
             throw EngineError(.notAllowed, "'\(node)' is a \(record.kind.rawValue), not an environment")
@@ -513,12 +579,15 @@ extension Engine {
             } else if let degrees = Double(entry), degrees.isFinite, (-180...180).contains(degrees) {
                 azimuths.append(degrees)
             } else {
-                throw EngineError(.outOfRange, "\(node).speakers: '\(entry)' is neither an azimuth in −180…180 degrees nor lfe")
+                throw EngineError(
+                    .outOfRange, "\(node).speakers: '\(entry)' is neither an azimuth in −180…180 degrees nor lfe")
             }
         }
         guard (2...64).contains(entries.count), entries.count - lfe.count >= 2,
-              let layout = SpeakerLayout(azimuthsDegrees: azimuths, lfeChannels: lfe) else {
-            throw EngineError(.outOfRange, "\(node).speakers: a rig needs 2…64 channels with at least two distinct speakers")
+            let layout = SpeakerLayout(azimuthsDegrees: azimuths, lfeChannels: lfe)
+        else {
+            throw EngineError(
+                .outOfRange, "\(node).speakers: a rig needs 2…64 channels with at least two distinct speakers")
         }
         return layout
     }

@@ -41,7 +41,9 @@ extension EngineCore {
     /// Renames connections already fading out that touch a node that is now retiring.
     func renameRetiringEdges(_ from: String, to key: String) {
         for i in state.graph.retiringEdges.indices {
-            if state.graph.retiringEdges[i].item.connection.source == from { state.graph.retiringEdges[i].item.connection.source = key }
+            if state.graph.retiringEdges[i].item.connection.source == from {
+                state.graph.retiringEdges[i].item.connection.source = key
+            }
             if state.graph.retiringEdges[i].item.connection.destination == from {
                 state.graph.retiringEdges[i].item.connection.destination = key
             }
@@ -56,10 +58,14 @@ extension EngineCore {
         let margin = fadeFrames + 2 * state.configuration.blockFrames
         var changed = false
         for i in state.graph.retiringEdges.indices where state.graph.retiringEdges[i].dueFrame == nil {
-            if consumed >= state.graph.retiringEdges[i].commandCount { state.graph.retiringEdges[i].dueFrame = now + margin }
+            if consumed >= state.graph.retiringEdges[i].commandCount {
+                state.graph.retiringEdges[i].dueFrame = now + margin
+            }
         }
         for key in state.graph.dyingNodes.keys where state.graph.dyingNodes[key]?.dueFrame == nil {
-            if consumed >= state.graph.dyingNodes[key]!.commandCount { state.graph.dyingNodes[key]!.dueFrame = now + margin }
+            if consumed >= state.graph.dyingNodes[key]!.commandCount {
+                state.graph.dyingNodes[key]!.dueFrame = now + margin
+            }
         }
         let doneEdges = state.graph.retiringEdges.filter { ($0.dueFrame ?? .max) <= now }
         if !doneEdges.isEmpty {

@@ -111,16 +111,20 @@ extension EngineCore {
         let dst = try record(to.node)
         let sourceBus = from.bus ?? 0
         guard sourceBus < src.kind.outputBusCount else {
-            throw EngineError(.invalidBus, src.kind.outputBusCount == 0
-                ? "'\(src.name)' (\(src.kind.rawValue)) has no output bus"
-                : "'\(src.name)' has no output bus \(sourceBus) (it has bus 0)")
+            throw EngineError(
+                .invalidBus,
+                src.kind.outputBusCount == 0
+                    ? "'\(src.name)' (\(src.kind.rawValue)) has no output bus"
+                    : "'\(src.name)' has no output bus \(sourceBus) (it has bus 0)")
         }
         let destinationBus: Int
         if let bus = to.bus {
             if let count = dst.kind.inputBusCount, bus >= count {
-                throw EngineError(.invalidBus, count == 0
-                    ? "'\(dst.name)' (\(dst.kind.rawValue)) has no input bus"
-                    : "'\(dst.name)' has no input bus \(bus) (it has bus 0)")
+                throw EngineError(
+                    .invalidBus,
+                    count == 0
+                        ? "'\(dst.name)' (\(dst.kind.rawValue)) has no input bus"
+                        : "'\(dst.name)' has no input bus \(bus) (it has bus 0)")
             }
             guard bus < 1024 else { throw EngineError(.invalidBus, "input bus \(bus) is above the limit 1023") }
             destinationBus = bus
@@ -136,10 +140,12 @@ extension EngineCore {
             let cycle = (path + [dst.name]).joined(separator: " → ")
             throw EngineError(.cycle, "connecting \(src.name) → \(dst.name) would make a cycle: \(cycle)")
         }
-        let edge = Connection(source: src.name, sourceBus: sourceBus, destination: dst.name,
-                              destinationBus: destinationBus)
+        let edge = Connection(
+            source: src.name, sourceBus: sourceBus, destination: dst.name,
+            destinationBus: destinationBus)
         guard !state.graph.connections.contains(edge) else { return }
-        let candidate = state.graph.connections.filter { !($0.destination == dst.name && $0.destinationBus == destinationBus) }
+        let candidate =
+            state.graph.connections.filter { !($0.destination == dst.name && $0.destinationBus == destinationBus) }
             + [edge]
         if let problem = timeDomainProblem(in: candidate) { throw EngineError(.notAllowed, problem) }
         for old in state.graph.connections where old.destination == dst.name && old.destinationBus == destinationBus {
@@ -176,21 +182,27 @@ extension EngineCore {
 
     func nodes() -> [NodeInfo] {
         let active = GraphCompiler.activeNodes(
-            nodes: state.graph.nodes, connections: state.graph.connections, tappedNodes: Set(state.monitors.taps.values.map(\.node)))
+            nodes: state.graph.nodes, connections: state.graph.connections,
+            tappedNodes: Set(state.monitors.taps.values.map(\.node)))
         return state.graph.nodes.values.filter { !$0.isInternal }.sorted { $0.name < $1.name }.map {
-            NodeInfo(name: $0.name, kind: $0.kind, outputChannelCount: $0.outputChannelCount,
-                     isActive: active.contains($0.name), parameters: $0.valuesByName)
+            NodeInfo(
+                name: $0.name, kind: $0.kind, outputChannelCount: $0.outputChannelCount,
+                isActive: active.contains($0.name), parameters: $0.valuesByName)
         }
     }
 
     func connections() -> [Connection] {
-        state.graph.connections.filter { state.graph.nodes[$0.source]?.isInternal != true && state.graph.nodes[$0.destination]?.isInternal != true }
+        state.graph.connections.filter {
+            state.graph.nodes[$0.source]?.isInternal != true && state.graph.nodes[$0.destination]?.isInternal != true
+        }
     }
 
     func renderOrder() -> [String] {
         let tapped = Set(state.monitors.taps.values.map(\.node))
-        let active = GraphCompiler.activeNodes(nodes: state.graph.nodes, connections: state.graph.connections, tappedNodes: tapped)
-        return GraphCompiler.executionOrder(nodes: state.graph.nodes, connections: state.graph.connections, active: active)
+        let active = GraphCompiler.activeNodes(
+            nodes: state.graph.nodes, connections: state.graph.connections, tappedNodes: tapped)
+        return GraphCompiler.executionOrder(
+            nodes: state.graph.nodes, connections: state.graph.connections, active: active)
     }
 
     // MARK: Helpers
@@ -239,21 +251,26 @@ extension Engine {
     /// What `attach` checks besides the name: the kind may be made here, and every parameter exists and
     /// takes its value. Returns the node's parameter table and the validated values with their positions
     /// in it, in name order. Reads no state.
-    static func validatedNewNode(_ kind: NodeKind, name: String, parameters: [String: ParameterValue],
-                                 inputChannelCount: Int) throws(EngineError)
+    static func validatedNewNode(
+        _ kind: NodeKind, name: String, parameters: [String: ParameterValue],
+        inputChannelCount: Int
+    ) throws(EngineError)
         -> (table: ParameterTable, validated: [(Int, ParameterValue)])
     {
         guard kind != .output else {
             throw EngineError(.notAllowed, "the engine has exactly one output node, named 'output'")
         }
         guard kind != .input || inputChannelCount > 0 else {
-            throw EngineError(.notAllowed, "the engine has no capture channels, so an input node would hear "
-                + "nothing; start it with a patch that has inputs (engine: inputs: N, or an input node)")
+            throw EngineError(
+                .notAllowed,
+                "the engine has no capture channels, so an input node would hear "
+                    + "nothing; start it with a patch that has inputs (engine: inputs: N, or an input node)")
         }
         // An EQ's parameter table depends on its band count, so read that first.
         var table = kind.parameterTable
         if kind == .eq, let bands = parameters[ParameterKey.bands.name] {
-            let count = try validate(kind: kind, node: name, ParameterKey.bands.name, bands, table: table, creating: true)
+            let count =
+                try validate(kind: kind, node: name, ParameterKey.bands.name, bands, table: table, creating: true)
                 .value.intValue ?? 1
             table = kind.parameterTable(bandCount: count)
         }

@@ -3,8 +3,9 @@
 extension EngineCore {
     /// The layout now.
     var currentInsertLayout: HostInsertLayout {
-        HostInsertLayout(version: state.inserts.layoutVersion,
-                         inserts: state.inserts.exposed.values.sorted { $0.base < $1.base })
+        HostInsertLayout(
+            version: state.inserts.layoutVersion,
+            inserts: state.inserts.exposed.values.sorted { $0.base < $1.base })
     }
 
     /// Exposes or hides `node` (an effect); the caller republishes. Throws when the insert
@@ -17,11 +18,14 @@ extension EngineCore {
         guard state.inserts.exposed[node.name] == nil else { return }
         let count = node.outputChannelCount
         guard let base = freeInsertBase(count: count) else {
-            throw EngineError(.notAllowed, "cannot expose '\(node.name)': all \(HostInsert.channelCapacity) "
-                + "insert channels are in use")
+            throw EngineError(
+                .notAllowed,
+                "cannot expose '\(node.name)': all \(HostInsert.channelCapacity) "
+                    + "insert channels are in use")
         }
-        state.inserts.exposed[node.name] = HostInsert(node: node.name, channelCount: count, base: base,
-                                              latencyFrames: node.effect?.latencyFrames ?? 0)
+        state.inserts.exposed[node.name] = HostInsert(
+            node: node.name, channelCount: count, base: base,
+            latencyFrames: node.effect?.latencyFrames ?? 0)
         state.inserts.layoutVersion += 1
     }
 

@@ -3,8 +3,10 @@ import AudioDSP
 
 extension EngineCore {
     /// `Engine.set` under the lock, with a file the front decoded first.
-    func set(_ node: String, _ parameter: String, to value: ParameterValue, loadedFile loaded: SampleBuffer?,
-             atSampleTime time: Int64?) throws(EngineError) {
+    func set(
+        _ node: String, _ parameter: String, to value: ParameterValue, loadedFile loaded: SampleBuffer?,
+        atSampleTime time: Int64?
+    ) throws(EngineError) {
         let record = try record(node)
         // The name is resolved once, here; everything after works on its position in the table.
         let position = try Engine.position(of: parameter, in: record.table, kind: record.kind, node: node)
@@ -24,7 +26,9 @@ extension EngineCore {
     // MARK: Helpers
 
     /// `validate` for a parameter the engine names itself on `record` (its kind must have it).
-    func validate(_ record: NodeRecord, _ key: ParameterKey, _ value: ParameterValue) throws(EngineError) -> ParameterValue {
+    func validate(_ record: NodeRecord, _ key: ParameterKey, _ value: ParameterValue) throws(EngineError)
+        -> ParameterValue
+    {
         try Engine.validate(record.specs[record.table.requiredPosition(key)], node: record.name, value, creating: false)
     }
 
@@ -42,16 +46,18 @@ extension EngineCore {
         }
         if node.kind.isEffect {
             node.outputChannelCount = node.int(.channels)
-            let effect = EffectRef.make(node.kind, sampleRate: state.configuration.sampleRate,
-                                        maxBlockFrames: state.configuration.blockFrames,
-                                        channelCount: node.outputChannelCount,
-                                        bandCount: node.kind == .eq ? node.int(.bands) : 1,
-                                        spares: timePitchSpares)
+            let effect = EffectRef.make(
+                node.kind, sampleRate: state.configuration.sampleRate,
+                maxBlockFrames: state.configuration.blockFrames,
+                channelCount: node.outputChannelCount,
+                bandCount: node.kind == .eq ? node.int(.bands) : 1,
+                spares: timePitchSpares)
             node.effect = effect
             if node.kind == .timepitch { node[.latency] = .int(effect?.latencyFrames ?? 0) }
             if node.kind.isTimeEffect {
-                node.timeFIFO = TimeEffectFIFO.allocate(channelCount: node.outputChannelCount,
-                                                        maxBlockFrames: state.configuration.blockFrames)
+                node.timeFIFO = TimeEffectFIFO.allocate(
+                    channelCount: node.outputChannelCount,
+                    maxBlockFrames: state.configuration.blockFrames)
             }
             defer {
                 // An inserted time-pitch starts at rate 1 whatever its `rate` says.
@@ -79,8 +85,9 @@ extension EngineCore {
             if buffer == nil { buffer = try bufferNamed(node.string(.buffer)) }
             if let buffer {
                 let frames = node.int(.frames)
-                let material = try material(of: buffer, startFrame: node.int(.start), frameCount: frames == 0 ? nil : frames,
-                                            loops: node.bool(.loop), node: node.name)
+                let material = try material(
+                    of: buffer, startFrame: node.int(.start), frameCount: frames == 0 ? nil : frames,
+                    loops: node.bool(.loop), node: node.name)
                 let id = node.nextItemID
                 node.nextItemID += 1
                 node.items[id] = ScheduledItem(buffer: buffer, completion: nil, isMaterial: true)
@@ -88,7 +95,8 @@ extension EngineCore {
                 node.outputChannelCount = buffer.channelCount
                 node[.channels] = .int(buffer.channelCount)
                 // The node is not visible to the render thread yet: write its queue directly.
-                _ = player.pointee.enqueue(PlayerScheduleItem(material: material, startTime: -1, id: id, pausesAtEnd: true))
+                _ = player.pointee.enqueue(
+                    PlayerScheduleItem(material: material, startTime: -1, id: id, pausesAtEnd: true))
             }
             player.pointee.isPlaying = node.bool(.playing)
             // Its timeline starts at 0 when a program first renders it (`programInstalled`).
@@ -116,14 +124,18 @@ extension EngineCore {
         if name.isEmpty { return nil }
         guard let buffer = state.players.buffers[name] else {
             let known = state.players.buffers.keys.sorted()
-            throw EngineError(.unknownBuffer, "no buffer named '\(name)'"
-                + (known.isEmpty ? " (no buffers are loaded)" : " (loaded: \(known.joined(separator: ", ")))"))
+            throw EngineError(
+                .unknownBuffer,
+                "no buffer named '\(name)'"
+                    + (known.isEmpty ? " (no buffers are loaded)" : " (loaded: \(known.joined(separator: ", ")))"))
         }
         return buffer
     }
 
     /// Applies one validated parameter (at `position` in the node's table) to a live node.
-    func apply(_ node: NodeRecord, _ position: Int, _ value: ParameterValue, loadedFile: SampleBuffer?, time: Int64 = -1)
+    func apply(
+        _ node: NodeRecord, _ position: Int, _ value: ParameterValue, loadedFile: SampleBuffer?, time: Int64 = -1
+    )
         throws(EngineError)
     {
         let ramp = state.configuration.rampFrames
@@ -132,8 +144,12 @@ extension EngineCore {
             guard let effect = node.effect, let index = node.specs[position].kernelIndex else {
                 throw unknownParameter(position, of: node)
             }
-            try send(TimedCommand(time: time, .effectParameter(effect, index: Int32(index),
-                                                               value: NodeKind.kernelValue(node.specs[position], value))))
+            try send(
+                TimedCommand(
+                    time: time,
+                    .effectParameter(
+                        effect, index: Int32(index),
+                        value: NodeKind.kernelValue(node.specs[position], value))))
             node[position] = value
             return
         }
@@ -151,17 +167,23 @@ extension EngineCore {
         case .volume, .pan:
             node[position] = value
             let t = node.mixingTargets
-            try send(TimedCommand(time: time, .setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp)))
+            try send(
+                TimedCommand(
+                    time: time, .setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp)))
         case .outputVolume:
             guard let mixer = node.mixer else { break }
-            try send(TimedCommand(time: time, .setOutputVolume(mixer, target: Float(value.doubleValue ?? 1), rampFrames: ramp)))
+            try send(
+                TimedCommand(
+                    time: time, .setOutputVolume(mixer, target: Float(value.doubleValue ?? 1), rampFrames: ramp)))
             node[position] = value
         case .channels:
             // Only mixers have a settable channel count.
             node[position] = value
             node.outputChannelCount = value.intValue ?? 2
             let t = node.mixingTargets
-            try send(TimedCommand(time: time, .setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp)))
+            try send(
+                TimedCommand(
+                    time: time, .setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: ramp)))
             republish()
         case .buffer, .file, .start, .frames:
             let saved = node.allValues
@@ -190,14 +212,20 @@ extension EngineCore {
             let exposed = value.boolValue ?? false
             if node.kind == .timepitch && !exposed {
                 // Back on its sources' clock: the graph must satisfy the time-effect rules again.
-                if let problem = timeDomainProblem(in: state.graph.connections, clocking: node.name) { throw EngineError(.notAllowed, "cannot take '\(node.name)' off JACK: \(problem)") }
+                if let problem = timeDomainProblem(in: state.graph.connections, clocking: node.name) {
+                    throw EngineError(.notAllowed, "cannot take '\(node.name)' off JACK: \(problem)")
+                }
             }
             try setInsert(node, exposed: exposed)
             node[position] = value
             if node.kind == .timepitch, let effect = node.effect {
                 // An insert runs at rate 1; leaving, the node's own rate comes back.
-                try send(TimedCommand(time: time, .effectParameter(effect, index: Int32(TimePitchKernel.Parameter.rate.rawValue),
-                                                                   value: exposed ? 1 : node.double(.rate))))
+                try send(
+                    TimedCommand(
+                        time: time,
+                        .effectParameter(
+                            effect, index: Int32(TimePitchKernel.Parameter.rate.rawValue),
+                            value: exposed ? 1 : node.double(.rate))))
             }
             republish()
         case .playing:
@@ -213,8 +241,12 @@ extension EngineCore {
             } else if key == .bypass {
                 try send(TimedCommand(time: time, .effectBypass(effect, value.boolValue ?? false)))
             } else if let index = spec.kernelIndex {
-                try send(TimedCommand(time: time, .effectParameter(effect, index: Int32(index),
-                                                                   value: NodeKind.kernelValue(spec, value))))
+                try send(
+                    TimedCommand(
+                        time: time,
+                        .effectParameter(
+                            effect, index: Int32(index),
+                            value: NodeKind.kernelValue(spec, value))))
             } else {
                 throw unknownParameter(position, of: node)
             }
@@ -239,8 +271,10 @@ extension EngineCore {
 // The rules this subsystem applies; pure, so they live on the front.
 extension Engine {
     static func unknownParameter(_ name: String, kind: NodeKind, node: String, specs: [ParameterSpec]) -> EngineError {
-        EngineError(.unknownParameter,
-            "\(kind.rawValue) '\(node)' has no parameter '\(name)' (it has: \(specs.map(\.name).joined(separator: ", ")))")
+        EngineError(
+            .unknownParameter,
+            "\(kind.rawValue) '\(node)' has no parameter '\(name)' (it has: \(specs.map(\.name).joined(separator: ", ")))"
+        )
     }
 
     /// The position of the parameter named `name` in `table` (a node `node` of `kind`), or the error
@@ -269,9 +303,10 @@ extension Engine {
     }
 
     /// `validate` by name: the position of `name` in `table` and the value it takes.
-    static func validate(kind: NodeKind, node: String, _ name: String, _ value: ParameterValue, table: ParameterTable,
-                         creating: Bool) throws(EngineError) -> (position: Int, value: ParameterValue)
-    {
+    static func validate(
+        kind: NodeKind, node: String, _ name: String, _ value: ParameterValue, table: ParameterTable,
+        creating: Bool
+    ) throws(EngineError) -> (position: Int, value: ParameterValue) {
         let position = try position(of: name, in: table, kind: kind, node: node)
         return (position, try validate(table.specs[position], node: node, value, creating: creating))
     }

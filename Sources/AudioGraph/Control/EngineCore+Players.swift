@@ -36,8 +36,10 @@ extension EngineCore {
             throw NodeName.invalidNameError(buffer.name, what: "buffer name")
         }
         guard abs(buffer.sampleRate - state.configuration.sampleRate) < 1e-6 else {
-            throw EngineError(.bufferMismatch,
-                "buffer '\(buffer.name)' is at \(buffer.sampleRate) Hz but the engine runs at \(state.configuration.sampleRate) Hz")
+            throw EngineError(
+                .bufferMismatch,
+                "buffer '\(buffer.name)' is at \(buffer.sampleRate) Hz but the engine runs at \(state.configuration.sampleRate) Hz"
+            )
         }
         let old = state.players.buffers[buffer.name]
         state.players.buffers[buffer.name] = buffer

@@ -9,13 +9,17 @@ extension EngineCore {
         state.publishing.generation += 1
         var nodes = state.graph.nodes
         for (key, dying) in state.graph.dyingNodes { nodes[key] = dying.item }
-        let program = GraphCompiler.compile(.init(
-            nodes: nodes, connections: state.graph.connections + state.graph.retiringEdges.map(\.item.connection),
-            fades: state.graph.fades.merging(state.graph.retiringEdges.map { ($0.item.connection, $0.item.fade) }) { a, _ in a },
-            taps: Array(state.monitors.taps.values), meters: Array(state.monitors.meters.values), inserts: state.inserts.exposed,
-            voices: state.spatial.voices.mapValues(\.voice),
-            maxBlockFrames: state.configuration.blockFrames,
-            generation: state.publishing.generation))
+        let program = GraphCompiler.compile(
+            .init(
+                nodes: nodes, connections: state.graph.connections + state.graph.retiringEdges.map(\.item.connection),
+                fades: state.graph.fades.merging(state.graph.retiringEdges.map { ($0.item.connection, $0.item.fade) }) {
+                    a, _ in a
+                },
+                taps: Array(state.monitors.taps.values), meters: Array(state.monitors.meters.values),
+                inserts: state.inserts.exposed,
+                voices: state.spatial.voices.mapValues(\.voice),
+                maxBlockFrames: state.configuration.blockFrames,
+                generation: state.publishing.generation))
         let previous = state.publishing.lastPublished
         if renderEngine.publish(program) != nil {
             // The render thread never took `previous`: nothing can reference it.
@@ -27,9 +31,10 @@ extension EngineCore {
         // Which players this program renders: a player it leaves out does not advance its timeline. Kept
         // until an install reports a later generation; bounded for an engine that never renders (the
         // render thread installs the newest program, so only the oldest can go unclaimed).
-        state.players.publishedPlayers[program.generation] = Set(program.activeNodeNames.compactMap { name in
-            nodes[name].flatMap { $0.player != nil ? $0.id : nil }
-        })
+        state.players.publishedPlayers[program.generation] = Set(
+            program.activeNodeNames.compactMap { name in
+                nodes[name].flatMap { $0.player != nil ? $0.id : nil }
+            })
         if state.players.publishedPlayers.count > 1_024, let oldest = state.players.publishedPlayers.keys.min() {
             state.players.publishedPlayers[oldest] = nil
         }
@@ -81,7 +86,8 @@ extension EngineCore {
     /// The command count the queue will have reached once everything sent so far (including a pending
     /// batch) is pushed: what deferred releases wait for.
     var sentCommandCount: Int {
-        renderEngine.commands.producedCount + (state.publishing.batchDepth > 0 ? state.publishing.batchCommands.count + 1 : 0)
+        renderEngine.commands.producedCount
+            + (state.publishing.batchDepth > 0 ? state.publishing.batchCommands.count + 1 : 0)
     }
 
     /// Releases `object` once every command sent so far has settled (applied, or dropped by a purge)

@@ -51,23 +51,28 @@ extension EngineCore {
         guard let buffer = try bufferNamed(name) else {
             throw EngineError(.unknownBuffer, "no buffer named ''")
         }
-        return try enqueue(record, buffer, startFrame: startFrame, frameCount: frameCount, playerTime: time,
-                           options: options, completion: completion, isMaterial: false, commandTime: commandTime ?? -1)
+        return try enqueue(
+            record, buffer, startFrame: startFrame, frameCount: frameCount, playerTime: time,
+            options: options, completion: completion, isMaterial: false, commandTime: commandTime ?? -1)
     }
 
     /// A file segment decoded or opened by `Engine.scheduleFile`, queued on `node`.
-    func scheduleFile(_ node: String, _ material: FileMaterial, atPlayerTime time: Int64?,
-                      options: PlayerScheduleOptions, completion: CompletionKind?, atSampleTime commandTime: Int64?)
+    func scheduleFile(
+        _ node: String, _ material: FileMaterial, atPlayerTime time: Int64?,
+        options: PlayerScheduleOptions, completion: CompletionKind?, atSampleTime commandTime: Int64?
+    )
         throws(EngineError) -> Int32
     {
         let record = try schedulingRecord(node)
         switch material {
         case .stream(let handle):
-            return try enqueueStream(record, handle, playerTime: time, options: options, completion: completion,
-                                     commandTime: commandTime ?? -1)
+            return try enqueueStream(
+                record, handle, playerTime: time, options: options, completion: completion,
+                commandTime: commandTime ?? -1)
         case .buffer(let buffer, let start, let count):
-            return try enqueue(record, buffer, startFrame: start, frameCount: count, playerTime: time,
-                               options: options, completion: completion, isMaterial: false, commandTime: commandTime ?? -1)
+            return try enqueue(
+                record, buffer, startFrame: start, frameCount: count, playerTime: time,
+                options: options, completion: completion, isMaterial: false, commandTime: commandTime ?? -1)
         }
     }
 
@@ -99,8 +104,10 @@ extension EngineCore {
     func schedulingRecord(_ name: String) throws(EngineError) -> NodeRecord {
         let node = try playerRecord(name)
         guard node.audio == nil else {
-            throw EngineError(.notAllowed, "'\(name)' is an audioplayer: it plays its `file` or `buffer`; schedule "
-                + "items on a player node")
+            throw EngineError(
+                .notAllowed,
+                "'\(name)' is an audioplayer: it plays its `file` or `buffer`; schedule "
+                    + "items on a player node")
         }
         return node
     }
@@ -111,16 +118,20 @@ extension EngineCore {
     {
         guard buffer.frameCount > 0 else { throw EngineError(.bufferMismatch, "buffer '\(buffer.name)' is empty") }
         guard startFrame >= 0, startFrame < buffer.frameCount else {
-            throw EngineError(.outOfRange,
+            throw EngineError(
+                .outOfRange,
                 "\(node): start frame \(startFrame) is outside buffer '\(buffer.name)' (\(buffer.frameCount) frames)")
         }
         let length = frameCount ?? (buffer.frameCount - startFrame)
         guard length > 0, startFrame + length <= buffer.frameCount else {
-            throw EngineError(.outOfRange,
-                "\(node): region \(startFrame)..<\(startFrame + length) exceeds buffer '\(buffer.name)' (\(buffer.frameCount) frames)")
+            throw EngineError(
+                .outOfRange,
+                "\(node): region \(startFrame)..<\(startFrame + length) exceeds buffer '\(buffer.name)' (\(buffer.frameCount) frames)"
+            )
         }
-        return PlayerMaterial(channels: UnsafePointer(buffer.channelPointers), channelCount: buffer.channelCount,
-                              regionStart: startFrame, regionLength: length, isLooping: loops)
+        return PlayerMaterial(
+            channels: UnsafePointer(buffer.channelPointers), channelCount: buffer.channelCount,
+            regionStart: startFrame, regionLength: length, isLooping: loops)
     }
 
     /// Queues an item (sending the command, reshaping the player's bus to the buffer's channel count).
@@ -133,22 +144,30 @@ extension EngineCore {
         guard node.items.count < player.pointee.capacity else {
             throw EngineError(.busy, "\(node.name): the schedule is full (\(player.pointee.capacity) items)")
         }
-        let material = try material(of: buffer, startFrame: startFrame, frameCount: frameCount,
-                                    loops: options.contains(.loops), node: node.name)
-        let mode: PlayerScheduleMode = isMaterial && options.contains(.interrupts) ? .replacesMaterial
-            : options.contains(.interrupts) ? .interrupts
-            : options.contains(.interruptsAtLoop) ? .interruptsAtLoop : .append
+        let material = try material(
+            of: buffer, startFrame: startFrame, frameCount: frameCount,
+            loops: options.contains(.loops), node: node.name)
+        let mode: PlayerScheduleMode =
+            isMaterial && options.contains(.interrupts)
+            ? .replacesMaterial
+            : options.contains(.interrupts)
+                ? .interrupts
+                : options.contains(.interruptsAtLoop) ? .interruptsAtLoop : .append
         let id = node.nextItemID
-        let item = PlayerScheduleItem(material: material, startTime: playerTime ?? -1, id: id,
-                                      pausesAtEnd: pausesAtEnd ?? isMaterial)
+        let item = PlayerScheduleItem(
+            material: material, startTime: playerTime ?? -1, id: id,
+            pausesAtEnd: pausesAtEnd ?? isMaterial)
         var commands = [TimedCommand(time: commandTime, .playerEnqueue(player, item, mode))]
         let reshape = buffer.channelCount != node.outputChannelCount
         if reshape {
             node.outputChannelCount = buffer.channelCount
             node[.channels] = .int(buffer.channelCount)
             let t = node.mixingTargets
-            commands.append(TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
-                                                    rampFrames: state.configuration.rampFrames)))
+            commands.append(
+                TimedCommand(
+                    .setMixing(
+                        node.mixing, left: t.left, right: t.right, mono: t.mono,
+                        rampFrames: state.configuration.rampFrames)))
         }
         try send(commands)
         node.nextItemID = node.nextItemID == Int32.max ? 1 : node.nextItemID + 1
@@ -163,10 +182,11 @@ extension EngineCore {
     func setMaterial(_ node: NodeRecord, _ buffer: SampleBuffer?, time: Int64 = -1) throws(EngineError) {
         guard let player = node.player else { return }
         if let buffer {
-            _ = try enqueue(node, buffer, startFrame: node.int(.start),
-                            frameCount: node.int(.frames) == 0 ? nil : node.int(.frames), playerTime: nil,
-                            options: node.bool(.loop) ? [.interrupts, .loops] : [.interrupts], completion: nil,
-                            isMaterial: true, commandTime: time)
+            _ = try enqueue(
+                node, buffer, startFrame: node.int(.start),
+                frameCount: node.int(.frames) == 0 ? nil : node.int(.frames), playerTime: nil,
+                options: node.bool(.loop) ? [.interrupts, .loops] : [.interrupts], completion: nil,
+                isMaterial: true, commandTime: time)
         } else if node.materialBuffer != nil {
             try send([TimedCommand(time: time, .playerStop(player))])
         }
@@ -176,16 +196,19 @@ extension EngineCore {
     /// Queues the material again after it ended or after a stop (so `play` replays it).
     func requeueMaterial(_ node: NodeRecord) {
         guard let buffer = node.materialBuffer else { return }
-        _ = try? enqueue(node, buffer, startFrame: node.int(.start),
-                         frameCount: node.int(.frames) == 0 ? nil : node.int(.frames), playerTime: nil,
-                         options: node.bool(.loop) ? [.loops] : [], completion: nil, isMaterial: true, commandTime: -1)
+        _ = try? enqueue(
+            node, buffer, startFrame: node.int(.start),
+            frameCount: node.int(.frames) == 0 ? nil : node.int(.frames), playerTime: nil,
+            options: node.bool(.loop) ? [.loops] : [], completion: nil, isMaterial: true, commandTime: -1)
     }
 
     /// Handles a player event from the render thread (poll); returns events for the user.
     func handlePlayerEvent(_ event: RenderEvent, into events: inout [EngineEvent]) {
         switch event {
         case .playerItemEnded(let nodeID, let itemID, let time, let completed):
-            guard let node = state.graph.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else { return }
+            guard let node = state.graph.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else {
+                return
+            }
             release(item)
             if let audio = node.audio {
                 audioPassEnded(node, audio, id: itemID, completed: completed, into: &events)
@@ -200,10 +223,13 @@ extension EngineCore {
             }
             if let kind = item.completion {
                 if kind == .dataPlayedBack && completed {
-                    state.players.pendingPlayedBack.append((node.name, itemID, time + Int64(state.players.outputLatencyFrames)))
+                    state.players.pendingPlayedBack.append(
+                        (node.name, itemID, time + Int64(state.players.outputLatencyFrames)))
                 } else {
-                    events.append(.scheduleCompleted(node: node.name, id: itemID, kind: kind, sampleTime: time,
-                                                     completed: completed))
+                    events.append(
+                        .scheduleCompleted(
+                            node: node.name, id: itemID, kind: kind, sampleTime: time,
+                            completed: completed))
                 }
             }
         case .playerTransport(let nodeID, let time, let playerTime, let isPlaying):
@@ -211,7 +237,9 @@ extension EngineCore {
         case .programInstalled(let generation, let time):
             programInstalled(generation, at: time)
         case .playerQueueFull(let nodeID, let itemID):
-            guard let node = state.graph.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else { return }
+            guard let node = state.graph.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else {
+                return
+            }
             release(item)
             events.append(.playerQueueFull(node: node.name, id: itemID))
         case .timedCommandOverflow:
@@ -224,7 +252,9 @@ extension EngineCore {
     /// times and an audioplayer's `currentTime` follow what was really rendered.
     func programInstalled(_ generation: Int, at time: Int64) {
         guard let rendered = state.players.publishedPlayers[generation] else { return }
-        for key in state.players.publishedPlayers.keys where key <= generation { state.players.publishedPlayers[key] = nil }
+        for key in state.players.publishedPlayers.keys where key <= generation {
+            state.players.publishedPlayers[key] = nil
+        }
         for id in state.players.renderedPlayers.symmetricDifference(rendered) {
             guard let node = state.graph.nodesByID[id], let t = node.transport, t.isPlaying else { continue }
             let wasRendered = state.players.renderedPlayers.contains(id)
@@ -248,8 +278,10 @@ extension EngineCore {
         let now = Int64(renderEngine.renderedFrames)
         state.players.pendingPlayedBack.removeAll { entry in
             guard entry.time <= now else { return false }
-            events.append(.scheduleCompleted(node: entry.node, id: entry.id, kind: .dataPlayedBack,
-                                             sampleTime: entry.time, completed: true))
+            events.append(
+                .scheduleCompleted(
+                    node: entry.node, id: entry.id, kind: .dataPlayedBack,
+                    sampleTime: entry.time, completed: true))
             return true
         }
     }

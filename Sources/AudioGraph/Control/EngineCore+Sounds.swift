@@ -15,8 +15,10 @@ extension EngineCore {
         guard let sample = try bufferNamed(buffer) else {
             throw EngineError(.unknownBuffer, "no buffer named ''")
         }
-        let gain = try ParameterSpec(.volume, .float, range: 0...1, default: .float(1), "").coerce(.float(volume), node: "sound")
-        let position = try ParameterSpec(.pan, .float, range: -1...1, default: .float(0), "").coerce(.float(pan), node: "sound")
+        let gain = try ParameterSpec(.volume, .float, range: 0...1, default: .float(1), "").coerce(
+            .float(volume), node: "sound")
+        let position = try ParameterSpec(.pan, .float, range: -1...1, default: .float(0), "").coerce(
+            .float(pan), node: "sound")
         if state.sounds.voices.isEmpty { try createSoundPool() }
         let (voiceName, fadeOut) = chooseSoundVoice()
         guard let voice = state.graph.nodes[voiceName], let player = voice.player else {
@@ -25,14 +27,17 @@ extension EngineCore {
         if let fadeOut { try send([TimedCommand(fadeOut)]) }
         voice[.volume] = gain
         voice[.pan] = position
-        let item = try enqueue(voice, sample, startFrame: 0, frameCount: nil, playerTime: nil, options: [.interrupts],
-                               completion: nil, isMaterial: false, commandTime: -1, pausesAtEnd: true)
+        let item = try enqueue(
+            voice, sample, startFrame: 0, frameCount: nil, playerTime: nil, options: [.interrupts],
+            completion: nil, isMaterial: false, commandTime: -1, pausesAtEnd: true)
         // Each sound starts at its own level at once (after any channel-count change of the voice).
         // A voice that was stolen may still hold the stop that ends its fade: dropped first.
         let t = voice.mixingTargets
-        try send([TimedCommand(.purge(UnsafeMutableRawPointer(player))),
-                  TimedCommand(.setMixing(voice.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: 0)),
-                  TimedCommand(.playerPlay(player))])
+        try send([
+            TimedCommand(.purge(UnsafeMutableRawPointer(player))),
+            TimedCommand(.setMixing(voice.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: 0)),
+            TimedCommand(.playerPlay(player))
+        ])
         let id = state.sounds.nextID
         state.sounds.nextID += 1
         state.sounds.voiceStarts[voiceName] = id
@@ -72,8 +77,9 @@ extension EngineCore {
             mixer[.channels] = .int(mixer.outputChannelCount)
             state.graph.nodes["sounds"] = mixer
             state.sounds.mixerID = mixer.id
-            try addEdge(Connection(source: "sounds", destination: "main", destinationBus: nextAvailableInputBus(of: "main")),
-                        risingOver: 0)
+            try addEdge(
+                Connection(source: "sounds", destination: "main", destinationBus: nextAvailableInputBus(of: "main")),
+                risingOver: 0)
         }
         for index in 1...(Engine.soundVoiceCount + Engine.soundStealSpares) {
             let name = "sounds.voice\(index)"

@@ -11,20 +11,30 @@ extension EngineCore {
         guard node.items.count < player.pointee.capacity else {
             throw EngineError(.busy, "\(node.name): the schedule is full (\(player.pointee.capacity) items)")
         }
-        let material = PlayerMaterial(channels: nil, channelCount: handle.ring.channelCount, regionStart: 0,
-                                      regionLength: 0, isLooping: false, stream: handle.ring)
-        let mode: PlayerScheduleMode = options.contains(.interrupts) ? .interrupts
+        let material = PlayerMaterial(
+            channels: nil, channelCount: handle.ring.channelCount, regionStart: 0,
+            regionLength: 0, isLooping: false, stream: handle.ring)
+        let mode: PlayerScheduleMode =
+            options.contains(.interrupts)
+            ? .interrupts
             : options.contains(.interruptsAtLoop) ? .interruptsAtLoop : .append
         let id = node.nextItemID
-        var commands = [TimedCommand(time: commandTime, .playerEnqueue(
-            player, PlayerScheduleItem(material: material, startTime: playerTime ?? -1, id: id), mode))]
+        var commands = [
+            TimedCommand(
+                time: commandTime,
+                .playerEnqueue(
+                    player, PlayerScheduleItem(material: material, startTime: playerTime ?? -1, id: id), mode))
+        ]
         let reshape = handle.ring.channelCount != node.outputChannelCount
         if reshape {
             node.outputChannelCount = handle.ring.channelCount
             node[.channels] = .int(handle.ring.channelCount)
             let t = node.mixingTargets
-            commands.append(TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono,
-                                                    rampFrames: state.configuration.rampFrames)))
+            commands.append(
+                TimedCommand(
+                    .setMixing(
+                        node.mixing, left: t.left, right: t.right, mono: t.mono,
+                        rampFrames: state.configuration.rampFrames)))
         }
         try send(commands)
         node.nextItemID = node.nextItemID == Int32.max ? 1 : node.nextItemID + 1

@@ -1,8 +1,10 @@
 // Control side. Installing and removing taps.
 
 extension EngineCore {
-    func installTap(on node: String, bus: Int = 0, frameCount: Int = 4096,
-                           handler: @escaping @Sendable (TapBuffer) -> Void) throws(EngineError) -> Int {
+    func installTap(
+        on node: String, bus: Int = 0, frameCount: Int = 4096,
+        handler: @escaping @Sendable (TapBuffer) -> Void
+    ) throws(EngineError) -> Int {
         let record = try record(node)
         guard bus < record.kind.outputBusCount else {
             throw EngineError(.invalidBus, "'\(node)' has no output bus \(bus) to tap")

@@ -27,10 +27,13 @@ extension EngineCore {
                         + ": a time effect pulls its input faster or slower than real time, and live input arrives in "
                         + "real time; use an effect without a clock of its own, or record the input first"
                 }
-                let outside = connections.filter { $0.source == ancestor && $0.destination != name
-                    && upstream[$0.destination] == nil }
+                let outside = connections.filter {
+                    $0.source == ancestor && $0.destination != name
+                        && upstream[$0.destination] == nil
+                }
                 if let other = outside.first {
-                    return "'\(ancestor)' feeds the time effect '\(name)' and also '\(other.destination)': a time effect "
+                    return
+                        "'\(ancestor)' feeds the time effect '\(name)' and also '\(other.destination)': a time effect "
                         + "runs its sources at its own rate, so they cannot feed anything else; connect '\(name)' "
                         + "to '\(other.destination)' instead, or give the other path its own source"
                 }

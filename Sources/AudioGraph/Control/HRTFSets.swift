@@ -29,12 +29,16 @@ public struct HRTFSetSource: Sendable {
     /// Loads the set in `path` prepared for `quality` at `sampleRate` Hz. Called on the engine's loading
     /// worker in a live engine, otherwise on the thread of the request that first needs the set (under
     /// the engine lock). The set is used only under the engine lock afterwards.
-    public var load: @Sendable (_ path: String, _ quality: HRTFQuality, _ sampleRate: Double) throws(HRTFLoadError)
-        -> any HRIRSet
+    public var load:
+        @Sendable (_ path: String, _ quality: HRTFQuality, _ sampleRate: Double) throws(HRTFLoadError)
+            -> any HRIRSet
 
-    public init(defaultPath: String,
-                load: @escaping @Sendable (_ path: String, _ quality: HRTFQuality, _ sampleRate: Double)
-                    throws(HRTFLoadError) -> any HRIRSet) {
+    public init(
+        defaultPath: String,
+        load:
+            @escaping @Sendable (_ path: String, _ quality: HRTFQuality, _ sampleRate: Double)
+            throws(HRTFLoadError) -> any HRIRSet
+    ) {
         self.defaultPath = defaultPath
         self.load = load
     }
@@ -86,7 +90,11 @@ final class HRTFLoadWorker: Sendable {
     }
 
     /// Loads finished since the last call.
-    func takeFinished() -> [LoadedHRTFSet] { finished.withLock { list in defer { list = [] }; return list } }
+    func takeFinished() -> [LoadedHRTFSet] {
+        finished.withLock { list in
+            defer { list = [] }; return list
+        }
+    }
 
     /// Waits for every load already started (tests; the engine's deinit).
     func waitForLoads() { worker.sync {} }
@@ -162,7 +170,8 @@ extension EngineCore {
                 state.spatial.hrtfFailures[loaded.key] = error
                 for id in waiting {
                     guard let environment = state.graph.nodesByID[id] else { continue }
-                    state.publishing.pendingEvents.append(.environmentProblem(node: environment.name, message: "\(error)"))
+                    state.publishing.pendingEvents.append(
+                        .environmentProblem(node: environment.name, message: "\(error)"))
                 }
             }
         }
@@ -178,12 +187,16 @@ extension EngineCore {
                 do throws(EngineError) {
                     try useHRTFSet(set, value: change.value, on: environment, time: -1)
                 } catch {
-                    state.publishing.pendingEvents.append(.environmentProblem(node: environment.name,
-                                                                   message: "\(environment.name).hrtf: \(error.message)"))
+                    state.publishing.pendingEvents.append(
+                        .environmentProblem(
+                            node: environment.name,
+                            message: "\(environment.name).hrtf: \(error.message)"))
                 }
             case .failure(let error):
-                state.publishing.pendingEvents.append(.environmentProblem(node: environment.name,
-                                                               message: "\(environment.name).hrtf: \(error)"))
+                state.publishing.pendingEvents.append(
+                    .environmentProblem(
+                        node: environment.name,
+                        message: "\(environment.name).hrtf: \(error)"))
             }
         }
     }

@@ -1,7 +1,7 @@
 // Control side. Level meters: peak and RMS per channel of a node's output, for OSC meter feeds.
 import AudioDSP
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Synchronization
 
@@ -112,7 +112,8 @@ extension Engine {
     /// Turns level metering of `node`'s output on or off. A metered node that is not in an active chain
     /// reports silence.
     public func setMetering(_ node: String, enabled: Bool) throws(EngineError) {
-        try control.withLock { core throws(EngineError) in try core.setMetering(try core.record(node), enabled: enabled) }
+        try control.withLock { core throws(EngineError) in try core.setMetering(try core.record(node), enabled: enabled)
+        }
     }
 
     /// Peak and RMS per channel of every metered node since the previous call.
@@ -123,8 +124,9 @@ extension Engine {
     /// The clock anchor of the last render cycle (nil before the first).
     public func clockAnchor() -> EngineClockAnchor? {
         guard let anchor = renderEngine.clockAnchor else { return nil }
-        return EngineClockAnchor(sampleTime: anchor.sampleTime, monotonicNanoseconds: anchor.monotonicNanoseconds,
-                                 sampleRate: configuration.sampleRate)
+        return EngineClockAnchor(
+            sampleTime: anchor.sampleTime, monotonicNanoseconds: anchor.monotonicNanoseconds,
+            sampleRate: configuration.sampleRate)
     }
 }
 

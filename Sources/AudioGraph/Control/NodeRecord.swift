@@ -188,7 +188,8 @@ final class NodeRecord {
         // Kinds without mixing settings (effects) pass their sources at unity.
         let volume = Float(value(.volume)?.doubleValue ?? 1)
         let pan = Float(value(.pan)?.doubleValue ?? 0)
-        let (l, r) = outputChannelCount == 1
+        let (l, r) =
+            outputChannelCount == 1
             ? EqualPowerPanner.monoGains(pan: pan) : EqualPowerPanner.balanceGains(pan: pan)
         return (l * volume, r * volume, volume)
     }

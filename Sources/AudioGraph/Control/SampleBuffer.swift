@@ -29,8 +29,10 @@ public final class SampleBuffer: @unchecked Sendable {
     private let storage: UnsafeMutablePointer<Float>
 
     /// Copies `channels` (planar; shorter channels are padded with silence). Requires at least one channel.
-    public init(name: String, channels: [[Float]], sampleRate: Double, origin: SampleBufferOrigin = .memory,
-                sourceSampleRate: Double? = nil) {
+    public init(
+        name: String, channels: [[Float]], sampleRate: Double, origin: SampleBufferOrigin = .memory,
+        sourceSampleRate: Double? = nil
+    ) {
         self.name = name
         self.sourceSampleRate = sourceSampleRate
         self.origin = origin

@@ -56,8 +56,10 @@ public struct StreamOpener: Sendable {
     /// Makes the engine's disk thread (once, when the engine is made).
     public var makeDiskThread: @Sendable () -> any DiskThread
 
-    public init(open: @escaping @Sendable (_ path: String, _ sampleRate: Double) throws -> StreamSource,
-                makeDiskThread: @escaping @Sendable () -> any DiskThread) {
+    public init(
+        open: @escaping @Sendable (_ path: String, _ sampleRate: Double) throws -> StreamSource,
+        makeDiskThread: @escaping @Sendable () -> any DiskThread
+    ) {
         self.open = open
         self.makeDiskThread = makeDiskThread
     }
@@ -118,7 +120,9 @@ final class StreamHandle: RefillableStream, @unchecked Sendable {
             if room < min(scratch.count / channels, ring.capacityFrames / 4) { break }
             let got: Int
             do {
-                got = try scratch.withUnsafeMutableBufferPointer { try source.read(into: $0.baseAddress!, frames: room) }
+                got = try scratch.withUnsafeMutableBufferPointer {
+                    try source.read(into: $0.baseAddress!, frames: room)
+                }
             } catch {
                 failure = "\(error)"
                 ring.finish(totalFrames: delivered)

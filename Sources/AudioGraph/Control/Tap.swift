@@ -22,8 +22,10 @@ final class TapRecord {
     private var delivered = 0
     private var reportedDrops = 0
 
-    init(id: Int, node: String, channelCount: Int, frameCount: Int, capacityFrames: Int, maxBlockFrames: Int,
-         handler: @escaping @Sendable (TapBuffer) -> Void) {
+    init(
+        id: Int, node: String, channelCount: Int, frameCount: Int, capacityFrames: Int, maxBlockFrames: Int,
+        handler: @escaping @Sendable (TapBuffer) -> Void
+    ) {
         self.id = id
         self.node = node
         self.frameCount = frameCount
@@ -32,7 +34,8 @@ final class TapRecord {
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: maxBlockFrames * channelCount)
         scratch.initialize(repeating: 0, count: maxBlockFrames * channelCount)
         state = .allocate(capacity: 1)
-        state.initialize(to: TapState(ring: Unmanaged.passUnretained(ring), scratch: scratch, channelCount: channelCount))
+        state.initialize(
+            to: TapState(ring: Unmanaged.passUnretained(ring), scratch: scratch, channelCount: channelCount))
     }
 
     deinit {

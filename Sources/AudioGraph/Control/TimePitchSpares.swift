@@ -73,7 +73,9 @@ final class TimePitchSpares: Sendable {
     func close() {
         shelf.withLock { $0.isClosed = true }
         worker.sync {}
-        let all = shelf.withLock { shelf in defer { shelf.spares = [:] }; return shelf.spares.values.flatMap { $0 } }
+        let all = shelf.withLock { shelf in
+            defer { shelf.spares = [:] }; return shelf.spares.values.flatMap { $0 }
+        }
         for spare in all { Self.free(spare.kernel) }
     }
 
@@ -89,8 +91,10 @@ final class TimePitchSpares: Sendable {
         for _ in 0..<missing {
             worker.async { [shelf] in
                 let kernel = UnsafeMutablePointer<TimePitchKernel>.allocate(capacity: 1)
-                kernel.initialize(to: TimePitchKernel(sampleRate: shape.sampleRate, maxBlockFrames: shape.maxBlockFrames,
-                                                      channelCount: shape.channelCount))
+                kernel.initialize(
+                    to: TimePitchKernel(
+                        sampleRate: shape.sampleRate, maxBlockFrames: shape.maxBlockFrames,
+                        channelCount: shape.channelCount))
                 let spare = Spare(kernel: kernel)
                 let shelved = shelf.withLock { shelf -> Bool in
                     shelf.building[shape, default: 1] -= 1

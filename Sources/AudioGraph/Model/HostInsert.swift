@@ -47,8 +47,10 @@ public struct HostInsertIO: BitwiseCopyable {
     public var channelCount: Int
 
     @inlinable
-    public init(inputs: UnsafePointer<UnsafePointer<Float>?>?, outputs: UnsafePointer<UnsafeMutablePointer<Float>?>?,
-                channelCount: Int) {
+    public init(
+        inputs: UnsafePointer<UnsafePointer<Float>?>?, outputs: UnsafePointer<UnsafeMutablePointer<Float>?>?,
+        channelCount: Int
+    ) {
         self.inputs = inputs
         self.outputs = outputs
         self.channelCount = channelCount

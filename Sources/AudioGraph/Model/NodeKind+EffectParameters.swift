@@ -20,9 +20,11 @@ extension NodeKind {
                 s.kernelIndex = EQKernel.globalGainIndex
                 specs.append(s)
             }
-            specs.append(ParameterSpec(.bands, .int, unit: "bands", range: 1...Double(EQKernel.maxBandCount),
-                                       default: .int(defaultEQBandCount), creationOnly: true,
-                                       "Number of bands (AVAudioUnitEQ numberOfBands); set when the node is created."))
+            specs.append(
+                ParameterSpec(
+                    .bands, .int, unit: "bands", range: 1...Double(EQKernel.maxBandCount),
+                    default: .int(defaultEQBandCount), creationOnly: true,
+                    "Number of bands (AVAudioUnitEQ numberOfBands); set when the node is created."))
             for band in 0..<bandCount {
                 for (parameter, which) in zip(EQKernel.bandParameters, EQBandParameter.allCases) {
                     var s = spec(from: parameter)
@@ -39,19 +41,25 @@ extension NodeKind {
         // Varispeed only changes the clock, which a JACK insert (one period in, one out) cannot do; a
         // time-pitch insert runs at rate 1 and shifts pitch (DECISIONS.md).
         if kind != .varispeed {
-            specs.append(ParameterSpec(.insert, .bool, default: .bool(false),
-                                   kind == .timepitch
-                                   ? "true exposes the effect as JACK ports <node>_in_N and <node>_out_N and runs it at rate 1 "
-                                       + "(a pitch shifter; rate is kept for later): its sources then run on the engine's clock."
-                                   : "true exposes the effect as JACK ports <node>_in_N and <node>_out_N: what arrives "
-                                       + "there is added to its input, and its output also goes there (latency reported)."))
+            specs.append(
+                ParameterSpec(
+                    .insert, .bool, default: .bool(false),
+                    kind == .timepitch
+                        ? "true exposes the effect as JACK ports <node>_in_N and <node>_out_N and runs it at rate 1 "
+                            + "(a pitch shifter; rate is kept for later): its sources then run on the engine's clock."
+                        : "true exposes the effect as JACK ports <node>_in_N and <node>_out_N: what arrives "
+                            + "there is added to its input, and its output also goes there (latency reported)."))
         }
-        specs.append(ParameterSpec(.channels, .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
-                                   "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
+        specs.append(
+            ParameterSpec(
+                .channels, .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
+                "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
         if kind == .timepitch {
-            specs.append(ParameterSpec(.latency, .int, unit: "frames", range: 0...1e6, default: .int(0), readOnly: true,
-                                       "Exact delay of the output behind the input as an insert at rate 1 and pitch 0, "
-                                           + "measured when the kernel is built (2686 at 48 kHz); the insert ports report it to JACK."))
+            specs.append(
+                ParameterSpec(
+                    .latency, .int, unit: "frames", range: 0...1e6, default: .int(0), readOnly: true,
+                    "Exact delay of the output behind the input as an insert at rate 1 and pitch 0, "
+                        + "measured when the kernel is built (2686 at 48 kHz); the insert ports report it to JACK."))
         }
         return specs
     }
@@ -70,14 +78,16 @@ extension NodeKind {
     /// booleans, the rest floats.
     private static func spec(from p: EffectParameter) -> ParameterSpec {
         if !p.valueNames.isEmpty {
-            return ParameterSpec(p.name, .string, default: .string(p.valueNames[Int(p.defaultValue)]), smoothed: p.isSmoothed,
-                                 choices: p.valueNames, p.summary)
+            return ParameterSpec(
+                p.name, .string, default: .string(p.valueNames[Int(p.defaultValue)]), smoothed: p.isSmoothed,
+                choices: p.valueNames, p.summary)
         }
         if p.unit == "bool" {
             return ParameterSpec(p.name, .bool, default: .bool(p.defaultValue != 0), smoothed: p.isSmoothed, p.summary)
         }
-        return ParameterSpec(p.name, .float, unit: p.unit, range: p.minimum...p.maximum, default: .float(p.defaultValue),
-                             smoothed: p.isSmoothed, p.summary + (p.isMaximumNyquist ? " (at most half the sample rate)" : ""))
+        return ParameterSpec(
+            p.name, .float, unit: p.unit, range: p.minimum...p.maximum, default: .float(p.defaultValue),
+            smoothed: p.isSmoothed, p.summary + (p.isMaximumNyquist ? " (at most half the sample rate)" : ""))
     }
 
     /// The kernel value for a validated parameter value (choice names become their index).

@@ -6,18 +6,23 @@ public enum ParameterDocumentation {
     public static func markdownTable(for kind: NodeKind) -> String {
         var lines = [
             "| parameter | type | unit | range | default | smoothed | meaning |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
+            "| --- | --- | --- | --- | --- | --- | --- |"
         ]
         for spec in kind.parameters {
-            let type = spec.type.rawValue + (spec.isReadOnly ? " (read-only)" : spec.isCreationOnly ? " (at creation)" : "")
-            let range = !spec.choices.isEmpty ? "a name below, or 0…\(spec.choices.count - 1)"
+            let type =
+                spec.type.rawValue + (spec.isReadOnly ? " (read-only)" : spec.isCreationOnly ? " (at creation)" : "")
+            let range =
+                !spec.choices.isEmpty
+                ? "a name below, or 0…\(spec.choices.count - 1)"
                 : spec.type == .string || spec.type == .bool ? "" : spec.rangeText
             let value: String
             switch spec.defaultValue {
             case .string(let s): value = "\"\(s)\""
             default: value = spec.defaultValue.description
             }
-            lines.append("| `\(spec.name)` | \(type) | \(spec.unit) | \(range) | \(value) | \(spec.isSmoothed ? "yes" : "no") | \(spec.summary) |")
+            lines.append(
+                "| `\(spec.name)` | \(type) | \(spec.unit) | \(range) | \(value) | \(spec.isSmoothed ? "yes" : "no") | \(spec.summary) |"
+            )
         }
         return lines.joined(separator: "\n")
     }

@@ -50,7 +50,8 @@ public final class ParameterTable: Sendable {
         var byName: [String: Int] = [:]
         var byKey = [Int16](repeating: -1, count: ParameterKey.allCases.count)
         for (position, spec) in specs.enumerated() {
-            precondition(byName.updateValue(position, forKey: spec.name) == nil, "parameter '\(spec.name)' declared twice")
+            precondition(
+                byName.updateValue(position, forKey: spec.name) == nil, "parameter '\(spec.name)' declared twice")
             if let key = spec.key { byKey[Int(key.rawValue)] = Int16(position) }
         }
         self.specs = specs

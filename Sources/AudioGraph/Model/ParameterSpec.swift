@@ -60,8 +60,9 @@ public struct ParameterSpec: Sendable, Equatable {
         default defaultValue: ParameterValue, smoothed: Bool = false, readOnly: Bool = false,
         creationOnly: Bool = false, filePath: Bool = false, choices: [String] = [], _ summary: String
     ) {
-        self.init(key.name, type, unit: unit, range: range, default: defaultValue, smoothed: smoothed, readOnly: readOnly,
-                  creationOnly: creationOnly, filePath: filePath, choices: choices, summary)
+        self.init(
+            key.name, type, unit: unit, range: range, default: defaultValue, smoothed: smoothed, readOnly: readOnly,
+            creationOnly: creationOnly, filePath: filePath, choices: choices, summary)
     }
 
     /// Converts `value` to this parameter's type, or explains why it cannot.
@@ -77,8 +78,10 @@ public struct ParameterSpec: Sendable, Equatable {
             if !choices.isEmpty {
                 if let name = value.stringValue, choices.contains(name) { return .string(name) }
                 if let index = value.intValue, choices.indices.contains(index) { return .string(choices[index]) }
-                throw EngineError(.outOfRange,
-                    "\(what): \(value) is not one of: \(choices.enumerated().map { "\($0.offset) \($0.element)" }.joined(separator: ", "))")
+                throw EngineError(
+                    .outOfRange,
+                    "\(what): \(value) is not one of: \(choices.enumerated().map { "\($0.offset) \($0.element)" }.joined(separator: ", "))"
+                )
             }
             guard let s = value.stringValue else {
                 throw EngineError(.wrongType, "\(what) takes a string, not \(value)")

@@ -46,8 +46,9 @@ public struct OfflineRenderer {
                     }
                 }
             }
-            engine.renderEngine.render(frameCount: n, inputs: inCount > 0 ? UnsafePointer(inPointers) : nil,
-                                       inputCount: inCount, outputs: UnsafePointer(outPointers), outputCount: outCount)
+            engine.renderEngine.render(
+                frameCount: n, inputs: inCount > 0 ? UnsafePointer(inPointers) : nil,
+                inputCount: inCount, outputs: UnsafePointer(outPointers), outputCount: outCount)
             consume((0..<outCount).map { UnsafeBufferPointer(start: outStorage + $0 * block, count: n) })
             done += n
             sincePoll += n

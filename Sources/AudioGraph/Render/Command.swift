@@ -39,8 +39,9 @@ public enum Command: BitwiseCopyable {
     /// Hand a voice a new ambience bed (nil: none); the old one is freed by the control side later.
     case spatialBed(UnsafeMutablePointer<SpatialVoice>, UnsafeMutablePointer<AmbienceBed>?)
     /// An environment's reverb on/off and return level, and its output volume (linear), gliding.
-    case environmentMix(UnsafeMutablePointer<EnvironmentState>, reverbEnabled: Bool, reverbLevel: Float,
-                        outputVolume: Float, rampFrames: Int32)
+    case environmentMix(
+        UnsafeMutablePointer<EnvironmentState>, reverbEnabled: Bool, reverbLevel: Float,
+        outputVolume: Float, rampFrames: Int32)
     /// A parameter of an environment's reverb-return filter (EQ kernel index).
     case environmentFilter(UnsafeMutablePointer<EnvironmentState>, index: Int32, value: Double)
     /// An environment's reverb preset (index into `ReverbPreset`).

@@ -13,37 +13,47 @@ public enum EffectRef: BitwiseCopyable {
 
     /// Control side: allocates the kernel for `kind` (nil for non-effect kinds). A time-pitch kernel
     /// comes from `spares` when one of that shape is ready.
-    static func make(_ kind: NodeKind, sampleRate: Double, maxBlockFrames: Int, channelCount: Int, bandCount: Int,
-                     spares: TimePitchSpares? = nil) -> EffectRef?
-    {
+    static func make(
+        _ kind: NodeKind, sampleRate: Double, maxBlockFrames: Int, channelCount: Int, bandCount: Int,
+        spares: TimePitchSpares? = nil
+    ) -> EffectRef? {
         switch kind {
         case .reverb:
             let p = UnsafeMutablePointer<ReverbKernel>.allocate(capacity: 1)
-            p.initialize(to: ReverbKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
+            p.initialize(
+                to: ReverbKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
             return .reverb(p)
         case .delay:
             let p = UnsafeMutablePointer<DelayKernel>.allocate(capacity: 1)
-            p.initialize(to: DelayKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
+            p.initialize(
+                to: DelayKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
             return .delay(p)
         case .distortion:
             let p = UnsafeMutablePointer<DistortionKernel>.allocate(capacity: 1)
-            p.initialize(to: DistortionKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
+            p.initialize(
+                to: DistortionKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount)
+            )
             return .distortion(p)
         case .eq:
             let p = UnsafeMutablePointer<EQKernel>.allocate(capacity: 1)
-            p.initialize(to: EQKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount,
-                                      bandCount: bandCount))
+            p.initialize(
+                to: EQKernel(
+                    sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount,
+                    bandCount: bandCount))
             return .eq(p)
         case .timepitch:
-            let shape = TimePitchSpares.Shape(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames,
-                                              channelCount: channelCount)
+            let shape = TimePitchSpares.Shape(
+                sampleRate: sampleRate, maxBlockFrames: maxBlockFrames,
+                channelCount: channelCount)
             if let spare = spares?.take(shape) { return .timePitch(spare) }
             let p = UnsafeMutablePointer<TimePitchKernel>.allocate(capacity: 1)
-            p.initialize(to: TimePitchKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
+            p.initialize(
+                to: TimePitchKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
             return .timePitch(p)
         case .varispeed:
             let p = UnsafeMutablePointer<VarispeedKernel>.allocate(capacity: 1)
-            p.initialize(to: VarispeedKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
+            p.initialize(
+                to: VarispeedKernel(sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount))
             return .varispeed(p)
         default:
             return nil

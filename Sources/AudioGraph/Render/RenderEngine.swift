@@ -34,8 +34,10 @@ public final class RenderEngine: @unchecked Sendable {
     @usableFromInline let core: UnsafeMutablePointer<RenderCore>
 
     /// Creates an engine whose commands and timed events fit the given capacities.
-    public init(maxBlockFrames: Int, commandCapacity: Int = 16_384, eventCapacity: Int = 4_096,
-                pendingCapacity: Int = 4_096) {
+    public init(
+        maxBlockFrames: Int, commandCapacity: Int = 16_384, eventCapacity: Int = 4_096,
+        pendingCapacity: Int = 4_096
+    ) {
         self.maxBlockFrames = max(1, maxBlockFrames)
         commands = SPSCQueue(minimumCapacity: commandCapacity)
         events = SPSCQueue(minimumCapacity: eventCapacity)
@@ -115,8 +117,9 @@ public final class RenderEngine: @unchecked Sendable {
         anchorSampleTime.store(Int(core.pointee.sampleTime), ordering: .relaxed)
         anchorNanoseconds.store(Int(ss_monotonic_ns()), ordering: .relaxed)
         anchorSequence.store(sequence &+ 2, ordering: .releasing)
-        process(frameCount: frameCount, inputs: inputs, inputCount: inputCount, outputs: outputs, outputCount: outputCount,
-                inserts: inserts)
+        process(
+            frameCount: frameCount, inputs: inputs, inputCount: inputCount, outputs: outputs, outputCount: outputCount,
+            inserts: inserts)
     }
 
     /// Render side. Renders `frameCount` frames: takes a newer program if one was published, applies
@@ -291,8 +294,10 @@ public final class RenderEngine: @unchecked Sendable {
 
     /// Schedules an item according to its mode.
     @inline(__always)
-    func applyEnqueue(_ player: UnsafeMutablePointer<PlayerState>, _ item: PlayerScheduleItem,
-                      _ mode: PlayerScheduleMode, _ core: UnsafeMutablePointer<RenderCore>) {
+    func applyEnqueue(
+        _ player: UnsafeMutablePointer<PlayerState>, _ item: PlayerScheduleItem,
+        _ mode: PlayerScheduleMode, _ core: UnsafeMutablePointer<RenderCore>
+    ) {
         switch mode {
         case .append:
             break
@@ -311,8 +316,10 @@ public final class RenderEngine: @unchecked Sendable {
                 let queued = player.pointee.items[(player.pointee.head &+ index) % player.pointee.capacity]
                 if queued.pausesAtEnd {
                     player.pointee.remove(at: index)
-                    emit(.playerItemEnded(nodeID: player.pointee.nodeID, itemID: queued.id,
-                                          sampleTime: core.pointee.sampleTime, completed: false))
+                    emit(
+                        .playerItemEnded(
+                            nodeID: player.pointee.nodeID, itemID: queued.id,
+                            sampleTime: core.pointee.sampleTime, completed: false))
                 } else {
                     index &+= 1
                 }
@@ -329,7 +336,9 @@ public final class RenderEngine: @unchecked Sendable {
 
     /// Removes queued items (all, or all but the playing one), reporting each as not completed.
     @inline(__always)
-    func dropItems(_ player: UnsafeMutablePointer<PlayerState>, keepingFirst: Bool, _ core: UnsafeMutablePointer<RenderCore>) {
+    func dropItems(
+        _ player: UnsafeMutablePointer<PlayerState>, keepingFirst: Bool, _ core: UnsafeMutablePointer<RenderCore>
+    ) {
         let keep = keepingFirst ? 1 : 0
         let time = core.pointee.sampleTime
         while player.pointee.count > keep {
@@ -341,16 +350,20 @@ public final class RenderEngine: @unchecked Sendable {
                 player.pointee.head = (player.pointee.head &+ 1) % player.pointee.capacity
             }
             player.pointee.count &-= 1
-            emit(.playerItemEnded(nodeID: player.pointee.nodeID, itemID: player.pointee.items[index].id,
-                                  sampleTime: time, completed: false))
+            emit(
+                .playerItemEnded(
+                    nodeID: player.pointee.nodeID, itemID: player.pointee.items[index].id,
+                    sampleTime: time, completed: false))
         }
         if !keepingFirst { player.pointee.position = 0 }
     }
 
     @inline(__always)
     func emitTransport(_ player: UnsafeMutablePointer<PlayerState>, _ core: UnsafeMutablePointer<RenderCore>) {
-        emit(.playerTransport(nodeID: player.pointee.nodeID, sampleTime: core.pointee.sampleTime,
-                              playerTime: player.pointee.playerTime, isPlaying: player.pointee.isPlaying))
+        emit(
+            .playerTransport(
+                nodeID: player.pointee.nodeID, sampleTime: core.pointee.sampleTime,
+                playerTime: player.pointee.playerTime, isPlaying: player.pointee.isPlaying))
     }
 
     /// Renders one sub-block of `frames` frames through the current program.
@@ -368,8 +381,10 @@ public final class RenderEngine: @unchecked Sendable {
 
     /// Runs steps `from ..< end` for `frames` frames. A time effect's step runs the chain after it (its
     /// sources) itself and the loop skips that chain.
-    func runSteps(_ core: UnsafeMutablePointer<RenderCore>, _ steps: UnsafeMutablePointer<RenderStep>, from: Int, to end: Int,
-                  frames: Int) {
+    func runSteps(
+        _ core: UnsafeMutablePointer<RenderCore>, _ steps: UnsafeMutablePointer<RenderStep>, from: Int, to end: Int,
+        frames: Int
+    ) {
         var i = from
         while i < end {
             switch steps[i] {
@@ -379,8 +394,10 @@ public final class RenderEngine: @unchecked Sendable {
                 player.pointee.render(into: bus, frames: frames)
                 for e in 0..<player.pointee.endedCount {
                     let end = player.pointee.ended[e]
-                    emit(.playerItemEnded(nodeID: player.pointee.nodeID, itemID: end.id,
-                                          sampleTime: core.pointee.sampleTime &+ Int64(end.offset), completed: true))
+                    emit(
+                        .playerItemEnded(
+                            nodeID: player.pointee.nodeID, itemID: end.id,
+                            sampleTime: core.pointee.sampleTime &+ Int64(end.offset), completed: true))
                 }
                 if wasPlaying && !player.pointee.isPlaying {
                     emitTransport(player, core)
@@ -416,8 +433,9 @@ public final class RenderEngine: @unchecked Sendable {
                 }
                 if slot.base >= 0 { RenderKernels.writeInsertOutputs(core, slot, from: output, frames: frames) }
             case .timeEffect(let effect, let unity, let inputs, let input, let output, let fifo, let chain):
-                serveTimeEffect(core, steps, chain: (i &+ 1, i &+ 1 &+ chain), effect, unity, inputs, input, output,
-                                fifo, frames: frames)
+                serveTimeEffect(
+                    core, steps, chain: (i &+ 1, i &+ 1 &+ chain), effect, unity, inputs, input, output,
+                    fifo, frames: frames)
                 i &+= chain
             case .environment(let env, let inputs, let bus):
                 EnvironmentRender.process(env, inputs: inputs, into: bus, frames: frames)
@@ -644,8 +662,10 @@ enum RenderKernels {
     /// Effect step of an exposed effect: adds the host's insert input channels (at the current offset)
     /// to the effect's input bus. Channels without a port add nothing.
     @inline(__always)
-    static func addInsertInputs(_ core: UnsafeMutablePointer<RenderCore>, _ slot: InsertSlot, into bus: BusRef,
-                                frames: Int) {
+    static func addInsertInputs(
+        _ core: UnsafeMutablePointer<RenderCore>, _ slot: InsertSlot, into bus: BusRef,
+        frames: Int
+    ) {
         let io = core.pointee.hostInserts
         guard let inputs = io.inputs else { return }
         let offset = core.pointee.hostOffset
@@ -659,8 +679,10 @@ enum RenderKernels {
 
     /// Effect step of an exposed effect: copies its output bus to the host's insert output channels.
     @inline(__always)
-    static func writeInsertOutputs(_ core: UnsafeMutablePointer<RenderCore>, _ slot: InsertSlot, from bus: BusRef,
-                                   frames: Int) {
+    static func writeInsertOutputs(
+        _ core: UnsafeMutablePointer<RenderCore>, _ slot: InsertSlot, from bus: BusRef,
+        frames: Int
+    ) {
         let io = core.pointee.hostInserts
         guard let outputs = io.outputs else { return }
         let offset = core.pointee.hostOffset
@@ -740,7 +762,7 @@ extension Command {
         case .setFade(let p, _, _): return UnsafeMutableRawPointer(p)
         case .playerEnqueue(let p, _, _), .playerSetLooping(let p, _): return UnsafeMutableRawPointer(p)
         case .playerPlay(let p), .playerPause(let p), .playerStop(let p), .playerFadeOut(let p, _, _),
-             .playerFinishCurrent(let p, _):
+            .playerFinishCurrent(let p, _):
             return UnsafeMutableRawPointer(p)
         case .effectParameter(let e, _, _), .effectBypass(let e, _), .effectReset(let e):
             switch e {
@@ -751,7 +773,8 @@ extension Command {
             case .timePitch(let p): return UnsafeMutableRawPointer(p)
             case .varispeed(let p): return UnsafeMutableRawPointer(p)
             }
-        case .spatialVoice(let v, _), .spatialConvolver(let v, _), .spatialBed(let v, _): return UnsafeMutableRawPointer(v)
+        case .spatialVoice(let v, _), .spatialConvolver(let v, _), .spatialBed(let v, _):
+            return UnsafeMutableRawPointer(v)
         case .environmentMix(let e, _, _, _, _), .environmentReverbPreset(let e, _), .environmentFilter(let e, _, _):
             return UnsafeMutableRawPointer(e)
         case .purge, .takeProgram: return nil

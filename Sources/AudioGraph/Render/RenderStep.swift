@@ -9,19 +9,22 @@ public enum RenderStep: BitwiseCopyable {
     /// The live input copies the host's capture channels into its bus.
     case input(UnsafeMutablePointer<MixingState>, BusRef)
     /// A mixer sums its inputs with their sources' gains, then applies its output volume.
-    case mixer(UnsafeMutablePointer<MixerState>, UnsafeMutablePointer<MixingState>, UnsafeBufferPointer<MixerInput>, BusRef)
+    case mixer(
+        UnsafeMutablePointer<MixerState>, UnsafeMutablePointer<MixingState>, UnsafeBufferPointer<MixerInput>, BusRef)
     /// The output node sums its (usually one) input at unity — fading connections in and out — and
     /// copies the result to the host's playback channels.
     case output(UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef)
     /// An effect sums its inputs at unity (with connection fades) into its input bus, adds its host insert
     /// inputs (if exposed), then runs its kernel into its output bus and copies that to its insert outputs.
-    case effect(EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef, InsertSlot)
+    case effect(
+        EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef, InsertSlot)
     /// A time effect, followed by the `Int` steps of the chain that feeds it. That chain runs only from
     /// here, on the effect's clock: as often, and for as many frames, as the kernel asks to produce each
     /// quantum of output. Inputs are summed at unity like an effect's; the output is served through the
     /// FIFO. (Effect, unity mixer, inputs, input bus, output bus, FIFO, chain length.)
-    case timeEffect(EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef,
-                    UnsafeMutablePointer<TimeEffectFIFO>, Int)
+    case timeEffect(
+        EffectRef, UnsafeMutablePointer<MixerState>, UnsafeBufferPointer<MixerInput>, BusRef, BusRef,
+        UnsafeMutablePointer<TimeEffectFIFO>, Int)
     /// An environment renders each source connection as a voice into its bus (see `EnvironmentRender`).
     case environment(UnsafeMutablePointer<EnvironmentState>, UnsafeBufferPointer<EnvironmentInput>, BusRef)
     /// A tap copies a bus into its ring for the control side.

@@ -16,8 +16,10 @@ public struct TimeEffectFIFO: BitwiseCopyable {
         let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(1, channelCount * maxBlockFrames))
         storage.initialize(repeating: 0, count: max(1, channelCount * maxBlockFrames))
         let fifo = UnsafeMutablePointer<TimeEffectFIFO>.allocate(capacity: 1)
-        fifo.initialize(to: TimeEffectFIFO(bus: BusRef(data: storage, channelCount: channelCount, stride: maxBlockFrames),
-                                           available: 0, readOffset: 0))
+        fifo.initialize(
+            to: TimeEffectFIFO(
+                bus: BusRef(data: storage, channelCount: channelCount, stride: maxBlockFrames),
+                available: 0, readOffset: 0))
         return fifo
     }
 

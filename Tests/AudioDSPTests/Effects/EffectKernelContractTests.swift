@@ -19,7 +19,7 @@ enum EffectKind: String, CaseIterable, CustomTestStringConvertible {
             var k = EQKernel(
                 sampleRate: effectTestRate, maxBlockFrames: maxBlockFrames, channelCount: channelCount, bandCount: 3)
             let bands: [(Int, EQFilterType, Double)] = [
-                (0, .lowShelf, 200), (1, .parametric, 1500), (2, .resonantLowPass, 9000),
+                (0, .lowShelf, 200), (1, .parametric, 1500), (2, .resonantLowPass, 9000)
             ]
             for (band, type, f) in bands {
                 k.setBandFilterType(band, type)
@@ -89,7 +89,7 @@ func renderWithChange(
 
 @Suite struct EffectKernelContractTests {
     static let stereoNoise = [
-        noise(frames: 6000, seed: 21, amplitude: 0.5), noise(frames: 6000, seed: 22, amplitude: 0.5),
+        noise(frames: 6000, seed: 21, amplitude: 0.5), noise(frames: 6000, seed: 22, amplitude: 0.5)
     ]
 
     /// A kernel bypassed before it runs, and one bypassed mid-stream once its 10 ms crossfade has settled,
@@ -123,8 +123,9 @@ func renderWithChange(
         kernel.setBypass(false)
         let fadeIn = render(&kernel, [Array(x[19_200...])])[0]
         let out = processed + fadeOut + fadeIn
-        let steady = max(SignalStats.maxStep(processed[4800...]), SignalStats.maxStep(x[...]),
-                         SignalStats.maxStep(fadeIn[9600...]))
+        let steady = max(
+            SignalStats.maxStep(processed[4800...]), SignalStats.maxStep(x[...]),
+            SignalStats.maxStep(fadeIn[9600...]))
         let bound = steady + 2 / 480
         #expect(SignalStats.maxStep(out[9000..<10_600]) <= bound)
         #expect(SignalStats.maxStep(out[18_600..<20_200]) <= bound)

@@ -19,8 +19,9 @@ import Testing
             let big = u * 700
             #expect(Self.relativeError(EffectMath.exp(big), exp(big)) < Self.relativeTolerance, "exp \(big)")
             let positive = exp(u * 690)
-            #expect(Self.relativeError(EffectMath.log(positive), log(positive)) < Self.relativeTolerance
-                || abs(EffectMath.log(positive) - log(positive)) < 1e-15, "log \(positive)")
+            #expect(
+                Self.relativeError(EffectMath.log(positive), log(positive)) < Self.relativeTolerance
+                    || abs(EffectMath.log(positive) - log(positive)) < 1e-15, "log \(positive)")
             #expect(Self.relativeError(EffectMath.squareRoot(positive), positive.squareRoot()) < 1e-15)
             let angle = u * 100
             #expect(abs(EffectMath.sin(angle) - sin(angle)) < 1e-15, "sin \(angle)")

@@ -42,10 +42,11 @@ import Testing
     @Test func presetsHaveDistinctDecayTimesAndNames() {
         let times = ReverbPresetDesign.table.map(\.rt60)
         #expect(Set(times).count == 13)
-        #expect(ReverbPreset.allNames == [
-            "smallRoom", "mediumRoom", "largeRoom", "mediumHall", "largeHall", "plate", "mediumChamber",
-            "largeChamber", "cathedral", "largeRoom2", "mediumHall2", "mediumHall3", "largeHall2",
-        ])
+        #expect(
+            ReverbPreset.allNames == [
+                "smallRoom", "mediumRoom", "largeRoom", "mediumHall", "largeHall", "plate", "mediumChamber",
+                "largeChamber", "cathedral", "largeRoom2", "mediumHall2", "mediumHall3", "largeHall2"
+            ])
         #expect(ReverbPreset(name: "cathedral") == .cathedral)
         #expect(ReverbPreset(name: "closet") == nil)
     }
@@ -74,7 +75,8 @@ import Testing
             return Double(segment.filter { Double(abs($0)) > sigma }.count) / Double(window) / 0.317_310_5
         }
         let first = density(at: 0)
-        let late = stride(from: Int(0.4 * effectTestRate), to: Int(0.6 * effectTestRate), by: window)
+        let late =
+            stride(from: Int(0.4 * effectTestRate), to: Int(0.6 * effectTestRate), by: window)
             .map(density).reduce(0, +) / 10
         #expect(first < 0.7, "\(preset.name): first 20 ms density \(first)")
         #expect(late >= 0.9, "\(preset.name): density at 0.4–0.6 s \(late)")

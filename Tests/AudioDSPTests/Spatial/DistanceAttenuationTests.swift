@@ -48,10 +48,12 @@ import Testing
             #expect(a.gain(distance: 500) == a.gain(distance: 50), "\(model) beyond max")
         }
         // Unclamped inverse and exponent amplify inside the reference distance and keep falling beyond max.
-        let inverse = DistanceAttenuation(model: .inverse, referenceDistance: 2, maximumDistance: 50, rolloffFactor: 0.8)
+        let inverse = DistanceAttenuation(
+            model: .inverse, referenceDistance: 2, maximumDistance: 50, rolloffFactor: 0.8)
         #expect(inverse.gain(distance: 1) > 1)
         #expect(inverse.gain(distance: 500) < inverse.gain(distance: 50))
-        let exponent = DistanceAttenuation(model: .exponent, referenceDistance: 2, maximumDistance: 50, rolloffFactor: 0.8)
+        let exponent = DistanceAttenuation(
+            model: .exponent, referenceDistance: 2, maximumDistance: 50, rolloffFactor: 0.8)
         #expect(abs(exponent.gain(distance: 1) - pow(0.5, -0.8)) < 1e-12)
         // Unclamped linear still stops at max (OpenAL: "avoid negative gain") and is floored at 0.
         let linear = DistanceAttenuation(model: .linear, referenceDistance: 2, maximumDistance: 50, rolloffFactor: 0.8)
@@ -69,7 +71,8 @@ import Testing
     /// "If the formula can not be evaluated then the source will not be attenuated."
     @Test func formulasThatCannotBeEvaluatedGiveUnity() {
         #expect(DistanceAttenuation(model: .linear, referenceDistance: 5, maximumDistance: 5).gain(distance: 9) == 1)
-        #expect(DistanceAttenuation(model: .linearClamped, referenceDistance: 5, maximumDistance: 5).gain(distance: 9) == 1)
+        #expect(
+            DistanceAttenuation(model: .linearClamped, referenceDistance: 5, maximumDistance: 5).gain(distance: 9) == 1)
         #expect(DistanceAttenuation(model: .inverse, referenceDistance: 0).gain(distance: 9) == 1)
         #expect(DistanceAttenuation(model: .exponent, referenceDistance: 0).gain(distance: 9) == 1)
         #expect(DistanceAttenuation(model: .exponent, referenceDistance: 1).gain(distance: 0) == 1)
@@ -87,7 +90,9 @@ import Testing
         #expect(EnvironmentDistanceModel.inverse.distanceModel == .inverseClamped)
         #expect(EnvironmentDistanceModel.linear.distanceModel == .linearClamped)
         let d = DistanceAttenuation.environmentDefault
-        #expect(d.model == .inverseClamped && d.referenceDistance == 1 && d.maximumDistance == 100_000 && d.rolloffFactor == 1)
+        #expect(
+            d.model == .inverseClamped && d.referenceDistance == 1 && d.maximumDistance == 100_000
+                && d.rolloffFactor == 1)
         #expect(abs(d.gain(distance: 4) - 0.25) < 1e-15)
         #expect(DistanceModel.inverseClamped.rawValue == 0xD002 && DistanceModel.none.rawValue == 0)
     }

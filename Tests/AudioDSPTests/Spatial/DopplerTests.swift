@@ -38,18 +38,23 @@ import Testing
 
     @Test func edgeCasesGiveNoShiftOrTheClampedLimit() {
         let v = SpatialVector(0, 0, 20)
-        #expect(DopplerShift(dopplerFactor: 0).pitchRatio(
-            sourcePosition: SpatialVector(0, 0, -5), sourceVelocity: v, listenerPosition: .zero, listenerVelocity: .zero) == 1)
-        #expect(doppler.pitchRatio(
-            sourcePosition: .zero, sourceVelocity: v, listenerPosition: .zero, listenerVelocity: .zero) == 1)
+        #expect(
+            DopplerShift(dopplerFactor: 0).pitchRatio(
+                sourcePosition: SpatialVector(0, 0, -5), sourceVelocity: v, listenerPosition: .zero,
+                listenerVelocity: .zero) == 1)
+        #expect(
+            doppler.pitchRatio(
+                sourcePosition: .zero, sourceVelocity: v, listenerPosition: .zero, listenerVelocity: .zero) == 1)
         // At or beyond the speed of sound towards the listener: the pole.
-        #expect(doppler.pitchRatio(
-            sourcePosition: SpatialVector(0, 0, -5), sourceVelocity: SpatialVector(0, 0, 400),
-            listenerPosition: .zero, listenerVelocity: .zero) == .infinity)
+        #expect(
+            doppler.pitchRatio(
+                sourcePosition: SpatialVector(0, 0, -5), sourceVelocity: SpatialVector(0, 0, 400),
+                listenerPosition: .zero, listenerVelocity: .zero) == .infinity)
         // A listener fleeing at the speed of sound or faster is clamped to SS/DF: the ratio is 0.
-        #expect(doppler.pitchRatio(
-            sourcePosition: SpatialVector(0, 0, -5), sourceVelocity: .zero,
-            listenerPosition: .zero, listenerVelocity: SpatialVector(0, 0, 500)) == 0)
+        #expect(
+            doppler.pitchRatio(
+                sourcePosition: SpatialVector(0, 0, -5), sourceVelocity: .zero,
+                listenerPosition: .zero, listenerVelocity: SpatialVector(0, 0, 500)) == 0)
     }
 
     /// Feeds a 1 kHz tone through the resampler at a fixed ratio and measures the output frequency.
@@ -57,10 +62,13 @@ import Testing
         var r = DopplerResampler(sampleRate: spatialTestRate, headroomSeconds: 0.5)
         defer { r.deallocate() }
         r.setPitchRatio(ratio, rampFrames: 0)
-        let input = TestSignal.sine(frequency: 1000, sampleRate: spatialTestRate, frames: Int(seconds * spatialTestRate))
+        let input = TestSignal.sine(
+            frequency: 1000, sampleRate: spatialTestRate, frames: Int(seconds * spatialTestRate))
         var output = input
         input.withUnsafeBufferPointer { i in
-            output.withUnsafeMutableBufferPointer { o in r.process(input: i.baseAddress!, output: o.baseAddress!, frames: input.count) }
+            output.withUnsafeMutableBufferPointer { o in
+                r.process(input: i.baseAddress!, output: o.baseAddress!, frames: input.count)
+            }
         }
         // Skip the initial silence (the 0.5 s headroom, shortened or lengthened by the ratio).
         return FrequencyEstimator.zeroCrossingFrequency(output[34_000...], sampleRate: spatialTestRate)
@@ -89,10 +97,13 @@ import Testing
         }
         let input = TestSignal.sine(frequency: 1000, sampleRate: rate, frames: frames)
         let update = Int(rate / 60)
-        let out = renderSource(input, channelCount: 1, block: update, update: { frame in
-            // Aim each segment at the ratio due at its end, so the glide tracks the formula.
-            r.setPitchRatio(ratio(frame + update), rampFrames: update)
-        }) { input, bus, n in
+        let out = renderSource(
+            input, channelCount: 1, block: update,
+            update: { frame in
+                // Aim each segment at the ratio due at its end, so the glide tracks the formula.
+                r.setPitchRatio(ratio(frame + update), rampFrames: update)
+            }
+        ) { input, bus, n in
             r.process(input: input, output: bus.channel(0), frames: n)
         }[0]
         let latency = Int(0.2 * rate)
@@ -112,7 +123,9 @@ import Testing
         defer { r.deallocate() }
         r.setPitchRatio(1.2, rampFrames: 0)
         let input = TestSignal.sine(frequency: 200, sampleRate: spatialTestRate, frames: 24_000, amplitude: 0.5)
-        let out = renderSource(input, channelCount: 1) { i, bus, n in r.process(input: i, output: bus.channel(0), frames: n) }[0]
+        let out = renderSource(input, channelCount: 1) { i, bus, n in
+            r.process(input: i, output: bus.channel(0), frames: n)
+        }[0]
         #expect(r.delayFrames - FractionalDelayLine.minimumDelay < 0.5)
         let late = FrequencyEstimator.zeroCrossingFrequency(out[12_000...], sampleRate: spatialTestRate)
         #expect(abs(late - 200) < 0.05)

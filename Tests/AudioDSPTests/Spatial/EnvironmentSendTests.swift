@@ -19,24 +19,30 @@ import Testing
     }
 
     /// Renders a sine through the filter and returns the (direct, reverb) amplitudes.
-    static func measure(frequency: Double, blend: Double, obstruction: Double, occlusion: Double,
-                        occlusionRatio: Double = 0) -> (direct: Double, reverb: Double) {
+    static func measure(
+        frequency: Double, blend: Double, obstruction: Double, occlusion: Double,
+        occlusionRatio: Double = 0
+    ) -> (direct: Double, reverb: Double) {
         var f = SourceEnvironmentFilter(sampleRate: spatialTestRate)
         f.occlusionLowFrequencyRatio = occlusionRatio
-        f.setParameters(reverbBlend: blend, obstructionDecibels: obstruction, occlusionDecibels: occlusion, rampFrames: 0)
+        f.setParameters(
+            reverbBlend: blend, obstructionDecibels: obstruction, occlusionDecibels: occlusion, rampFrames: 0)
         let x = TestSignal.sine(frequency: frequency, sampleRate: spatialTestRate, frames: 14_400)
         var direct = x
         var send = [Float](repeating: 0, count: x.count)
         x.withUnsafeBufferPointer { i in
             direct.withUnsafeMutableBufferPointer { d in
                 send.withUnsafeMutableBufferPointer { s in
-                    f.process(input: i.baseAddress!, direct: d.baseAddress!, reverbSend: s.baseAddress!, frames: x.count)
+                    f.process(
+                        input: i.baseAddress!, direct: d.baseAddress!, reverbSend: s.baseAddress!, frames: x.count)
                 }
             }
         }
         let window = 4800..<14_400  // 0.2 s, whole cycles of 5 kHz and 100 Hz
-        return (Goertzel.measure(direct[window], frequency: frequency, sampleRate: spatialTestRate).amplitude,
-                Goertzel.measure(send[window], frequency: frequency, sampleRate: spatialTestRate).amplitude)
+        return (
+            Goertzel.measure(direct[window], frequency: frequency, sampleRate: spatialTestRate).amplitude,
+            Goertzel.measure(send[window], frequency: frequency, sampleRate: spatialTestRate).amplitude
+        )
     }
 
     @Test(arguments: [-3.0, -12, -40, -80])
@@ -87,7 +93,8 @@ import Testing
         x.withUnsafeBufferPointer { i in
             direct.withUnsafeMutableBufferPointer { d in
                 send.withUnsafeMutableBufferPointer { s in
-                    f.process(input: i.baseAddress!, direct: d.baseAddress!, reverbSend: s.baseAddress!, frames: x.count)
+                    f.process(
+                        input: i.baseAddress!, direct: d.baseAddress!, reverbSend: s.baseAddress!, frames: x.count)
                 }
             }
         }

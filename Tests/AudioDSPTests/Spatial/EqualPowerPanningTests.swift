@@ -43,12 +43,18 @@ import Testing
             var b = EqualPowerPanningKernel()
             a.setDirection(d, gain: 0.8, rampFrames: 0)
             b.setDirection(d.mirrored, gain: 0.8, rampFrames: 0)
-            let outA = renderSource(x, channelCount: 2, update: { f in
-                if f == 1024 { a.setDirection(d, gain: 0.3, rampFrames: 500) }
-            }) { i, bus, n in a.process(input: i, output: bus, frames: n) }
-            let outB = renderSource(x, channelCount: 2, update: { f in
-                if f == 1024 { b.setDirection(d.mirrored, gain: 0.3, rampFrames: 500) }
-            }) { i, bus, n in b.process(input: i, output: bus, frames: n) }
+            let outA = renderSource(
+                x, channelCount: 2,
+                update: { f in
+                    if f == 1024 { a.setDirection(d, gain: 0.3, rampFrames: 500) }
+                }
+            ) { i, bus, n in a.process(input: i, output: bus, frames: n) }
+            let outB = renderSource(
+                x, channelCount: 2,
+                update: { f in
+                    if f == 1024 { b.setDirection(d.mirrored, gain: 0.3, rampFrames: 500) }
+                }
+            ) { i, bus, n in b.process(input: i, output: bus, frames: n) }
             #expect(outA[0] == outB[1] && outA[1] == outB[0], "azimuth \(d.azimuth)")
         }
     }

@@ -33,8 +33,9 @@ import Testing
     }
 
     static func makeKernel(crossfade: Int = 64) -> HRTFConvolver {
-        HRTFConvolver(sampleRate: spatialTestRate, maxBlockFrames: 128, filterLength: 37, maximumDelayFrames: 64,
-                      crossfadeFrames: crossfade)
+        HRTFConvolver(
+            sampleRate: spatialTestRate, maxBlockFrames: 128, filterLength: 37, maximumDelayFrames: 64,
+            crossfadeFrames: crossfade)
     }
 
     @Test func outputIsTheConvolutionDelayedPerEar() {
@@ -46,7 +47,9 @@ import Testing
         Self.publish(k, hl, hr, 5, 12)
         k.setGain(0.5, rampFrames: 0)
         let x = spatialNoise(frames: 2000, seed: 3)
-        let out = renderSource(x, channelCount: 2, block: 100) { i, bus, n in k.process(input: i, output: bus, frames: n) }
+        let out = renderSource(x, channelCount: 2, block: 100) { i, bus, n in
+            k.process(input: i, output: bus, frames: n)
+        }
         // The slots' delays apply as they are (whole frames, no minimum).
         let refL = Self.reference(x, hl, delay: 5)
         let refR = Self.reference(x, hr, delay: 12)
@@ -65,15 +68,21 @@ import Testing
         Self.publish(k, a, a, 3, 3)
         let x = spatialNoise(frames: 1200, seed: 6)
         let switchAt = 500
-        let out = renderSource(x, channelCount: 2, block: 100, update: { frame in
-            if frame == switchAt { Self.publish(k, b, b, 3, 3) }
-        }) { i, bus, n in k.process(input: i, output: bus, frames: n) }
+        let out = renderSource(
+            x, channelCount: 2, block: 100,
+            update: { frame in
+                if frame == switchAt { Self.publish(k, b, b, 3, 3) }
+            }
+        ) { i, bus, n in k.process(input: i, output: bus, frames: n) }
         let ya = Self.reference(x, a, delay: 3)
         let yb = Self.reference(x, b, delay: 3)
         // The crossfade starts on the first frame rendered after the hand-over.
         for n in 0..<x.count {
             let m = n
-            let w: Double = m < switchAt ? 0 : m - switchAt + 1 >= fade ? 1 : 0.5 - 0.5 * cos(Double.pi * Double(m - switchAt + 1) / Double(fade))
+            let w: Double =
+                m < switchAt
+                ? 0
+                : m - switchAt + 1 >= fade ? 1 : 0.5 - 0.5 * cos(Double.pi * Double(m - switchAt + 1) / Double(fade))
             let expected = ya[n] + (yb[n] - ya[n]) * w
             #expect(abs(Double(out[0][n]) - expected) < 2e-6, "frame \(n)")
         }
@@ -107,18 +116,25 @@ import Testing
             SyntheticHRIR.fill(b.exchange.writableSlot, direction: d.mirrored, sampleRate: spatialTestRate)
             b.exchange.publish()
             let turn = SourceDirection(azimuth: d.azimuth + 0.4, elevation: 0)
-            let outA = renderSource(x, channelCount: 2, update: { f in
-                if f == 1024 {
-                    SyntheticHRIR.fill(a.exchange.writableSlot, direction: turn, sampleRate: spatialTestRate)
-                    a.exchange.publish()
+            let outA = renderSource(
+                x, channelCount: 2,
+                update: { f in
+                    if f == 1024 {
+                        SyntheticHRIR.fill(a.exchange.writableSlot, direction: turn, sampleRate: spatialTestRate)
+                        a.exchange.publish()
+                    }
                 }
-            }) { i, bus, n in a.process(input: i, output: bus, frames: n) }
-            let outB = renderSource(x, channelCount: 2, update: { f in
-                if f == 1024 {
-                    SyntheticHRIR.fill(b.exchange.writableSlot, direction: turn.mirrored, sampleRate: spatialTestRate)
-                    b.exchange.publish()
+            ) { i, bus, n in a.process(input: i, output: bus, frames: n) }
+            let outB = renderSource(
+                x, channelCount: 2,
+                update: { f in
+                    if f == 1024 {
+                        SyntheticHRIR.fill(
+                            b.exchange.writableSlot, direction: turn.mirrored, sampleRate: spatialTestRate)
+                        b.exchange.publish()
+                    }
                 }
-            }) { i, bus, n in b.process(input: i, output: bus, frames: n) }
+            ) { i, bus, n in b.process(input: i, output: bus, frames: n) }
             #expect(outA[0] == outB[1] && outA[1] == outB[0], "azimuth \(d.azimuth)")
         }
     }
@@ -126,11 +142,13 @@ import Testing
     /// The AVX2/FMA build runs exactly when the CPU reports both AVX2 and FMA (Linux's cpuinfo flags).
     @Test func theAVX2BuildIsChosenWhenTheCPUHasIt() throws {
         #if arch(x86_64) && os(Linux)
-        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
-        let flags = Set(info.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
-        #expect(HRTFConvolver.usesAVX2 == (flags.contains("avx2") && flags.contains("fma")))
+            let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+            let flags = Set(
+                info.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init)
+                    ?? [])
+            #expect(HRTFConvolver.usesAVX2 == (flags.contains("avx2") && flags.contains("fma")))
         #else
-        #expect(!HRTFConvolver.usesAVX2)
+            #expect(!HRTFConvolver.usesAVX2)
         #endif
     }
 
@@ -171,11 +189,13 @@ import Testing
                     yl.withUnsafeMutableBufferPointer { ol in
                         yr.withUnsafeMutableBufferPointer { or in
                             if portable {
-                                HRTFConvolver.convolvePortable(left: l.baseAddress!, right: r.baseAddress!, filters: slot,
-                                                               into: ol.baseAddress!, or.baseAddress!, frames: frames)
+                                HRTFConvolver.convolvePortable(
+                                    left: l.baseAddress!, right: r.baseAddress!, filters: slot,
+                                    into: ol.baseAddress!, or.baseAddress!, frames: frames)
                             } else {
-                                HRTFConvolver.convolve(left: l.baseAddress!, right: r.baseAddress!, filters: slot,
-                                                       into: ol.baseAddress!, or.baseAddress!, frames: frames)
+                                HRTFConvolver.convolve(
+                                    left: l.baseAddress!, right: r.baseAddress!, filters: slot,
+                                    into: ol.baseAddress!, or.baseAddress!, frames: frames)
                             }
                         }
                     }
@@ -213,9 +233,13 @@ import Testing
             var k = Self.makeKernel(crossfade: 200)
             defer { k.deallocate() }
             Self.publish(k, a, b, 4, 9)
-            outputs.append(renderSource(x, channelCount: 2, block: block, update: { frame in
-                if frame == 3200 { Self.publish(k, b, a, 11, 2) }
-            }) { i, bus, n in k.process(input: i, output: bus, frames: n) })
+            outputs.append(
+                renderSource(
+                    x, channelCount: 2, block: block,
+                    update: { frame in
+                        if frame == 3200 { Self.publish(k, b, a, 11, 2) }
+                    }
+                ) { i, bus, n in k.process(input: i, output: bus, frames: n) })
         }
         let ref = Self.reference(x, b, delay: 11)
         #expect(abs(Double(outputs[0][0][4000]) - ref[4000]) < 2e-6, "the second pair is in use after the crossfade")
@@ -232,13 +256,16 @@ import Testing
     /// delay at DC) at d, and a flat magnitude up to 16 kHz.
     @Test(arguments: [10.25, 10.5, 17.9, 3.01])
     func aFractionalDelayIsBandLimited(delay: Double) {
-        var k = HRTFConvolver(sampleRate: 48_000, maxBlockFrames: 128, filterLength: 16, maximumDelayFrames: 64,
-                              crossfadeFrames: 16)
+        var k = HRTFConvolver(
+            sampleRate: 48_000, maxBlockFrames: 128, filterLength: 16, maximumDelayFrames: 64,
+            crossfadeFrames: 16)
         defer { k.deallocate() }
         HRTFConvolverTests.publish(k, [1], [1], delay, Double(Int(delay)))
         var click = [Float](repeating: 0, count: 128)
         click[0] = 1
-        let out = renderSource(click, channelCount: 2, block: 128) { i, bus, n in k.process(input: i, output: bus, frames: n) }
+        let out = renderSource(click, channelCount: 2, block: 128) { i, bus, n in
+            k.process(input: i, output: bus, frames: n)
+        }
         let y = out[0].map(Double.init)
         let sum = y.reduce(0, +)
         let centre = y.enumerated().reduce(0.0) { $0 + Double($1.offset) * $1.element } / sum

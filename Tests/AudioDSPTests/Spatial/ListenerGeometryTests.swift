@@ -19,14 +19,21 @@ import Testing
 
     /// Positive yaw turns right, positive pitch looks up, positive roll tilts the head's top right.
     @Test func angleSignsFollowTheDocumentedConvention() {
-        #expect(Self.close(ListenerOrientation(yawDegrees: 90, pitchDegrees: 0, rollDegrees: 0).forward, SpatialVector(1, 0, 0)))
-        #expect(Self.close(ListenerOrientation(yawDegrees: 0, pitchDegrees: 90, rollDegrees: 0).forward, SpatialVector(0, 1, 0)))
-        #expect(Self.close(ListenerOrientation(yawDegrees: 0, pitchDegrees: 0, rollDegrees: 90).up, SpatialVector(1, 0, 0)))
-        #expect(Self.close(ListenerOrientation(yawDegrees: 180, pitchDegrees: 0, rollDegrees: 0).right, SpatialVector(-1, 0, 0)))
+        #expect(
+            Self.close(
+                ListenerOrientation(yawDegrees: 90, pitchDegrees: 0, rollDegrees: 0).forward, SpatialVector(1, 0, 0)))
+        #expect(
+            Self.close(
+                ListenerOrientation(yawDegrees: 0, pitchDegrees: 90, rollDegrees: 0).forward, SpatialVector(0, 1, 0)))
+        #expect(
+            Self.close(ListenerOrientation(yawDegrees: 0, pitchDegrees: 0, rollDegrees: 90).up, SpatialVector(1, 0, 0)))
+        #expect(
+            Self.close(
+                ListenerOrientation(yawDegrees: 180, pitchDegrees: 0, rollDegrees: 0).right, SpatialVector(-1, 0, 0)))
     }
 
     @Test(arguments: [
-        (0.0, 0.0, 0.0), (30, 0, 0), (-135, 20, 0), (75, -40, 15), (170, 60, -120), (-10, 89, 30), (45, -5, 179),
+        (0.0, 0.0, 0.0), (30, 0, 0), (-135, 20, 0), (75, -40, 15), (170, 60, -120), (-10, 89, 30), (45, -5, 179)
     ])
     func anglesSurviveTheRoundTripThroughVectors(yaw: Double, pitch: Double, roll: Double) throws {
         let fromAngles = ListenerOrientation(yawDegrees: yaw, pitchDegrees: pitch, rollDegrees: roll)
@@ -76,7 +83,8 @@ import Testing
         #expect(abs(above.elevation - Double.pi / 2) < 1e-15)
         // A listener at (10, 0, 0) turned right (yaw 90) hears a source at (10, 0, −4) on its left.
         let turned = ListenerOrientation(yawDegrees: 90, pitchDegrees: 0, rollDegrees: 0)
-        let left = SourceDirection(source: SpatialVector(10, 0, -4), listener: SpatialVector(10, 0, 0), orientation: turned)
+        let left = SourceDirection(
+            source: SpatialVector(10, 0, -4), listener: SpatialVector(10, 0, 0), orientation: turned)
         #expect(abs(left.azimuth + Double.pi / 2) < 1e-12 && abs(left.distance - 4) < 1e-12)
         // Azimuth/elevation constructor agrees with the vector form.
         let d = SourceDirection(azimuth: 0.7, elevation: -0.2)

@@ -7,7 +7,8 @@ import Testing
 @Suite struct SoundFieldTests {
     @Test func encodingIsACNOrderWithSN3DNormalisation() {
         func c(_ az: Double, _ el: Double) -> (Float, Float, Float, Float) {
-            let e = AmbisonicEncoder.coefficients(for: SourceDirection(azimuth: az * Double.pi / 180, elevation: el * Double.pi / 180))
+            let e = AmbisonicEncoder.coefficients(
+                for: SourceDirection(azimuth: az * Double.pi / 180, elevation: el * Double.pi / 180))
             return (e.w, e.y, e.z, e.x)
         }
         #expect(c(0, 0) == (1, 0, 0, 1))  // ahead: W, X
@@ -25,12 +26,16 @@ import Testing
     }
 
     /// Gains per output channel of encode + decode for a direction.
-    static func gains(_ layout: SpeakerLayout, _ d: SourceDirection, _ weighting: AmbisonicDecoderWeighting = .maxRE) -> [Double] {
+    static func gains(_ layout: SpeakerLayout, _ d: SourceDirection, _ weighting: AmbisonicDecoderWeighting = .maxRE)
+        -> [Double]
+    {
         let rows = AmbisonicDecoder.matrixRows(layout: layout, weighting: weighting)
         let e = AmbisonicEncoder.coefficients(for: d)
         var g = [Double](repeating: 0, count: layout.channelCount)
         for (i, s) in layout.speakers.enumerated() {
-            g[s.channel] = rows[i][0] * Double(e.w) + rows[i][1] * Double(e.y) + rows[i][2] * Double(e.z) + rows[i][3] * Double(e.x)
+            g[s.channel] =
+                rows[i][0] * Double(e.w) + rows[i][1] * Double(e.y) + rows[i][2] * Double(e.z) + rows[i][3]
+                * Double(e.x)
         }
         return g
     }
@@ -73,11 +78,14 @@ import Testing
             var low = Double.infinity
             var high = -Double.infinity
             for step in 0..<360 {
-                let p = Self.power(Self.gains(layout, SourceDirection(azimuth: Double(step) * Double.pi / 180, elevation: 0)))
+                let p = Self.power(
+                    Self.gains(layout, SourceDirection(azimuth: Double(step) * Double.pi / 180, elevation: 0)))
                 low = min(low, p)
                 high = max(high, p)
             }
-            #expect(10 * log10(low) > -3.5 && 10 * log10(high) < 2.5, "\(layout.channelCount) channels: \(10 * log10(low)) … \(10 * log10(high)) dB")
+            #expect(
+                10 * log10(low) > -3.5 && 10 * log10(high) < 2.5,
+                "\(layout.channelCount) channels: \(10 * log10(low)) … \(10 * log10(high)) dB")
         }
     }
 
@@ -87,21 +95,27 @@ import Testing
         let x = spatialNoise(frames: 1500, seed: 21)
         var mirror = [Int](repeating: -1, count: layout.channelCount)
         for s in layout.speakers {
-            mirror[s.channel] = layout.speakers.first {
-                $0.azimuthDegrees == -s.azimuthDegrees || abs($0.azimuthDegrees) == 180 && abs(s.azimuthDegrees) == 180
-            }!.channel
+            mirror[s.channel] =
+                layout.speakers.first {
+                    $0.azimuthDegrees == -s.azimuthDegrees
+                        || abs($0.azimuthDegrees) == 180 && abs(s.azimuthDegrees) == 180
+                }!.channel
         }
         let decoder = AmbisonicDecoder(layout: layout)
         defer { decoder.deallocate() }
         func render(_ d: SourceDirection) -> [[Float]] {
             var encoder = AmbisonicEncoder()
             encoder.setDirection(d, gain: 0.9, rampFrames: 0)
-            let bformat = renderSource(x, channelCount: 4) { i, bus, n in encoder.process(input: i, bformat: bus, frames: n) }
+            let bformat = renderSource(x, channelCount: 4) { i, bus, n in
+                encoder.process(input: i, bformat: bus, frames: n)
+            }
             let flat = bformat.flatMap { $0 }
             return renderSource(x, channelCount: layout.channelCount, block: x.count) { _, bus, n in
                 var copy = flat
                 copy.withUnsafeMutableBufferPointer {
-                    decoder.process(bformat: BusRef(data: $0.baseAddress!, channelCount: 4, stride: x.count), output: bus, frames: n)
+                    decoder.process(
+                        bformat: BusRef(data: $0.baseAddress!, channelCount: 4, stride: x.count), output: bus, frames: n
+                    )
                 }
             }
         }

@@ -18,9 +18,11 @@ import Testing
         process: (UnsafePointer<Float>, BusRef, Int) -> Void
     ) -> [[Float]] {
         aim(orbitDirection(frame: 0), 0)
-        return renderSource(input, channelCount: channelCount, block: 80, update: { frame in
-            if frame % update == 0 { aim(orbitDirection(frame: frame + update), glides ? update : 0) }
-        }, process: process)
+        return renderSource(
+            input, channelCount: channelCount, block: 80,
+            update: { frame in
+                if frame % update == 0 { aim(orbitDirection(frame: frame + update), glides ? update : 0) }
+            }, process: process)
     }
 
     /// The worst click ratio over the channels that carry signal, after the onset.
@@ -71,7 +73,9 @@ import Testing
         defer { decoder.deallocate() }
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4 * 80)
         defer { scratch.deallocate() }
-        let out = Self.orbit(channelCount: 4, glides: glides, aim: { encoder.setDirection($0, gain: 1, rampFrames: $1) }) {
+        let out = Self.orbit(
+            channelCount: 4, glides: glides, aim: { encoder.setDirection($0, gain: 1, rampFrames: $1) }
+        ) {
             input, bus, n in
             scratch.initialize(repeating: 0, count: 4 * 80)
             let bformat = BusRef(data: scratch, channelCount: 4, stride: 80)
@@ -89,10 +93,13 @@ import Testing
             sampleRate: spatialTestRate, maxBlockFrames: 80, filterLength: SyntheticHRIR.length, maximumDelayFrames: 64,
             crossfadeFrames: glides ? HRTFQuality.standard.crossfadeFrames(sampleRate: spatialTestRate) : 1)
         defer { k.deallocate() }
-        let out = Self.orbit(channelCount: 2, glides: glides, aim: { d, _ in
-            SyntheticHRIR.fill(k.exchange.writableSlot, direction: d, sampleRate: spatialTestRate)
-            k.exchange.publish()
-        }) { k.process(input: $0, output: $1, frames: $2) }
+        let out = Self.orbit(
+            channelCount: 2, glides: glides,
+            aim: { d, _ in
+                SyntheticHRIR.fill(k.exchange.writableSlot, direction: d, sampleRate: spatialTestRate)
+                k.exchange.publish()
+            }
+        ) { k.process(input: $0, output: $1, frames: $2) }
         Self.check(out, glides: glides)
     }
 
@@ -100,14 +107,18 @@ import Testing
     func occlusionAndObstructionSweeps(glides: Bool) {
         var f = SourceEnvironmentFilter(sampleRate: spatialTestRate)
         var step = 0
-        let out = renderSource(Self.input, channelCount: 2, block: 80, update: { frame in
-            if frame % Self.update == 0 {
-                step += 1
-                let level = -30 * (0.5 + 0.5 * sin(Double(step) * 0.2))
-                f.setParameters(reverbBlend: 0.3 + 0.3 * cos(Double(step) * 0.15), obstructionDecibels: level,
-                                occlusionDecibels: level / 2, rampFrames: glides ? Self.update : 0)
+        let out = renderSource(
+            Self.input, channelCount: 2, block: 80,
+            update: { frame in
+                if frame % Self.update == 0 {
+                    step += 1
+                    let level = -30 * (0.5 + 0.5 * sin(Double(step) * 0.2))
+                    f.setParameters(
+                        reverbBlend: 0.3 + 0.3 * cos(Double(step) * 0.15), obstructionDecibels: level,
+                        occlusionDecibels: level / 2, rampFrames: glides ? Self.update : 0)
+                }
             }
-        }) { input, bus, n in
+        ) { input, bus, n in
             f.process(input: input, direct: bus.channel(0), reverbSend: bus.channel(1), frames: n)
         }
         Self.check(out, glides: glides)
@@ -118,7 +129,9 @@ import Testing
         if glides {
             #expect(ratio < cleanLimit, "click ratio \(ratio)", sourceLocation: sourceLocation)
         } else {
-            #expect(ratio > clickLimit, "the detector should see the jumps (ratio \(ratio))", sourceLocation: sourceLocation)
+            #expect(
+                ratio > clickLimit, "the detector should see the jumps (ratio \(ratio))", sourceLocation: sourceLocation
+            )
         }
     }
 }

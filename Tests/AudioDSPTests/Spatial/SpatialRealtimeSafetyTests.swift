@@ -13,10 +13,13 @@ func spatialUpdateMath(_ position: SpatialVector, _ orientation: UnsafeMutablePo
 {
     orientation.pointee.setAngles(yawDegrees: 12, pitchDegrees: -3, rollDegrees: 1)
     _ = orientation.pointee.setVectors(forward: SpatialVector(0.1, 0, -1), up: SpatialVector(0, 1, 0.05))
-    let direction = SourceDirection(source: position, listener: SpatialVector(0, 1, 0), orientation: orientation.pointee)
-    let distance = DistanceAttenuation(model: .exponentClamped, referenceDistance: 1, maximumDistance: 50, rolloffFactor: 1.2)
+    let direction = SourceDirection(
+        source: position, listener: SpatialVector(0, 1, 0), orientation: orientation.pointee)
+    let distance = DistanceAttenuation(
+        model: .exponentClamped, referenceDistance: 1, maximumDistance: 50, rolloffFactor: 1.2)
     let cone = ConeAttenuation(innerAngleDegrees: 90, outerAngleDegrees: 200, outerGain: 0.3)
-    let gain = distance.gain(distance: direction.distance)
+    let gain =
+        distance.gain(distance: direction.distance)
         * cone.gain(source: position, direction: SpatialVector(0, 0, 1), listener: SpatialVector(0, 1, 0))
     let ratio = DopplerShift().pitchRatio(
         sourcePosition: position, sourceVelocity: SpatialVector(3, 0, 4), listenerPosition: .zero,
@@ -25,29 +28,37 @@ func spatialUpdateMath(_ position: SpatialVector, _ orientation: UnsafeMutablePo
 }
 
 @_noLocks @_noAllocation
-func renderEqualPower(_ k: UnsafeMutablePointer<EqualPowerPanningKernel>, _ x: UnsafePointer<Float>, _ bus: BusRef,
-                      _ d: SourceDirection, frames: Int) {
+func renderEqualPower(
+    _ k: UnsafeMutablePointer<EqualPowerPanningKernel>, _ x: UnsafePointer<Float>, _ bus: BusRef,
+    _ d: SourceDirection, frames: Int
+) {
     k.pointee.setDirection(d, gain: 0.5, rampFrames: 800)
     k.pointee.process(input: x, output: bus, frames: frames)
 }
 
 @_noLocks @_noAllocation
-func renderSphericalHead(_ k: UnsafeMutablePointer<SphericalHeadKernel>, _ x: UnsafePointer<Float>, _ bus: BusRef,
-                         _ d: SourceDirection, frames: Int) {
+func renderSphericalHead(
+    _ k: UnsafeMutablePointer<SphericalHeadKernel>, _ x: UnsafePointer<Float>, _ bus: BusRef,
+    _ d: SourceDirection, frames: Int
+) {
     k.pointee.setDirection(d, gain: 0.5, rampFrames: 800)
     k.pointee.process(input: x, output: bus, frames: frames)
 }
 
 @_noLocks @_noAllocation
-func renderVBAP(_ k: UnsafeMutablePointer<VBAPKernel>, _ x: UnsafePointer<Float>, _ bus: BusRef,
-                _ d: SourceDirection, frames: Int) {
+func renderVBAP(
+    _ k: UnsafeMutablePointer<VBAPKernel>, _ x: UnsafePointer<Float>, _ bus: BusRef,
+    _ d: SourceDirection, frames: Int
+) {
     k.pointee.setDirection(d, gain: 0.5, rampFrames: 800)
     k.pointee.process(input: x, output: bus, frames: frames)
 }
 
 @_noLocks @_noAllocation
-func renderSoundField(_ e: UnsafeMutablePointer<AmbisonicEncoder>, _ decoder: AmbisonicDecoder,
-                      _ x: UnsafePointer<Float>, _ bformat: BusRef, _ bus: BusRef, _ d: SourceDirection, frames: Int) {
+func renderSoundField(
+    _ e: UnsafeMutablePointer<AmbisonicEncoder>, _ decoder: AmbisonicDecoder,
+    _ x: UnsafePointer<Float>, _ bformat: BusRef, _ bus: BusRef, _ d: SourceDirection, frames: Int
+) {
     e.pointee.setDirection(d, gain: 0.5, rampFrames: 800)
     e.pointee.process(input: x, bformat: bformat, frames: frames)
     decoder.process(bformat: bformat, output: bus, frames: frames)
@@ -67,9 +78,11 @@ func publishHRIR(_ exchange: HRIRExchange, _ taps: UnsafePointer<Float>, count: 
 }
 
 @_noLocks @_noAllocation
-func renderPassThroughAndSends(_ p: UnsafeMutablePointer<PassThroughKernel>, _ f: UnsafeMutablePointer<SourceEnvironmentFilter>,
-                               _ r: UnsafeMutablePointer<DopplerResampler>, _ x: UnsafeMutablePointer<Float>, _ bus: BusRef,
-                               frames: Int) {
+func renderPassThroughAndSends(
+    _ p: UnsafeMutablePointer<PassThroughKernel>, _ f: UnsafeMutablePointer<SourceEnvironmentFilter>,
+    _ r: UnsafeMutablePointer<DopplerResampler>, _ x: UnsafeMutablePointer<Float>, _ bus: BusRef,
+    frames: Int
+) {
     r.pointee.setPitchRatio(1.03, rampFrames: 800)
     r.pointee.process(input: x, output: x, frames: frames)
     f.pointee.setParameters(reverbBlend: 0.4, obstructionDecibels: -12, occlusionDecibels: -6, rampFrames: 800)
@@ -79,8 +92,10 @@ func renderPassThroughAndSends(_ p: UnsafeMutablePointer<PassThroughKernel>, _ f
 }
 
 @_noLocks @_noAllocation
-func resetSpatialKernels(_ a: UnsafeMutablePointer<SphericalHeadKernel>, _ b: UnsafeMutablePointer<HRTFConvolver>,
-                         _ c: UnsafeMutablePointer<DopplerResampler>, _ d: UnsafeMutablePointer<SourceEnvironmentFilter>) {
+func resetSpatialKernels(
+    _ a: UnsafeMutablePointer<SphericalHeadKernel>, _ b: UnsafeMutablePointer<HRTFConvolver>,
+    _ c: UnsafeMutablePointer<DopplerResampler>, _ d: UnsafeMutablePointer<SourceEnvironmentFilter>
+) {
     a.pointee.reset()
     b.pointee.reset()
     c.pointee.reset()
@@ -113,8 +128,10 @@ func resetSpatialKernels(_ a: UnsafeMutablePointer<SphericalHeadKernel>, _ b: Un
         encoder.initialize(to: AmbisonicEncoder())
         let decoder = AmbisonicDecoder(layout: .surround51)
         let hrtf = UnsafeMutablePointer<HRTFConvolver>.allocate(capacity: 1)
-        hrtf.initialize(to: HRTFConvolver(sampleRate: 48_000, maxBlockFrames: frames, filterLength: 64,
-                                          maximumDelayFrames: 48, crossfadeFrames: 128))
+        hrtf.initialize(
+            to: HRTFConvolver(
+                sampleRate: 48_000, maxBlockFrames: frames, filterLength: 64,
+                maximumDelayFrames: 48, crossfadeFrames: 128))
         let pass = UnsafeMutablePointer<PassThroughKernel>.allocate(capacity: 1)
         pass.initialize(to: PassThroughKernel())
         let sends = UnsafeMutablePointer<SourceEnvironmentFilter>.allocate(capacity: 1)

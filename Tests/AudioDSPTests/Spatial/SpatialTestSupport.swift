@@ -43,8 +43,10 @@ func spatialNoise(frames: Int, seed: UInt64, amplitude: Float = 0.5) -> [Float] 
 
 /// A source orbiting the listener in the horizontal plane at `revolutionsPerSecond`, starting ahead and
 /// turning right, sampled at `frame`.
-func orbitDirection(frame: Int, revolutionsPerSecond: Double = 1, sampleRate: Double = spatialTestRate,
-                    elevation: Double = 0) -> SourceDirection {
+func orbitDirection(
+    frame: Int, revolutionsPerSecond: Double = 1, sampleRate: Double = spatialTestRate,
+    elevation: Double = 0
+) -> SourceDirection {
     SourceDirection(
         azimuth: 2 * Double.pi * revolutionsPerSecond * Double(frame) / sampleRate, elevation: elevation, distance: 2)
 }

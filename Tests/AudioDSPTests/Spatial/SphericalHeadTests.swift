@@ -27,7 +27,8 @@ import Testing
         for (input, isBright) in [(white, false), (bright, true)] {
             var k = SphericalHeadKernel(sampleRate: spatialTestRate)
             defer { k.deallocate() }
-            k.setDirection(SourceDirection(azimuth: azimuthDegrees * Double.pi / 180, elevation: 0), gain: 1, rampFrames: 0)
+            k.setDirection(
+                SourceDirection(azimuth: azimuthDegrees * Double.pi / 180, elevation: 0), gain: 1, rampFrames: 0)
             let out = renderSource(input, channelCount: 2) { i, bus, n in k.process(input: i, output: bus, frames: n) }
             // Positive lag: the right ear trails the left one; a source on the right gives a negative lag.
             let itd = crossCorrelationLag(out[0], out[1], maximumLag: 72) / spatialTestRate * 1000
@@ -55,7 +56,7 @@ import Testing
         let t = 1 - f
         let weights = [
             -0.5 * t + t * t - 0.5 * t * t * t, 1 - 2.5 * t * t + 1.5 * t * t * t,
-            0.5 * t + 2 * t * t - 1.5 * t * t * t, -0.5 * t * t + 0.5 * t * t * t,
+            0.5 * t + 2 * t * t - 1.5 * t * t * t, -0.5 * t * t + 0.5 * t * t * t
         ]
         let delays = [whole + 2, whole + 1, whole, whole - 1]
         var re = 0.0
@@ -88,7 +89,8 @@ import Testing
             let expected = num / den * Self.hermiteMagnitude(delay: delay, omega: w)
             let cycles = (frequency * 0.2).rounded()
             let window = Int((cycles / frequency * spatialTestRate).rounded())
-            let measured = Goertzel.measure(out[ear][2000..<(2000 + window)], frequency: frequency, sampleRate: spatialTestRate)
+            let measured = Goertzel.measure(
+                out[ear][2000..<(2000 + window)], frequency: frequency, sampleRate: spatialTestRate)
             #expect(abs(measured.amplitude / expected - 1) < 2e-3, "ear \(ear) at \(frequency) Hz")
         }
         // The facing ear gets +6 dB at high frequencies, the most shadowed direction −20 dB.
@@ -108,12 +110,18 @@ import Testing
             let turn = SourceDirection(azimuth: d.azimuth + 0.3, elevation: d.elevation)
             a.setDirection(d, gain: 0.7, rampFrames: 0)
             b.setDirection(d.mirrored, gain: 0.7, rampFrames: 0)
-            let outA = renderSource(x, channelCount: 2, update: { f in
-                if f == 1024 { a.setDirection(turn, gain: 0.7, rampFrames: 800) }
-            }) { i, bus, n in a.process(input: i, output: bus, frames: n) }
-            let outB = renderSource(x, channelCount: 2, update: { f in
-                if f == 1024 { b.setDirection(turn.mirrored, gain: 0.7, rampFrames: 800) }
-            }) { i, bus, n in b.process(input: i, output: bus, frames: n) }
+            let outA = renderSource(
+                x, channelCount: 2,
+                update: { f in
+                    if f == 1024 { a.setDirection(turn, gain: 0.7, rampFrames: 800) }
+                }
+            ) { i, bus, n in a.process(input: i, output: bus, frames: n) }
+            let outB = renderSource(
+                x, channelCount: 2,
+                update: { f in
+                    if f == 1024 { b.setDirection(turn.mirrored, gain: 0.7, rampFrames: 800) }
+                }
+            ) { i, bus, n in b.process(input: i, output: bus, frames: n) }
             #expect(outA[0] == outB[1] && outA[1] == outB[0], "azimuth \(d.azimuth)")
         }
     }

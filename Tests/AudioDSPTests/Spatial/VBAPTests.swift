@@ -5,7 +5,8 @@ import Foundation
 import Testing
 
 @Suite struct VBAPTests {
-    static let layouts: [(String, SpeakerLayout)] = SpeakerLayout.presets.filter { $0.name != "stereo" }
+    static let layouts: [(String, SpeakerLayout)] =
+        SpeakerLayout.presets.filter { $0.name != "stereo" }
         + [("custom 6", SpeakerLayout(azimuthsDegrees: [-20, 25, 70, 160, -150, -80])!)]
 
     /// Gains by output channel for `direction`.
@@ -109,7 +110,9 @@ import Testing
         // Channel of each speaker's mirror image.
         var mirror = [Int](repeating: -1, count: layout.channelCount)
         for s in layout.speakers {
-            let m = layout.speakers.first { $0.azimuthDegrees == -s.azimuthDegrees || abs($0.azimuthDegrees) == 180 && abs(s.azimuthDegrees) == 180 }!
+            let m = layout.speakers.first {
+                $0.azimuthDegrees == -s.azimuthDegrees || abs($0.azimuthDegrees) == 180 && abs(s.azimuthDegrees) == 180
+            }!
             mirror[s.channel] = m.channel
         }
         for d in sampledDirections {
@@ -136,7 +139,10 @@ import Testing
 
     @Test func layoutsRejectBadChannelLists() {
         #expect(SpeakerLayout(channelCount: 2, speakers: [.init(channel: 2, azimuthDegrees: 0)]) == nil)
-        #expect(SpeakerLayout(channelCount: 2, speakers: [.init(channel: 0, azimuthDegrees: 0), .init(channel: 0, azimuthDegrees: 9)]) == nil)
+        #expect(
+            SpeakerLayout(
+                channelCount: 2, speakers: [.init(channel: 0, azimuthDegrees: 0), .init(channel: 0, azimuthDegrees: 9)])
+                == nil)
         #expect(SpeakerLayout(azimuthsDegrees: [0, .nan]) == nil)
         #expect(SpeakerLayout(azimuthsDegrees: [30, -30], lfeChannels: [5]) == nil)
         #expect(SpeakerLayout(azimuthsDegrees: [270])?.speakers[0].azimuthDegrees == -90)

@@ -92,7 +92,9 @@ import Testing
 
         var k = Self.kernel(channels: 1)
         defer { k.deallocate() }
-        let run = pullRun(&k, frames: 30_000) { _, i in i < x.count ? x[i] : 0 } onBlock: { k, frame in
+        let run = pullRun(&k, frames: 30_000) { _, i in
+            i < x.count ? x[i] : 0
+        } onBlock: { k, frame in
             if frame == 9984 { k.setBypass(true) }
         }
         #expect(Array(run.output[0][11_000...]) == Array(x[11_000..<30_000]))

@@ -108,7 +108,9 @@ import Testing
 
         var k = Self.kernel(rate: 1)
         defer { k.deallocate() }
-        let run = pullRun(&k, frames: 19_000) { _, i in i < x.count ? x[i] : 0 } onBlock: { k, frame in
+        let run = pullRun(&k, frames: 19_000) { _, i in
+            i < x.count ? x[i] : 0
+        } onBlock: { k, frame in
             if frame == 4096 { k.setBypass(true) }
             if frame == 9984 { k.setBypass(false) }
         }
