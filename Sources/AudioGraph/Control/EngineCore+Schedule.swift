@@ -153,16 +153,28 @@ extension EngineCore {
             : options.contains(.interrupts)
                 ? .interrupts
                 : options.contains(.interruptsAtLoop) ? .interruptsAtLoop : .append
-        let id = node.nextItemID
         let item = PlayerScheduleItem(
-            material: material, startTime: playerTime ?? -1, id: id,
+            material: material, startTime: playerTime ?? -1, id: node.nextItemID,
             pausesAtEnd: pausesAtEnd ?? isMaterial)
+        let (id, reshaped) = try queue(
+            item, mode: mode, on: node, player: player, channelCount: buffer.channelCount,
+            as: ScheduledItem(buffer: buffer, completion: completion, isMaterial: isMaterial),
+            commandTime: commandTime)
+        if reshaped { republish() }
+        return id
+    }
+
+    /// Sends `item` to the player and files it as the node's next item, first reshaping the player's bus
+    /// to `channelCount` when it differs. Returns the item's id and whether the bus changed (the caller
+    /// republishes then). Throws, changing nothing, when the queue cannot take the commands.
+    func queue(
+        _ item: PlayerScheduleItem, mode: PlayerScheduleMode, on node: NodeRecord,
+        player: UnsafeMutablePointer<PlayerState>, channelCount: Int, as scheduled: ScheduledItem, commandTime: Int64
+    ) throws(EngineError) -> (id: Int32, reshaped: Bool) {
         var commands = [TimedCommand(time: commandTime, .playerEnqueue(player, item, mode))]
-        let reshape = buffer.channelCount != node.outputChannelCount
+        let reshape = channelCount != node.outputChannelCount
         if reshape {
-            node.outputChannelCount = buffer.channelCount
-            node[.channels] = .int(buffer.channelCount)
-            let t = node.mixingTargets
+            let t = node.mixingTargets(channelCount: channelCount)
             commands.append(
                 TimedCommand(
                     .setMixing(
@@ -170,10 +182,14 @@ extension EngineCore {
                         rampFrames: state.configuration.rampFrames)))
         }
         try send(commands)
+        if reshape {
+            node.outputChannelCount = channelCount
+            node[.channels] = .int(channelCount)
+        }
+        let id = node.nextItemID
         node.nextItemID = node.nextItemID == Int32.max ? 1 : node.nextItemID + 1
-        node.items[id] = ScheduledItem(buffer: buffer, completion: completion, isMaterial: isMaterial)
-        if reshape { republish() }
-        return id
+        node.items[id] = scheduled
+        return (id, reshape)
     }
 
     /// Replaces a player's parameter material with `buffer` (nil: none), at `time`: the new material plays

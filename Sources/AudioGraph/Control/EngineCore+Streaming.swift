@@ -18,30 +18,14 @@ extension EngineCore {
             options.contains(.interrupts)
             ? .interrupts
             : options.contains(.interruptsAtLoop) ? .interruptsAtLoop : .append
-        let id = node.nextItemID
-        var commands = [
-            TimedCommand(
-                time: commandTime,
-                .playerEnqueue(
-                    player, PlayerScheduleItem(material: material, startTime: playerTime ?? -1, id: id), mode))
-        ]
-        let reshape = handle.ring.channelCount != node.outputChannelCount
-        if reshape {
-            node.outputChannelCount = handle.ring.channelCount
-            node[.channels] = .int(handle.ring.channelCount)
-            let t = node.mixingTargets
-            commands.append(
-                TimedCommand(
-                    .setMixing(
-                        node.mixing, left: t.left, right: t.right, mono: t.mono,
-                        rampFrames: state.configuration.rampFrames)))
-        }
-        try send(commands)
-        node.nextItemID = node.nextItemID == Int32.max ? 1 : node.nextItemID + 1
-        node.items[id] = ScheduledItem(buffer: nil, stream: handle, completion: completion, isMaterial: false)
+        let item = PlayerScheduleItem(material: material, startTime: playerTime ?? -1, id: node.nextItemID)
+        let (id, reshaped) = try queue(
+            item, mode: mode, on: node, player: player, channelCount: handle.ring.channelCount,
+            as: ScheduledItem(buffer: nil, stream: handle, completion: completion, isMaterial: false),
+            commandTime: commandTime)
         liveStreams.withLock { $0[ObjectIdentifier(handle)] = handle }
         diskThread?.add(handle)
-        if reshape { republish() }
+        if reshaped { republish() }
         return id
     }
 

@@ -184,12 +184,15 @@ final class NodeRecord {
     func string(_ key: ParameterKey) -> String { self[key].stringValue ?? "" }
 
     /// Gain targets (left, right, mono) for this node's volume and pan, given its channel count.
-    var mixingTargets: (left: Float, right: Float, mono: Float) {
+    var mixingTargets: (left: Float, right: Float, mono: Float) { mixingTargets(channelCount: outputChannelCount) }
+
+    /// The mixing targets the node would have with `channelCount` output channels.
+    func mixingTargets(channelCount: Int) -> (left: Float, right: Float, mono: Float) {
         // Kinds without mixing settings (effects) pass their sources at unity.
         let volume = Float(value(.volume)?.doubleValue ?? 1)
         let pan = Float(value(.pan)?.doubleValue ?? 0)
         let (l, r) =
-            outputChannelCount == 1
+            channelCount == 1
             ? EqualPowerPanner.monoGains(pan: pan) : EqualPowerPanner.balanceGains(pan: pan)
         return (l * volume, r * volume, volume)
     }
