@@ -119,8 +119,9 @@ struct SpatialModel {
     var hrtfChanges: [Int32: PendingHRTFChange] = [:]
     /// One voice per connection into an environment.
     var voices: [VoiceKey: SpatialVoiceRecord] = [:]
-    /// `moveSources`'s list of the records it moves (kept, so a move at frame rate allocates nothing).
-    var moveScratch: [NodeRecord] = []
+    /// `moveSources`'s list of the records it moves (kept, so a move at frame rate allocates nothing;
+    /// unretained, as `graph.nodesByID` holds them throughout).
+    var moveScratch: [Unmanaged<NodeRecord>] = []
     /// The program generation `pruneVoices` last looked at.
     var voicesPrunedAtGeneration = -1
 }

@@ -193,8 +193,17 @@ extension EngineCore {
         source: NodeRecord, environment: NodeRecord, record: SpatialVoiceRecord, isNew: Bool,
         ramp: Int32
     ) throws(EngineError) -> SpatialVoiceTarget {
-        let model = environmentModel(environment)
-        let p = sourceProperties(source)
+        try voiceTarget(
+            source: source, environment: environment, record: record, model: environmentModel(environment),
+            properties: sourceProperties(source), isNew: isNew, ramp: ramp)
+    }
+
+    /// `voiceTarget` with the environment's model and the source's properties already read (a run of
+    /// moves reads each once, not once per voice).
+    private func voiceTarget(
+        source: NodeRecord, environment: NodeRecord, record: SpatialVoiceRecord, model: EnvironmentModel,
+        properties p: SpatialSourceProperties, isNew: Bool, ramp: Int32
+    ) throws(EngineError) -> SpatialVoiceTarget {
         let direction = SourceDirection(source: p.position, listener: model.listener, orientation: model.orientation)
         let ratio =
             p.velocity == .zero
@@ -233,9 +242,11 @@ extension EngineCore {
             }
         }
         record.algorithm = algorithm
+        // A source facing nowhere is omnidirectional: its cone gain is 1 (as `ConeAttenuation` finds).
         let gain = Float(
             model.distance.gain(distance: direction.distance)
-                * p.cone.gain(source: p.position, direction: p.facing, listener: model.listener))
+                * (p.facing == .zero
+                    ? 1 : p.cone.gain(source: p.position, direction: p.facing, listener: model.listener)))
         return SpatialVoiceTarget(
             direction: direction, gain: gain.isFinite ? gain : 0, reverbBlend: p.reverbBlend,
             obstructionDecibels: p.obstruction, occlusionDecibels: p.occlusion,
@@ -267,6 +278,7 @@ extension EngineCore {
         _ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality,
         direction: SourceDirection, isNew: Bool
     ) throws(EngineError) -> HRTFReadiness {
+        if holdsCell(record, environment: environment, quality: quality, direction: direction) { return .ready }
         guard let control = environment.environment else { return .unavailable }
         if control.datasets[quality] == nil {
             let path = environment.string(.hrtf).isEmpty ? defaultHRTFPath : environment.string(.hrtf)
@@ -322,6 +334,26 @@ extension EngineCore {
 
     /// The algorithm a voice keeps while the set its new HRTF mode needs is loading: the one it had,
     /// kept up to date with the source's direction, or the spherical head.
+    /// Whether the voice's convolver already holds the HRIRs of `direction`'s cell, as `prepareHRTF` finds
+    /// below for the frequent move (an interpolating quality, its set and convolver there, the same cell):
+    /// nothing to load, make or publish. Reads without retaining: `environment` holds its control and
+    /// `record` its convolver, and nothing here changes either.
+    private func holdsCell(
+        _ record: SpatialVoiceRecord, environment: NodeRecord, quality: HRTFQuality, direction: SourceDirection
+    ) -> Bool {
+        guard quality.interpolates, let control = environment.environment.map(Unmanaged.passUnretained),
+            let convolver = record.convolver.map(Unmanaged.passUnretained)
+        else { return false }
+        return control._withUnsafeGuaranteedRef { control in
+            convolver._withUnsafeGuaranteedRef { convolver in
+                let hasSet = quality == .standard ? control.datasets.standard != nil : control.datasets.high != nil
+                guard hasSet, convolver.quality == quality else { return false }
+                let cell = quality.cellKey(for: direction)
+                return cell >= 0 && cell == convolver.publishedKey
+            }
+        }
+    }
+
     private func keptAlgorithm(
         _ record: SpatialVoiceRecord, environment: NodeRecord, direction: SourceDirection,
         isNew: Bool
@@ -444,7 +476,8 @@ extension EngineCore {
         if let property = SpatialVectorProperty(name: name), record.kind.is3DSource {
             // The frequent case (a move at frame rate): no table search, no dictionary writes.
             let v = try checkedVector(record, property, x, y, z)
-            try move(record, property, v, time: time ?? -1)
+            var context = MoveContext(ramp: spatialRampFrames)
+            try move(record, property, v, time: time ?? -1, context: &context)
             return
         }
         // Anything else (an environment's listener) by name, resolved once per coordinate.
@@ -475,27 +508,36 @@ extension EngineCore {
         throws(EngineError)
     {
         // Checked first (all or nothing); the records found are kept for the moves.
+        // Not retained: `state.graph.nodesByID` holds every node found, and nothing in a move detaches one.
         var records = state.spatial.moveScratch
         state.spatial.moveScratch = []
         defer {
             records.removeAll(keepingCapacity: true)
             state.spatial.moveScratch = records
         }
+        // One read of the table for the whole run (nothing below changes it).
+        let nodesByID = state.graph.nodesByID
         for m in moves {
-            guard let record = state.graph.nodesByID[m.node], !record.isInternal else {
+            guard let found = nodesByID[m.node].map(Unmanaged.passUnretained) else {
                 throw EngineError(.unknownNode, "no node numbered \(m.node)")
             }
-            guard record.kind.is3DSource else {
-                throw EngineError(.notAllowed, "'\(record.name)' is a \(record.kind.rawValue), not a 3D source")
+            try withUnretained(found) { record throws(EngineError) in
+                guard !record.isInternal else { throw EngineError(.unknownNode, "no node numbered \(m.node)") }
+                guard record.kind.is3DSource else {
+                    throw EngineError(.notAllowed, "'\(record.name)' is a \(record.kind.rawValue), not a 3D source")
+                }
+                _ = try checkedVector(record, m.property, m.x, m.y, m.z)
             }
-            _ = try checkedVector(record, m.property, m.x, m.y, m.z)
-            records.append(record)
+            records.append(found)
         }
+        var context = MoveContext(ramp: spatialRampFrames)
         try batch { () throws(EngineError) in
             var index = 0
             while index < records.count {
                 let m = moves[index]
-                try move(records[index], m.property, SpatialVector(m.x, m.y, m.z), time: time ?? -1)
+                try withUnretained(records[index]) { record throws(EngineError) in
+                    try move(record, m.property, SpatialVector(m.x, m.y, m.z), time: time ?? -1, context: &context)
+                }
                 index += 1
             }
         }
@@ -522,13 +564,42 @@ extension EngineCore {
         throw EngineError(.outOfRange, "\(record.name).\(property): (\(x), \(y), \(z)) is out of range")
     }
 
-    /// Moves a 3D source's vector and re-places its voices.
-    private func move(_ record: NodeRecord, _ property: SpatialVectorProperty, _ v: SpatialVector, time: Int64)
-        throws(EngineError)
-    {
-        _ = sourceProperties(record)
+    /// Moves a 3D source's vector and re-places its voices (`updateVoices(source:time:)` with the glide
+    /// and each environment's model read once per run of moves, not once per voice).
+    private func move(
+        _ record: NodeRecord, _ property: SpatialVectorProperty, _ v: SpatialVector, time: Int64,
+        context: inout MoveContext
+    ) throws(EngineError) {
+        // Read once (parsed on first use) and moved here as `record.move` moves the cached copy.
+        var p = sourceProperties(record)
         record.move(property, to: v)
-        try updateVoices(source: record, time: time)
+        switch property {
+        case .position: p.position = v
+        case .velocity: p.velocity = v
+        case .direction: p.facing = v
+        }
+        // Indexed rather than iterated: an unspecialized (debug) iterator allocates per element.
+        var index = 0
+        while index < record.spatialVoices.count {
+            // Not retained: `record.spatialVoices` holds both and nothing in a move changes it (the lock
+            // is held, so no detach or prune runs meanwhile).
+            let environment = Unmanaged.passUnretained(record.spatialVoices[index].environment)
+            let voice = Unmanaged.passUnretained(record.spatialVoices[index].record)
+            try withUnretained(environment) { environment throws(EngineError) in
+                try withUnretained(voice) { voice throws(EngineError) in
+                    if context.environment != ObjectIdentifier(environment) {
+                        // The moves change no environment parameter, so its model stays valid for the run.
+                        context.model = environmentModel(environment)
+                        context.environment = ObjectIdentifier(environment)
+                    }
+                    let target = try voiceTarget(
+                        source: record, environment: environment, record: voice, model: context.model!,
+                        properties: p, isNew: false, ramp: context.ramp)
+                    try send(TimedCommand(time: time, .spatialVoice(voice.voice, target)))
+                }
+            }
+            index += 1
+        }
     }
 
     func setListenerOrientation(
@@ -599,4 +670,29 @@ extension Engine {
         guard let property = SpatialVectorProperty(name: name), kind.is3DSource else { return nil }
         return property.limit
     }
+}
+
+/// What a run of moves (`Engine.moveSources`, `Engine.setVector`) reads once rather than per voice: the
+/// glide, and the model of the environment the last voice was in.
+private struct MoveContext {
+    let ramp: Int32
+    var environment: ObjectIdentifier?
+    var model: EnvironmentModel?
+
+    init(ramp: Int32) {
+        self.ramp = ramp
+    }
+}
+
+/// `body(object)` without retaining `object`, for a caller that knows something else keeps it alive
+/// throughout.
+@inline(__always)
+private func withUnretained<T: AnyObject>(_ object: Unmanaged<T>, _ body: (T) throws(EngineError) -> Void)
+    throws(EngineError)
+{
+    var failure: EngineError?
+    object._withUnsafeGuaranteedRef { instance in
+        do throws(EngineError) { try body(instance) } catch { failure = error }
+    }
+    if let failure { throw failure }
 }
