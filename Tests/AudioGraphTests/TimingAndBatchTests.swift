@@ -64,6 +64,60 @@ import Testing
         #expect(engine.renderEngine.commands.producedCount == before + 2)
     }
 
+    @Test func aBatchThatChangesTheGraphAfterItsCommandsHandsOverTheProgramFirst() throws {
+        let engine = TestEngine.make()
+        try engine.attach(.player, name: "p")
+        try engine.attach(.mixer, name: "m")
+        _ = TestEngine.render(engine, frames: 64)
+        let queue = engine.renderEngine.commands
+        let before = queue.producedCount
+        try engine.batch { () throws(EngineError) in
+            try engine.set("p", "volume", to: .float(0.5))
+            try engine.set("p", "pan", to: .float(0.5))
+            try engine.connect("m", to: "output")
+            #expect(queue.producedCount == before)
+        }
+        #expect(queue.producedCount >= before + 3)
+        // The render thread takes the program before the commands sent ahead of it in the batch.
+        guard case .takeProgram = queue.peek()?.command else {
+            Issue.record("the batch does not start with its program")
+            return
+        }
+        _ = TestEngine.render(engine, frames: 64)
+        #expect(queue.count == 0)
+    }
+
+    @Test func aBatchTheQueueCannotTakeIsRefusedWhole() throws {
+        let engine = TestEngine.make(outputs: 1)
+        try engine.addBuffer(TestEngine.constant("one", value: 1))
+        try engine.attach(
+            .player, name: "p", parameters: ["buffer": .string("one"), "loop": .bool(true), "playing": .bool(true)])
+        try engine.attach(.mixer, name: "m", parameters: ["channels": .int(1)])
+        try engine.connect("p", to: "m")
+        try engine.connect("m", to: "output")
+        _ = TestEngine.render(engine, frames: 64)
+        let queue = engine.renderEngine.commands
+        while queue.freeCount > 2 { try engine.set("m", "outputVolume", to: .float(1)) }
+        let before = queue.producedCount
+        let error = #expect(throws: EngineError.self) {
+            try engine.batch { () throws(EngineError) in
+                for _ in 0..<3 { try engine.set("m", "outputVolume", to: .float(0.5)) }
+            }
+        }
+        #expect(error?.code == .busy)
+        #expect(queue.producedCount == before)
+        // Commands that find no free slot wait, in order, after those written in place, and go with them
+        // when the queue has room by the end of the batch.
+        try engine.batch { () throws(EngineError) in
+            for volume in [0.1, 0.2, 0.3, 0.4] { try engine.set("m", "outputVolume", to: .float(volume)) }
+            #expect(queue.producedCount == before)
+            for _ in 0..<4 { _ = queue.pop() }  // As the render thread would meanwhile.
+        }
+        #expect(queue.producedCount == before + 4)
+        let out = TestEngine.render(engine, frames: 4_800)[0]
+        #expect(abs(out[out.count - 1] - 0.4) < 1e-4, "\(out[out.count - 1])")
+    }
+
     @Test func metersReportPeakAndRMSInDecibels() throws {
         let engine = TestEngine.make()
         let sine = TestSignal.sine(frequency: 1000, sampleRate: 48_000, frames: 48_000, amplitude: 0.5)

@@ -1,6 +1,6 @@
 // Both sides. A bounded, preallocated single-producer single-consumer queue of bit-copyable values.
-// Thread contract: exactly one producer thread calls push*, exactly one consumer thread calls pop*/peek;
-// the roles never swap. Neither side blocks, allocates or retains.
+// Thread contract: exactly one producer thread calls push*, freeCount, reservedSlot and commitReserved,
+// exactly one consumer thread calls pop*/peek; the roles never swap. Neither side blocks, allocates or retains.
 import Synchronization
 
 /// A lock-free ring of `Element`s with a power-of-two capacity.
@@ -65,6 +65,28 @@ public struct SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable, BitwiseC
         for i in 0..<n { (storage + ((t &+ i) & mask)).initialize(to: elements[i]) }
         tail.pointee.store(t &+ n, ordering: .releasing)  // Publishes all n slots at once.
         return n
+    }
+
+    /// Producer. How many more elements fit now (at least this many until the producer pushes).
+    @inlinable
+    public var freeCount: Int {
+        capacity &- (tail.pointee.load(ordering: .relaxed) &- head.pointee.load(ordering: .acquiring))
+    }
+
+    /// Producer. The free slot `offset` places past the last element pushed, for writing an element in
+    /// place before `commitReserved` publishes it; the consumer does not see it until then. `offset`
+    /// must be below `freeCount`. The slot's contents are undefined until written.
+    @inlinable
+    public func reservedSlot(_ offset: Int) -> UnsafeMutablePointer<Element> {
+        storage + ((tail.pointee.load(ordering: .relaxed) &+ offset) & mask)
+    }
+
+    /// Producer. Publishes the first `count` reserved slots (written with `reservedSlot`) at once, in
+    /// order; `count` must not exceed `freeCount`.
+    @inlinable
+    public func commitReserved(_ count: Int) {
+        let t = tail.pointee.load(ordering: .relaxed)
+        tail.pointee.store(t &+ count, ordering: .releasing)  // Publishes all `count` slots at once.
     }
 
     /// Consumer. Removes and returns the oldest element, or nil when empty.

@@ -36,7 +36,18 @@ struct ControlState {
 /// Graph: nodes, connections and their fades, and what is still fading out.
 struct GraphModel {
     var nodes: [String: NodeRecord] = [:]
-    var nodesByID: [Int32: NodeRecord] = [:]
+    var nodesByID: [Int32: NodeRecord] = [:] {
+        didSet { nodesByIDVersion &+= 1 }
+    }
+    /// Changes whenever `nodesByID` does: what was found in it stays valid until then.
+    var nodesByIDVersion = 0
+    /// The records `moveSources` last moved, by position in its list of moves, with the node numbers
+    /// they were found by: a run that moves the same nodes again (at frame rate) finds them without
+    /// searching while `nodesByIDVersion` is still `moveRecordsVersion`. Unretained, as `nodesByID`
+    /// holds them until then (kept here, so a new graph model starts without them); kept, so a move at
+    /// frame rate allocates nothing.
+    var moveRecords: [(id: Int32, record: Unmanaged<NodeRecord>)] = []
+    var moveRecordsVersion = -1
     var connections: [Connection] = []
     /// The fade of every live connection.
     var fades: [Connection: EdgeFade] = [:]
@@ -57,8 +68,8 @@ struct Publishing {
     var buryAfterPublish: [AnyObject] = []
     /// Events raised outside the render thread (an audioplayer's decode error), delivered by `poll()`.
     var pendingEvents: [EngineEvent] = []
-    /// Open batches, the commands they hold, and whether a program waits to be taken.
-    var batchDepth = 0
+    /// Commands an open batch holds that found no free slot in the queue (after those `OpenBatch` holds
+    /// in place), and whether a program waits to be taken.
     var batchCommands: [TimedCommand] = []
     var batchNeedsProgram = false
     /// Queue position just after the last `.takeProgram` pushed.
@@ -119,9 +130,6 @@ struct SpatialModel {
     var hrtfChanges: [Int32: PendingHRTFChange] = [:]
     /// One voice per connection into an environment.
     var voices: [VoiceKey: SpatialVoiceRecord] = [:]
-    /// `moveSources`'s list of the records it moves (kept, so a move at frame rate allocates nothing;
-    /// unretained, as `graph.nodesByID` holds them throughout).
-    var moveScratch: [Unmanaged<NodeRecord>] = []
     /// The program generation `pruneVoices` last looked at.
     var voicesPrunedAtGeneration = -1
 }
@@ -130,4 +138,14 @@ struct SpatialModel {
 struct InsertTable {
     var exposed: [String: HostInsert] = [:]
     var layoutVersion = 0
+}
+
+/// The open batches (`EngineCore.batch`): how deep, and the commands they hold written in place in the
+/// command queue's free slots past its tail, published together when the outermost batch ends.
+struct OpenBatch {
+    var depth = 0
+    /// Commands written in place (the first `held` slots past the tail).
+    var held = 0
+    /// Slots past the tail known to be free (read again from the consumer's cursor when used up).
+    var room = 0
 }

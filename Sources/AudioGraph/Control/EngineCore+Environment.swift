@@ -82,7 +82,7 @@ extension EngineCore {
             let target = try voiceTarget(
                 source: source, environment: voice.environment, record: voice.record,
                 isNew: false, ramp: spatialRampFrames)
-            try send(TimedCommand(time: time, .spatialVoice(voice.record.voice, target)))
+            try send(time: time, .spatialVoice(voice.record.voice, target))
             index += 1
         }
     }
@@ -101,7 +101,7 @@ extension EngineCore {
         let target = try voiceTarget(
             source: source, environment: environment, record: record, isNew: false,
             ramp: spatialRampFrames)
-        try send(TimedCommand(time: time, .spatialVoice(record.voice, target)))
+        try send(time: time, .spatialVoice(record.voice, target))
     }
 
     /// Frees the voices whose connections have left the graph (after their fades). From `poll()`.
@@ -155,8 +155,14 @@ extension EngineCore {
     }
 
     /// The source's 3D properties (cached until one of them changes; `setVector` updates the cache).
+    @inline(__always)
     private func sourceProperties(_ source: NodeRecord) -> SpatialSourceProperties {
         if let properties = source.spatialProperties { return properties }
+        return readSourceProperties(source)
+    }
+
+    /// `sourceProperties` read from the source's parameters, and cached.
+    private func readSourceProperties(_ source: NodeRecord) -> SpatialSourceProperties {
         guard source.kind.is3DSource else {
             // A kind without 3D properties (an effect, an environment) feeding an environment: every
             // number 0, the default algorithm, no source mode, as such a node has always been placed.
@@ -507,19 +513,31 @@ extension EngineCore {
     func moveSources(_ moves: UnsafeBufferPointer<SourceMove>, atSampleTime time: Int64? = nil)
         throws(EngineError)
     {
-        // Checked first (all or nothing); the records found are kept for the moves.
+        // Checked first (all or nothing); the records found are kept for the moves, and for the next run.
         // Not retained: `state.graph.nodesByID` holds every node found, and nothing in a move detaches one.
-        var records = state.spatial.moveScratch
-        state.spatial.moveScratch = []
+        let version = state.graph.nodesByIDVersion
+        var records = state.graph.moveRecords
+        state.graph.moveRecords = []
+        if state.graph.moveRecordsVersion != version { records.removeAll(keepingCapacity: true) }
         defer {
-            records.removeAll(keepingCapacity: true)
-            state.spatial.moveScratch = records
+            state.graph.moveRecords = records
+            state.graph.moveRecordsVersion = state.graph.nodesByIDVersion == version ? version : -1
         }
-        // One read of the table for the whole run (nothing below changes it).
-        let nodesByID = state.graph.nodesByID
+        var index = 0
         for m in moves {
-            guard let found = nodesByID[m.node].map(Unmanaged.passUnretained) else {
-                throw EngineError(.unknownNode, "no node numbered \(m.node)")
+            let found: Unmanaged<NodeRecord>
+            if index < records.count && records[index].id == m.node {
+                found = records[index].record
+            } else {
+                guard let record = state.graph.nodesByID[m.node] else {
+                    throw EngineError(.unknownNode, "no node numbered \(m.node)")
+                }
+                found = Unmanaged.passUnretained(record)
+                if index < records.count {
+                    records[index] = (m.node, found)
+                } else {
+                    records.append((m.node, found))
+                }
             }
             try withUnretained(found) { record throws(EngineError) in
                 guard !record.isInternal else { throw EngineError(.unknownNode, "no node numbered \(m.node)") }
@@ -528,14 +546,14 @@ extension EngineCore {
                 }
                 _ = try checkedVector(record, m.property, m.x, m.y, m.z)
             }
-            records.append(found)
+            index += 1
         }
         var context = MoveContext(ramp: spatialRampFrames)
         try batch { () throws(EngineError) in
             var index = 0
-            while index < records.count {
+            while index < moves.count {
                 let m = moves[index]
-                try withUnretained(records[index]) { record throws(EngineError) in
+                try withUnretained(records[index].record) { record throws(EngineError) in
                     try move(record, m.property, SpatialVector(m.x, m.y, m.z), time: time ?? -1, context: &context)
                 }
                 index += 1
@@ -595,7 +613,7 @@ extension EngineCore {
                     let target = try voiceTarget(
                         source: record, environment: environment, record: voice, model: context.model!,
                         properties: p, isNew: false, ramp: context.ramp)
-                    try send(TimedCommand(time: time, .spatialVoice(voice.voice, target)))
+                    try send(time: time, .spatialVoice(voice.voice, target))
                 }
             }
             index += 1

@@ -43,7 +43,7 @@ extension EngineCore {
         state.publishing.buryAfterPublish = []
         // The render thread takes the program when it reaches this command, so a program and the commands
         // sent after it in one batch take effect in the same cycle.
-        if state.publishing.batchDepth > 0 {
+        if openBatch.depth > 0 {
             state.publishing.batchNeedsProgram = true
         } else if renderEngine.commands.consumedCount >= state.publishing.lastTakeProgramCount {
             // Outside batches one pending take is enough: it takes whatever program is newest.
@@ -56,22 +56,56 @@ extension EngineCore {
     /// Enqueues commands; all or none. Inside a batch they are held until the batch ends. Throws
     /// `.busy` when the queue cannot take them.
     func send(_ commands: [TimedCommand]) throws(EngineError) {
-        if state.publishing.batchDepth > 0 {
-            state.publishing.batchCommands += commands
+        if openBatch.depth > 0 {
+            for command in commands { hold(time: command.time, command.command) }
             return
         }
         try push(commands)
     }
 
     /// `send` for one command, without building an array.
+    @inline(__always)
     func send(_ command: TimedCommand) throws(EngineError) {
-        if state.publishing.batchDepth > 0 {
-            state.publishing.batchCommands.append(command)
+        try send(time: command.time, command.command)
+    }
+
+    /// `send(TimedCommand(time: time, command))`. Inside a batch the command is built in the queue slot
+    /// that holds it.
+    @inline(__always)
+    func send(time: Int64, _ command: @autoclosure () -> Command) throws(EngineError) {
+        if openBatch.depth > 0 {
+            hold(time: time, command())
             return
         }
-        guard renderEngine.commands.push(command) else {
+        guard renderEngine.commands.push(TimedCommand(time: time, command())) else {
             throw EngineError(.busy, "the render thread is not keeping up (command queue full); try again")
         }
+    }
+
+    /// Holds a command in the open batch: written in place in the queue's next free slot, unpublished,
+    /// or, once the queue has no room, kept after those in `batchCommands` (pushed when the batch ends if
+    /// the queue has room by then).
+    @inline(__always)
+    private func hold(time: Int64, _ command: @autoclosure () -> Command) {
+        let queue = renderEngine.commands
+        let held = openBatch.held
+        if held < openBatch.room || hasRoomForHeld(queue) {
+            // A `TimedCommand` is trivial: its fields are written straight into the free slot.
+            let slot = queue.reservedSlot(held)
+            slot.pointee.time = time
+            slot.pointee.command = command()
+            openBatch.held = held + 1
+        } else {
+            state.publishing.batchCommands.append(TimedCommand(time: time, command()))
+        }
+    }
+
+    /// Whether the queue has a free slot for one more held command (reads the consumer's cursor again).
+    private func hasRoomForHeld(_ queue: SPSCQueue<TimedCommand>) -> Bool {
+        // Once a command waits in `batchCommands`, the later ones wait after it (their order is kept).
+        guard state.publishing.batchCommands.isEmpty else { return false }
+        openBatch.room = queue.freeCount
+        return openBatch.held < openBatch.room
     }
 
     /// Pushes commands with one release, so the render thread sees all of them or none.
@@ -87,7 +121,7 @@ extension EngineCore {
     /// batch) is pushed: what deferred releases wait for.
     var sentCommandCount: Int {
         renderEngine.commands.producedCount
-            + (state.publishing.batchDepth > 0 ? state.publishing.batchCommands.count + 1 : 0)
+            + (openBatch.depth > 0 ? openBatch.held + state.publishing.batchCommands.count + 1 : 0)
     }
 
     /// Releases `object` once every command sent so far has settled (applied, or dropped by a purge)
@@ -105,25 +139,50 @@ extension EngineCore {
     /// Opens a batch (`Engine.batch`, or an edit of many parts such as `moveSources`): the commands and
     /// the program sent inside `body` reach the render thread together when the outermost batch ends.
     func batch<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
-        state.publishing.batchDepth += 1
+        openBatch.depth += 1
         let result: Result<T, EngineError>
         do throws(EngineError) { result = .success(try body()) } catch { result = .failure(error) }
-        state.publishing.batchDepth -= 1
+        openBatch.depth -= 1
         try commitBatchIfOutermost()
         return try result.get()
     }
 
-    /// When no batch is open any more, pushes what the batches held (a program first).
+    /// When no batch is open any more, publishes what the batches held (a program first), all at once.
     private func commitBatchIfOutermost() throws(EngineError) {
-        guard state.publishing.batchDepth == 0 else { return }
+        guard openBatch.depth == 0 else { return }
         let takes = state.publishing.batchNeedsProgram
-        if takes { state.publishing.batchCommands.insert(TimedCommand(.takeProgram), at: 0) }
         state.publishing.batchNeedsProgram = false
-        // The held commands' storage is kept for the next batch (frame-rate moves batch every block).
+        let held = openBatch.held
+        openBatch.held = 0
+        openBatch.room = 0
+        // The waiting commands' storage is kept for the next batch.
         defer { state.publishing.batchCommands.removeAll(keepingCapacity: true) }
-        guard !state.publishing.batchCommands.isEmpty else { return }
-        let before = renderEngine.commands.producedCount
-        try push(state.publishing.batchCommands)
+        let count = held + state.publishing.batchCommands.count + (takes ? 1 : 0)
+        guard count > 0 else { return }
+        let queue = renderEngine.commands
+        // Nothing is published unless everything fits (the slots written in place are simply reused).
+        guard queue.freeCount >= count else {
+            throw EngineError(.busy, "the render thread is not keeping up (command queue full); try again")
+        }
+        if takes {
+            // The program is taken first: the commands written in place move up one slot (a batch that
+            // changes the graph; moves alone never do).
+            var index = held
+            while index > 0 {
+                queue.reservedSlot(index).initialize(to: queue.reservedSlot(index - 1).pointee)
+                index -= 1
+            }
+            queue.reservedSlot(0).initialize(to: TimedCommand(.takeProgram))
+        }
+        var offset = held + (takes ? 1 : 0)
+        state.publishing.batchCommands.withUnsafeBufferPointer { waiting in
+            for command in waiting {
+                queue.reservedSlot(offset).initialize(to: command)
+                offset += 1
+            }
+        }
+        let before = queue.producedCount
+        queue.commitReserved(count)
         if takes { state.publishing.lastTakeProgramCount = before + 1 }
     }
 }

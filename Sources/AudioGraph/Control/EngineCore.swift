@@ -14,6 +14,10 @@ import Locking
 final class EngineCore {
     let renderEngine: RenderEngine
     var state: ControlState
+    /// The open batches (`+Publishing`). Read for every command sent, so kept out of `state` and not
+    /// checked for exclusivity: only `+Publishing` reaches it, never across a call that could reach it
+    /// again.
+    @exclusivity(unchecked) var openBatch = OpenBatch()
     let fileLoader: (@Sendable (_ path: String, _ sampleRate: Double) throws -> SampleBuffer)?
     let streamOpener: StreamOpener?
     let streamingThresholdSeconds: Double
