@@ -237,7 +237,7 @@ public struct ResidualEchoSuppressor {
             let variance = meanPy2[k] - meanPy[k] * meanPy[k]
             let covariance = meanPePy[k] - meanPe[k] * meanPy[k]
             var leakage: Float = variance > 1e-30 ? covariance / variance : 0
-            leakage = min(max(leakage, 0.005, globalLeakage), maximumLeakage)
+            leakage = min(max(max(leakage, 0.005), globalLeakage), maximumLeakage)
             let lateVariance = meanL2[k] - meanL[k] * meanL[k]
             let lateCovariance = meanPeL[k] - meanPe[k] * meanL[k]
             var lateLeakage: Float = lateVariance > 1e-30 ? lateCovariance / lateVariance : 0
@@ -249,7 +249,8 @@ public struct ResidualEchoSuppressor {
             let totalCovariance = meanPeT[k] - meanPe[k] * meanTotal
             var spread: Float = totalVariance > 1e-30 ? totalCovariance / totalVariance : 0
             spread = min(max(spread, 0), maximumLeakage) * distortionWeight
-            let echoResidual = max(leakage * py, lateLeakage * l, coupling * referencePeak[k], spread * total)
+            // Two-argument max only: the variadic one builds an array.
+            let echoResidual = max(max(leakage * py, lateLeakage * l), max(coupling * referencePeak[k], spread * total))
             let residual = over * max(echoResidual, referenceWeight * referencePeak[k])
             // Noise: minimum tracking on the error (starts from the first frame).
             if frames == 1 || pe < noise[k] {
