@@ -62,31 +62,61 @@ public struct VoiceFFT {
     }
 
     /// In-place complex FFT of `workRe`/`workIm` (size half), forward sign; input already bit-reversed.
+    /// The first two stages (twiddles ±1, ±i) are done without multiplications; in the others each
+    /// twiddle is loaded once and applied to every block.
     @inlinable
     func complexTransform() {
         let re = workRe
         let im = workIm
-        var length = 2
+        // Stage 1: length 2.
+        var a = 0
+        while a < half {
+            let tr = re[a + 1]
+            let ti = im[a + 1]
+            re[a + 1] = re[a] - tr
+            im[a + 1] = im[a] - ti
+            re[a] += tr
+            im[a] += ti
+            a += 2
+        }
+        // Stage 2: length 4, twiddles 1 and −i.
+        if half >= 4 {
+            a = 0
+            while a < half {
+                var tr = re[a + 2]
+                var ti = im[a + 2]
+                re[a + 2] = re[a] - tr
+                im[a + 2] = im[a] - ti
+                re[a] += tr
+                im[a] += ti
+                // (re + i·im)·(−i) = im − i·re
+                tr = im[a + 3]
+                ti = -re[a + 3]
+                re[a + 3] = re[a + 1] - tr
+                im[a + 3] = im[a + 1] - ti
+                re[a + 1] += tr
+                im[a + 1] += ti
+                a += 4
+            }
+        }
+        var length = 8
         while length <= half {
             let h = length / 2
             let step = half / length
-            var start = 0
-            while start < half {
-                var t = 0
-                for j in 0..<h {
-                    let wr = twiddleRe[t]
-                    let wi = twiddleIm[t]
-                    t += step
-                    let a = start + j
-                    let b = a + h
+            for j in 0..<h {
+                let wr = twiddleRe[j * step]
+                let wi = twiddleIm[j * step]
+                var start = j
+                while start < half {
+                    let b = start + h
                     let tr = re[b] * wr - im[b] * wi
                     let ti = re[b] * wi + im[b] * wr
-                    re[b] = re[a] - tr
-                    im[b] = im[a] - ti
-                    re[a] += tr
-                    im[a] += ti
+                    re[b] = re[start] - tr
+                    im[b] = im[start] - ti
+                    re[start] += tr
+                    im[start] += ti
+                    start += length
                 }
-                start += length
             }
             length *= 2
         }

@@ -249,3 +249,56 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
         #expect(probe.locks == 0, "locks in process")
     }
 }
+
+@Suite struct VoiceProcessorStereoTests {
+    @Test func twoMicrophonesAreCancelledAgainstTwoReferences() {
+        let fs = 16_000.0
+        let kernel = VoiceProcessorKernel(
+            settings: VoiceProcessorSettings(
+                agc: false, noiseSuppression: false, micChannels: 2, referenceChannels: 2, sampleRate: fs))
+        let count = Int(8 * fs)
+        var left = SpeechLikeSignal(seed: 21)
+        var right = SpeechLikeSignal(seed: 22)
+        let references = [
+            left.make(count: count, sampleRate: fs, level: 0.05), right.make(count: count, sampleRate: fs, level: 0.05)
+        ]
+        let delay = Int(0.040 * fs)
+        let paths = [
+            [
+                echoPath(references[0], delay: delay, sampleRate: fs, gain: 0.5),
+                echoPath(references[1], delay: delay + 16, sampleRate: fs, gain: 0.25)
+            ],
+            [
+                echoPath(references[0], delay: delay + 16, sampleRate: fs, gain: 0.25),
+                echoPath(references[1], delay: delay, sampleRate: fs, gain: 0.5)
+            ]
+        ]
+        let mics = (0..<2).map { m in (0..<count).map { paths[m][0][$0] + paths[m][1][$0] } }
+        let f = kernel.frameLength
+        let buffers = (0..<6).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: f) }
+        defer { buffers.forEach { $0.deallocate() } }
+        var micPointers = [buffers[0], buffers[1]]
+        var referencePointers = [buffers[2], buffers[3]]
+        var outPointers = [buffers[4], buffers[5]]
+        var outputs = [[Float](repeating: 0, count: count), [Float](repeating: 0, count: count)]
+        var start = 0
+        while start + f <= count {
+            for c in 0..<2 {
+                for n in 0..<f {
+                    buffers[c][n] = mics[c][start + n]
+                    buffers[2 + c][n] = references[c][start + n]
+                }
+            }
+            kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
+            for c in 0..<2 {
+                for n in 0..<f { outputs[c][start + n] = buffers[4 + c][n] }
+            }
+            start += f
+        }
+        let tail = (count - Int(2 * fs))..<count
+        for c in 0..<2 {
+            let erle = decibels(meanSquare(mics[c][tail]) / meanSquare(outputs[c][tail]))
+            #expect(erle >= 25, "channel \(c): ERLE \(erle) dB")
+        }
+    }
+}
