@@ -64,7 +64,8 @@ public struct VoiceAGC {
             let peakDb = Float(20 * EffectMath.log(Double(peak)) / EffectMath.log(10))
             next = min(next, -1 - peakDb)
         }
-        let g0 = Float(EffectMath.decibelsToGain(Double(min(gainDb, next > gainDb ? gainDb : next))))
+        // A cut applies at once; a rise glides across the frame.
+        let g0 = Float(EffectMath.decibelsToGain(Double(min(gainDb, next))))
         let g1 = Float(EffectMath.decibelsToGain(Double(next)))
         let step = (g1 - g0) / Float(f)
         for c in 0..<channelCount {
