@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CLibLo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         // The control side's lock (a POSIX mutex the thread sanitizer understands).
         .target(name: "Locking"),
         // Tiny C helpers.
@@ -37,8 +38,9 @@ let package = Package(
         .target(name: "CProcessMemory"),
         // AVX2/FMA inner loops of the 3D mixer, chosen at run time.
         .target(name: "CSpatialKernels"),
-        // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel).
-        .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand", "CSpatialKernels"]),
+        // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel, SpeexDSP's echo
+        // canceller for the voice processor).
+        .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand", "CSpatialKernels", "CSpeexDSP"]),
         // Graph model, compiler and render engine.
         .target(name: "AudioGraph", dependencies: ["AudioDSP", "CRealtime", "Locking"]),
         // HRTF datasets: SOFA files read with libmysofa, resampled to the engine rate with soxr (control side).

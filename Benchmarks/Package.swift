@@ -118,6 +118,13 @@ let package = Package(
             dependencies: [.product(name: "AudioDSP", package: "Soundstage")],
             path: "Tools/RingReadCost"
         ),
+        // Voice processing (echo cancellation) on a scene: the voice processor against SpeexDSP called
+        // directly; Benchmarks/run-voice.sh generates the scenes and scores the outputs.
+        .executableTarget(
+            name: "VoiceBench",
+            dependencies: [.product(name: "AudioDSP", package: "Soundstage")],
+            path: "Tools/VoiceBench"
+        ),
         // Engine.setVector on its own: the control-side cost of moving a 3D source.
         .executableTarget(
             name: "SetVectorCost",

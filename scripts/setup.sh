@@ -7,6 +7,8 @@ packages=(
   librubberband-dev               # Rubber Band: real-time time stretching and pitch shifting (time-pitch effect)
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: AAC/ALAC in M4A/MP4
   liblo-dev liblo-tools           # OSC control; oscsend/oscdump for tests and manual checks
+  libspeexdsp-dev                 # SpeexDSP: the MDF echo canceller under the voice processor
+  espeak-ng                       # speech synthesis for the echo-cancellation test scenes
   libmysofa-dev                   # HRTF datasets (AES69 SOFA files); its libmysofa1 ships the MIT KEMAR set the tests load
   sox                             # used by tests as an independent file writer/meter
   ffmpeg                          # used by tests as an independent M4A writer (tests skip without it)

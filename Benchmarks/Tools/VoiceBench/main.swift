@@ -1,0 +1,180 @@
+// Voice processing on a recorded scene: the voice processor in quality and low-complexity mode, and
+// SpeexDSP's MDF (200 ms filter) plus its preprocessor called directly (the anchor), each fed 10 ms
+// frames of the scene's raw float files. Writes one float WAV per variant and prints, per variant, the
+// CPU time per second of audio on the calling thread (CLOCK_THREAD_CPUTIME_ID) as a JSON line.
+//
+//   swift run --package-path Benchmarks -c release VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns]
+//
+// SCENE_DIR holds mic.f32 and far.f32 (float32, mono) and scene.json ("fs") as written by the
+// echo-cancellation yardstick's gen_signals.py; Benchmarks/run-voice.sh generates and scores scenes.
+import AudioDSP
+import CSpeexDSP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func readFile(_ path: String) -> [UInt8] {
+    guard let file = fopen(path, "rb") else {
+        print("cannot open \(path)")
+        exit(1)
+    }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, file)
+        if n <= 0 { break }
+        bytes.append(contentsOf: chunk[0..<n])
+    }
+    return bytes
+}
+
+func readFloats(_ path: String) -> [Float] {
+    let bytes = readFile(path)
+    return bytes.withUnsafeBytes { raw in Array(raw.bindMemory(to: Float.self)) }
+}
+
+/// The "fs" field of scene.json.
+func sceneRate(_ directory: String) -> Double {
+    let text = String(decoding: readFile(directory + "/scene.json"), as: UTF8.self)
+    guard let range = text.firstRange(of: "\"fs\":") else { return 16_000 }
+    let digits = text[range.upperBound...].drop { $0 == " " }.prefix { $0.isNumber }
+    return Double(digits) ?? 16_000
+}
+
+/// A mono 32-bit float WAV (format 3).
+func writeWAV(_ path: String, _ samples: [Float], sampleRate: Int) {
+    var header: [UInt8] = []
+    func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { header.append(contentsOf: $0) } }
+    func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { header.append(contentsOf: $0) } }
+    let dataBytes = UInt32(samples.count * 4)
+    header.append(contentsOf: Array("RIFF".utf8))
+    u32(36 + dataBytes)
+    header.append(contentsOf: Array("WAVEfmt ".utf8))
+    u32(16)
+    u16(3)
+    u16(1)
+    u32(UInt32(sampleRate))
+    u32(UInt32(sampleRate * 4))
+    u16(4)
+    u16(32)
+    header.append(contentsOf: Array("data".utf8))
+    u32(dataBytes)
+    guard let file = fopen(path, "wb") else {
+        print("cannot write \(path)")
+        exit(1)
+    }
+    _ = header.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }
+    _ = samples.withUnsafeBufferPointer { fwrite($0.baseAddress, 4, $0.count, file) }
+    fclose(file)
+}
+
+var positional: [String] = []
+var agc = false
+var noiseSuppression = true
+for argument in CommandLine.arguments.dropFirst() {
+    switch argument {
+    case "--agc": agc = true
+    case "--no-ns": noiseSuppression = false
+    default: positional.append(argument)
+    }
+}
+guard positional.count == 2 else {
+    print("usage: VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns]")
+    exit(2)
+}
+let scene = positional[0]
+let outDirectory = positional[1]
+let fs = sceneRate(scene)
+let mic = readFloats(scene + "/mic.f32")
+let far = readFloats(scene + "/far.f32")
+let count = min(mic.count, far.count)
+let seconds = Double(count) / fs
+
+@MainActor func runKernel(_ mode: VoiceProcessingMode, name: String) {
+    let settings = VoiceProcessorSettings(
+        mode: mode, agc: agc, noiseSuppression: noiseSuppression, micChannels: 1, referenceChannels: 1,
+        sampleRate: fs)
+    let kernel = VoiceProcessorKernel(settings: settings)
+    let f = kernel.frameLength
+    var output = [Float](repeating: 0, count: count)
+    let micFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
+    let farFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
+    let outFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
+    defer {
+        micFrame.deallocate()
+        farFrame.deallocate()
+        outFrame.deallocate()
+    }
+    var micPointers = [micFrame]
+    var farPointers = [farFrame]
+    var outPointers = [outFrame]
+    var cpu = 0.0
+    var delays: [Float] = []
+    var start = 0
+    while start + f <= count {
+        for n in 0..<f {
+            micFrame[n] = mic[start + n]
+            farFrame[n] = far[start + n]
+        }
+        let t0 = threadCPUSeconds()
+        kernel.process(mic: &micPointers, reference: &farPointers, output: &outPointers)
+        cpu += threadCPUSeconds() - t0
+        for n in 0..<f { output[start + n] = outFrame[n] }
+        if (start / f) % 100 == 99 { delays.append(kernel.analysis.delayMs) }
+        start += f
+    }
+    writeWAV(outDirectory + "/\(name).wav", output, sampleRate: Int(fs))
+    let delayText = delays.map { String(Int(($0 * 10).rounded()) / 10) }.joined(separator: ",")
+    print(
+        "{\"variant\": \"\(name)\", \"cpu_percent\": \(Double(Int(cpu / seconds * 10_000)) / 100), "
+            + "\"latency_ms\": \(Double(kernel.latencyFrames) * 1000 / fs), \"delay_ms_per_s\": [\(delayText)]}")
+}
+
+@MainActor func runAnchor() {
+    let f = Int(fs / 100)
+    guard let echo = speex_echo_state_init(Int32(f), Int32(0.2 * fs)),
+        let preprocess = speex_preprocess_state_init(Int32(f), Int32(fs))
+    else { exit(1) }
+    var rate = Int32(fs)
+    speex_echo_ctl(echo, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
+    speex_preprocess_ctl(preprocess, SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(echo))
+    var on: Int32 = noiseSuppression ? 1 : 0
+    speex_preprocess_ctl(preprocess, SPEEX_PREPROCESS_SET_DENOISE, &on)
+    var agcOn: Int32 = agc ? 1 : 0
+    speex_preprocess_ctl(preprocess, SPEEX_PREPROCESS_SET_AGC, &agcOn)
+    var micFrame = [Int16](repeating: 0, count: f)
+    var farFrame = [Int16](repeating: 0, count: f)
+    var outFrame = [Int16](repeating: 0, count: f)
+    var output = [Float](repeating: 0, count: count)
+    func q(_ x: Float) -> Int16 { Int16(min(max((x * 32768).rounded(), -32768), 32767)) }
+    var cpu = 0.0
+    var start = 0
+    while start + f <= count {
+        for n in 0..<f {
+            micFrame[n] = q(mic[start + n])
+            farFrame[n] = q(far[start + n])
+        }
+        let t0 = threadCPUSeconds()
+        speex_echo_cancellation(echo, &micFrame, &farFrame, &outFrame)
+        speex_preprocess_run(preprocess, &outFrame)
+        cpu += threadCPUSeconds() - t0
+        for n in 0..<f { output[start + n] = Float(outFrame[n]) / 32768 }
+        start += f
+    }
+    speex_preprocess_state_destroy(preprocess)
+    speex_echo_state_destroy(echo)
+    writeWAV(outDirectory + "/speex.wav", output, sampleRate: Int(fs))
+    print("{\"variant\": \"speex\", \"cpu_percent\": \(Double(Int(cpu / seconds * 10_000)) / 100)}")
+}
+
+runKernel(.quality, name: "quality")
+runKernel(.lowComplexity, name: "low")
+runAnchor()

@@ -1,0 +1,367 @@
+// Control side: init, deinit. Render side (one thread at a time): process, analysis.
+// Any thread: setAGC, setNoiseSuppression, publishedAnalysis (atomics, relaxed).
+import CSpeexDSP
+import Synchronization
+
+/// Echo cancellation for a voice path: the microphone minus the echo of what the loudspeakers play.
+///
+/// Per 10 ms frame:
+/// 1. `EchoDelayEstimator` tracks the bulk delay from the reference to the microphone (GCC-PHAT,
+///    0 … `maximumDelaySeconds`), and a delay line re-aligns the reference so that the echo's direct
+///    path falls `alignmentMargin` (5 ms) into the linear filter. A new delay is applied when it
+///    differs from the current one by more than 2 ms; the filter then still fits the room.
+/// 2. SpeexDSP's multidelay block frequency-domain adaptive filter (MDF; J.-M. Valin, IEEE Trans. ASLP
+///    15(3), 2007) cancels the linear echo with a filter of 155 ms (quality) or 45 ms
+///    (lowComplexity) after the aligned reference, all reference channels against each microphone.
+/// 3. `ResidualEchoSuppressor` removes what is left (leakage, loudspeaker distortion, the unconverged
+///    start) and, when enabled, the noise; one frame of latency.
+/// 4. `VoiceAGC`, when enabled, brings the near-end talker to −26 dBFS.
+///
+/// Latency: `latencyFrames` = one frame (10 ms). Allocation happens in `init` only: SpeexDSP's
+/// `speex_echo_cancellation` works in its state's buffers (it allocates in `speex_echo_state_init_mc`
+/// only), and so does everything in Swift here.
+public final class VoiceProcessorKernel {
+    public let settings: VoiceProcessorSettings
+    /// Samples per channel per `process` call: 10 ms (`sampleRate / 100`).
+    public let frameLength: Int
+    /// The delay the kernel adds, in samples: the output of a call holds the input of the call before.
+    public let latencyFrames: Int
+    /// Where the echo's direct path is placed in the linear filter, in samples (5 ms).
+    public let alignmentMargin: Int
+    /// The linear filter's length in samples.
+    public let filterLength: Int
+
+    let echoState: OpaquePointer
+    var estimator: EchoDelayEstimator
+    var suppressors: UnsafeMutablePointer<ResidualEchoSuppressor>
+    var agcState: VoiceAGC
+    let agcSwitch: Atomic<Bool>
+    let noiseSwitch: Atomic<Bool>
+    let publishedErle = Atomic<UInt32>(0)
+    let publishedDelay = Atomic<UInt32>(Float(-1).bitPattern)
+    let publishedFlags = Atomic<UInt8>(0)
+
+    // Reference delay line, one ring per reference channel.
+    let ringLength: Int
+    let rings: UnsafeMutablePointer<Float>
+    var ringWrite = 0
+    var lineDelay = 0
+    let maximumLineDelay: Int
+    // Frame buffers.
+    let monoReference: UnsafeMutablePointer<Float>
+    let monoMic: UnsafeMutablePointer<Float>
+    let alignedMono: UnsafeMutablePointer<Float>
+    let micInterleaved: UnsafeMutablePointer<Int16>
+    let referenceInterleaved: UnsafeMutablePointer<Int16>
+    let outputInterleaved: UnsafeMutablePointer<Int16>
+    let errorFrame: UnsafeMutablePointer<Float>
+    let echoFrame: UnsafeMutablePointer<Float>
+    // Reference power spectra: the latest `historyLength` frames, and their per-bin peak.
+    let referenceFFT: VoiceFFT
+    let referenceWindow: UnsafeMutablePointer<Float>
+    let referenceInput: UnsafeMutablePointer<Float>
+    let referenceTime: UnsafeMutablePointer<Float>
+    let referenceRe: UnsafeMutablePointer<Float>
+    let referenceIm: UnsafeMutablePointer<Float>
+    let binCount: Int
+    let historyLength: Int
+    let history: UnsafeMutablePointer<Float>
+    var historyIndex = 0
+    let referencePeak: UnsafeMutablePointer<Float>
+    // Convergence and activity.
+    var converged = false
+    /// A delay estimate has been applied to the delay line.
+    var isAligned = false
+    var framesSinceAlignment = 0
+    var framesProcessed = 0
+    var micPowerMean: Float = 0
+    var errorPowerMean: Float = 0
+    var outputPowerMean: Float = 0
+    var farEndHangover = 0
+    var nearEndHangover = 0
+    var current = VoiceAnalysis()
+    /// SpeexDSP's DC notch on the microphone, repeated here so that `notch(mic) − output` is exactly the
+    /// canceller's echo estimate: radius, and two state values per microphone channel.
+    let notchRadius: Float
+    let notchMemory: UnsafeMutablePointer<Float>
+
+    /// Allocates everything the kernel uses (control side).
+    public init(settings: VoiceProcessorSettings) {
+        precondition((1...2).contains(settings.micChannels) && (1...2).contains(settings.referenceChannels))
+        precondition(settings.sampleRate >= 8000 && settings.sampleRate <= 96_000)
+        self.settings = settings
+        let fs = settings.sampleRate
+        frameLength = Int(fs / 100)
+        latencyFrames = frameLength
+        alignmentMargin = Int(0.005 * fs)
+        let tail = settings.mode == .quality ? 0.150 : 0.040
+        filterLength = alignmentMargin + Int(tail * fs)
+        let maximumDelay = min(1, max(0.05, settings.maximumDelaySeconds))
+        maximumLineDelay = Int(maximumDelay * fs)
+        var length = 1024
+        while length < maximumLineDelay + 2 * frameLength { length *= 2 }
+        ringLength = length
+        rings = .allocate(capacity: length * settings.referenceChannels)
+        rings.initialize(repeating: 0, count: length * settings.referenceChannels)
+        guard
+            let state = speex_echo_state_init_mc(
+                Int32(frameLength), Int32(filterLength), Int32(settings.micChannels),
+                Int32(settings.referenceChannels))
+        else { fatalError("speex_echo_state_init_mc failed") }
+        echoState = state
+        var rate = Int32(fs)
+        speex_echo_ctl(echoState, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
+        estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
+        suppressors = .allocate(capacity: settings.micChannels)
+        for c in 0..<settings.micChannels {
+            (suppressors + c).initialize(to: ResidualEchoSuppressor(frameLength: frameLength))
+        }
+        notchRadius = fs < 12_000 ? 0.9 : fs < 24_000 ? 0.982 : 0.992
+        notchMemory = .allocate(capacity: 2 * settings.micChannels)
+        notchMemory.initialize(repeating: 0, count: 2 * settings.micChannels)
+        agcState = VoiceAGC(frameLength: frameLength, sampleRate: fs)
+        agcSwitch = Atomic(settings.agc)
+        noiseSwitch = Atomic(settings.noiseSuppression)
+        let f = frameLength
+        monoReference = .allocate(capacity: f)
+        monoMic = .allocate(capacity: f)
+        alignedMono = .allocate(capacity: f)
+        micInterleaved = .allocate(capacity: f * settings.micChannels)
+        referenceInterleaved = .allocate(capacity: f * settings.referenceChannels)
+        outputInterleaved = .allocate(capacity: f * settings.micChannels)
+        errorFrame = .allocate(capacity: f)
+        echoFrame = .allocate(capacity: f)
+        let fftSize = suppressors[0].fftSize
+        referenceFFT = VoiceFFT(size: fftSize)
+        referenceWindow = .allocate(capacity: 2 * f)
+        for n in 0..<(2 * f) {
+            referenceWindow[n] = Float(EffectMath.sin(EffectMath.pi * (Double(n) + 0.5) / Double(2 * f)))
+        }
+        referenceInput = .allocate(capacity: 2 * f)
+        referenceInput.initialize(repeating: 0, count: 2 * f)
+        referenceTime = .allocate(capacity: fftSize)
+        referenceTime.initialize(repeating: 0, count: fftSize)
+        binCount = fftSize / 2 + 1
+        referenceRe = .allocate(capacity: binCount)
+        referenceIm = .allocate(capacity: binCount)
+        historyLength = maximumLineDelay / f + 3
+        history = .allocate(capacity: historyLength * binCount)
+        history.initialize(repeating: 0, count: historyLength * binCount)
+        referencePeak = .allocate(capacity: binCount)
+        referencePeak.initialize(repeating: 0, count: binCount)
+    }
+
+    deinit {
+        speex_echo_state_destroy(echoState)
+        estimator.deallocate()
+        for c in 0..<settings.micChannels { suppressors[c].deallocate() }
+        suppressors.deinitialize(count: settings.micChannels)
+        suppressors.deallocate()
+        rings.deallocate()
+        notchMemory.deallocate()
+        monoReference.deallocate()
+        monoMic.deallocate()
+        alignedMono.deallocate()
+        micInterleaved.deallocate()
+        referenceInterleaved.deallocate()
+        outputInterleaved.deallocate()
+        errorFrame.deallocate()
+        echoFrame.deallocate()
+        referenceFFT.deallocate()
+        referenceWindow.deallocate()
+        referenceInput.deallocate()
+        referenceTime.deallocate()
+        referenceRe.deallocate()
+        referenceIm.deallocate()
+        history.deallocate()
+        referencePeak.deallocate()
+    }
+
+    /// Switches the AGC on or off from the next frame (any thread).
+    public func setAGC(_ on: Bool) { agcSwitch.store(on, ordering: .relaxed) }
+    /// Switches noise suppression on or off from the next frame (any thread).
+    public func setNoiseSuppression(_ on: Bool) { noiseSwitch.store(on, ordering: .relaxed) }
+
+    /// The latest frame's analysis, read on the thread that calls `process`.
+    public var analysis: VoiceAnalysis { current }
+
+    /// The latest analysis as published for other threads (relaxed atomics; the fields may come from
+    /// neighbouring frames).
+    public var publishedAnalysis: VoiceAnalysis {
+        let flags = publishedFlags.load(ordering: .relaxed)
+        return VoiceAnalysis(
+            erleDb: Float(bitPattern: publishedErle.load(ordering: .relaxed)),
+            delayMs: Float(bitPattern: publishedDelay.load(ordering: .relaxed)),
+            doubleTalk: flags & 1 != 0, nearEndActive: flags & 2 != 0)
+    }
+
+    @inline(__always)
+    static func toInt16(_ x: Float) -> Int16 {
+        let v = (x * 32768).rounded()
+        return Int16(min(max(v, -32768), 32767))
+    }
+
+    @inline(__always)
+    static func decibels(_ power: Float) -> Float {
+        Float(10 * EffectMath.log(Double(max(power, 1e-30))) * 0.434_294_481_903_251_83)
+    }
+
+    /// Processes exactly one frame (render thread; no allocation, no locks).
+    /// - Parameters:
+    ///   - mic: `settings.micChannels` pointers to `frameLength` microphone samples.
+    ///   - reference: `settings.referenceChannels` pointers to `frameLength` samples of what the
+    ///     loudspeakers play in the same period (the echo's source, undelayed).
+    ///   - output: `settings.micChannels` pointers to `frameLength` samples; may alias `mic`.
+    public func process(
+        mic: UnsafePointer<UnsafeMutablePointer<Float>>, reference: UnsafePointer<UnsafeMutablePointer<Float>>,
+        output: UnsafePointer<UnsafeMutablePointer<Float>>
+    ) {
+        let f = frameLength
+        let micCount = settings.micChannels
+        let referenceCount = settings.referenceChannels
+        let mask = ringLength - 1
+        // 1. Reference into the delay line; mono mixes for the delay tracker.
+        let referenceScale = 1 / Float(referenceCount)
+        let micScale = 1 / Float(micCount)
+        for n in 0..<f {
+            var r: Float = 0
+            for c in 0..<referenceCount {
+                let v = reference[c][n]
+                rings[c * ringLength + ((ringWrite + n) & mask)] = v
+                r += v
+            }
+            monoReference[n] = r * referenceScale
+            var m: Float = 0
+            for c in 0..<micCount { m += mic[c][n] }
+            monoMic[n] = m * micScale
+        }
+        ringWrite = (ringWrite + f) & mask
+        estimator.push(reference: monoReference, mic: monoMic, count: f)
+        if estimator.delaySamples >= 0 {
+            let target = min(max(Int(estimator.delaySamples.rounded()) - alignmentMargin, 0), maximumLineDelay)
+            if !isAligned || abs(target - lineDelay) > 2 * alignmentMargin / 5 {
+                lineDelay = target
+                isAligned = true
+                converged = false
+                framesSinceAlignment = 0
+            }
+        }
+        // 2. Aligned reference and microphone to 16-bit for the MDF.
+        let start = ringWrite - f - lineDelay
+        for n in 0..<f {
+            var r: Float = 0
+            for c in 0..<referenceCount {
+                let v = rings[c * ringLength + ((start + n) & mask)]
+                referenceInterleaved[n * referenceCount + c] = Self.toInt16(v)
+                r += v
+            }
+            alignedMono[n] = r * referenceScale
+            for c in 0..<micCount { micInterleaved[n * micCount + c] = Self.toInt16(mic[c][n]) }
+        }
+        speex_echo_cancellation(echoState, micInterleaved, referenceInterleaved, outputInterleaved)
+        // 3. Reference power spectrum history and the peak over where the echo can be.
+        var referencePower: Float = 0
+        for n in 0..<f {
+            referenceInput[n] = referenceInput[n + f]
+            referenceInput[n + f] = alignedMono[n]
+            referencePower += alignedMono[n] * alignedMono[n]
+        }
+        referencePower /= Float(f)
+        for n in 0..<(2 * f) { referenceTime[n] = referenceInput[n] * referenceWindow[n] }
+        referenceFFT.forward(referenceTime, re: referenceRe, im: referenceIm)
+        let row = history + historyIndex * binCount
+        for k in 0..<binCount { row[k] = referenceRe[k] * referenceRe[k] + referenceIm[k] * referenceIm[k] }
+        historyIndex = (historyIndex + 1) % historyLength
+        let span = estimator.agreements >= 2 ? min(4, historyLength) : historyLength
+        let weight: Float = converged ? 0 : 1
+        do {
+            for k in 0..<binCount { referencePeak[k] = 0 }
+            for j in 1...span {
+                let r = history + ((historyIndex - j + historyLength) % historyLength) * binCount
+                for k in 0..<binCount { referencePeak[k] = max(referencePeak[k], r[k]) }
+            }
+        }
+        if referencePower > 1e-7 {
+            farEndHangover = Int(0.15 * settings.sampleRate) / f
+        } else if farEndHangover > 0 {
+            farEndHangover -= 1
+        }
+        let farEndActive = farEndHangover > 0
+        // 4. Residual echo and noise suppression per microphone channel.
+        let noiseOn = noiseSwitch.load(ordering: .relaxed)
+        var micPower: Float = 0
+        var errorPower: Float = 0
+        var inputSpectral: Float = 0
+        var outputSpectral: Float = 0
+        var excessSpectral: Float = 0
+        var interferenceSpectral: Float = 0
+        var coherence: Float = 1
+        for c in 0..<micCount {
+            let x = mic[c]
+            // The notch of speex's mdf.c, float build: den2 = r² + 0.7·(1 − r)², on the 16-bit input.
+            let r = notchRadius
+            let den2 = r * r + 0.7 * (1 - r) * (1 - r)
+            var m0 = notchMemory[2 * c]
+            var m1 = notchMemory[2 * c + 1]
+            for n in 0..<f {
+                let vin = Float(micInterleaved[n * micCount + c])
+                let vout = m0 + vin
+                m0 = m1 + 2 * (-vin + r * vout)
+                m1 = vin - den2 * vout
+                let e = Float(outputInterleaved[n * micCount + c]) * (1 / 32768)
+                errorFrame[n] = e
+                echoFrame[n] = r * vout * (1 / 32768) - e
+                micPower += x[n] * x[n]
+                errorPower += e * e
+            }
+            notchMemory[2 * c] = m0 + 1e-20 - 1e-20
+            notchMemory[2 * c + 1] = m1 + 1e-20 - 1e-20
+            suppressors[c].process(
+                error: errorFrame, echo: echoFrame, referencePeak: referencePeak, referenceWeight: weight,
+                farEndActive: farEndActive && nearEndHangover == 0, nearEndActive: nearEndHangover > 0,
+                noiseSuppression: noiseOn, output: output[c])
+            inputSpectral += suppressors[c].inputPower
+            outputSpectral += suppressors[c].outputPower
+            excessSpectral += suppressors[c].excessPower
+            coherence = min(coherence, suppressors[c].echoCoherence)
+            interferenceSpectral += suppressors[c].noisePower + suppressors[c].echoPower
+        }
+        // 5. Activity, convergence and the analysis.
+        let loud = excessSpectral > 1e-7 * Float(micCount)
+        let nearNow: Bool
+        if converged && farEndActive {
+            nearNow = loud && coherence < 0.95 && excessSpectral > 2 * interferenceSpectral
+        } else {
+            nearNow = loud && excessSpectral > 2 * interferenceSpectral
+        }
+        if nearNow {
+            nearEndHangover = 20
+        } else if nearEndHangover > 0 {
+            nearEndHangover -= 1
+        }
+        let nearEndActive = nearEndHangover > 0
+        if farEndActive && !nearEndActive {
+            let a: Float = 0.05
+            micPowerMean += a * (micPower - micPowerMean)
+            errorPowerMean += a * (errorPower - errorPowerMean)
+            outputPowerMean += a * (outputSpectral / max(inputSpectral, 1e-30) * micPower - outputPowerMean)
+            current.erleDb = Self.decibels(micPowerMean) - Self.decibels(outputPowerMean)
+        }
+        framesProcessed += 1
+        framesSinceAlignment += 1
+        if !converged && estimator.agreements >= 2 && framesSinceAlignment > 50 {
+            let linearErle = Self.decibels(micPowerMean) - Self.decibels(errorPowerMean)
+            if linearErle > 15 || framesSinceAlignment > 300 { converged = true }
+        }
+        current.delayMs = Float(estimator.delayMilliseconds)
+        current.nearEndActive = nearEndActive
+        current.doubleTalk = nearEndActive && farEndActive
+        // 6. AGC.
+        if agcSwitch.load(ordering: .relaxed) {
+            agcState.process(output, channelCount: micCount, speech: nearEndActive && !farEndActive)
+        }
+        publishedErle.store(current.erleDb.bitPattern, ordering: .relaxed)
+        publishedDelay.store(current.delayMs.bitPattern, ordering: .relaxed)
+        publishedFlags.store((current.doubleTalk ? 1 : 0) | (nearEndActive ? 2 : 0), ordering: .relaxed)
+    }
+}
