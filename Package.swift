@@ -57,7 +57,9 @@ let package = Package(
         // OSC control: liblo servers, address space, subscriptions, timetag scheduling.
         .target(
             name: "OSCControl",
-            dependencies: ["AudioGraph", "SoundstageKit", "AudioFiles", "CLibLo", "CProcessMemory", "Locking"]),
+            dependencies: [
+                "AudioGraph", "AudioDSP", "SoundstageKit", "AudioFiles", "CLibLo", "CProcessMemory", "Locking"
+            ]),
         .executableTarget(
             name: "soundstage",
             dependencies: [

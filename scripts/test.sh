@@ -9,8 +9,11 @@ scripts/setup.sh
 # python-osc (PyPI) for the tests that drive Soundstage with an independent client, and for the soak.
 SOUNDSTAGE_PYTHON=$(scripts/python-osc.sh)
 export SOUNDSTAGE_PYTHON
+# numpy, scipy and pesq (PyPI) for the echo-cancellation yardstick the voice tests measure with.
+SOUNDSTAGE_AEC_PYTHON=$(scripts/python-aec.sh)
+export SOUNDSTAGE_AEC_PYTHON
 # Everything the tests use from outside is installed now (setup.sh: jackd, liblo-tools, sox, ffmpeg;
-# python-osc above), so a test that needs a missing tool fails instead of skipping
+# python-osc and the yardstick's python above), so a test that needs a missing tool fails instead of skipping
 # (Sources/DSPTestSupport/ToolRequirement.swift).
 export SOUNDSTAGE_REQUIRE_TOOLS=1
 

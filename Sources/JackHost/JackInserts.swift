@@ -1,5 +1,6 @@
 // Control side (registration, publication, reclamation) and render side (the table the process
-// callback reads). Effect nodes exposed as JACK ports `<node>_in_N` / `<node>_out_N`.
+// callback reads). Effect nodes exposed as JACK ports `<node>_in_N` / `<node>_out_N`, voice processors as
+// `<node>_mic_N`, `<node>_ref_N` and `<node>_out_N`.
 import AudioGraph
 import CJack
 import Glibc
@@ -18,7 +19,7 @@ struct JackInsertTable {
 
     /// Control side. A table for `ports`.
     static func make(_ ports: [String: JackInsertPorts]) -> UnsafeMutablePointer<JackInsertTable> {
-        let span = ports.values.map { $0.base + $0.inputs.count }.max() ?? 0
+        let span = ports.values.map { $0.base + max($0.inputs.count, $0.outputs.count) }.max() ?? 0
         let capacity = max(1, span)
         let inputPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: capacity)
         inputPorts.initialize(repeating: nil, count: capacity)
@@ -29,10 +30,8 @@ struct JackInsertTable {
         let outputBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: capacity)
         outputBuffers.initialize(repeating: nil, count: capacity)
         for insert in ports.values {
-            for c in 0..<insert.inputs.count {
-                inputPorts[insert.base + c] = insert.inputs[c]
-                outputPorts[insert.base + c] = insert.outputs[c]
-            }
+            for c in 0..<insert.inputs.count { inputPorts[insert.base + c] = insert.inputs[c] }
+            for c in 0..<insert.outputs.count { outputPorts[insert.base + c] = insert.outputs[c] }
         }
         let table = UnsafeMutablePointer<JackInsertTable>.allocate(capacity: 1)
         table.initialize(
@@ -119,7 +118,8 @@ struct JackLatencyPorts: @unchecked Sendable {
         for port in sinks { jack_port_set_latency_range(port, mode, &combined) }
         for insert in inserts {
             let delay = UInt32(clamping: insert.latencyFrames)
-            for c in 0..<insert.inputs.count {
+            // Output N follows input N (a voice processor's reference inputs have no output of their own).
+            for c in 0..<min(insert.inputs.count, insert.outputs.count) {
                 let (from, to) = capture ? (insert.inputs[c], insert.outputs[c]) : (insert.outputs[c], insert.inputs[c])
                 var range = jack_latency_range_t()
                 jack_port_get_latency_range(from, mode, &range)
@@ -275,22 +275,20 @@ extension JackHost {
         var ports = JackInsertPorts(
             base: insert.base, latencyFrames: insert.latencyFrames, inputs: [], outputs: [],
             inputNames: [], outputNames: [])
-        for c in 0..<insert.channelCount {
-            for isInput in [true, false] {
-                let short = "\(insert.node)_\(isInput ? "in" : "out")_\(c + 1)"
-                let flags = UInt(isInput ? JackPortIsInput.rawValue : JackPortIsOutput.rawValue)
-                guard let port = jack_port_register(client, short, JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
-                    unregister(ports, client: client)
-                    return .failure(Problem(message: "JACK refused the port '\(short)' for insert '\(insert.node)'"))
-                }
-                let name = String(cString: jack_port_name(port))
-                if isInput {
-                    ports.inputs.append(port)
-                    ports.inputNames.append(name)
-                } else {
-                    ports.outputs.append(port)
-                    ports.outputNames.append(name)
-                }
+        let names = insert.portNames
+        for (isInput, short) in names.inputs.map({ (true, $0) }) + names.outputs.map({ (false, $0) }) {
+            let flags = UInt(isInput ? JackPortIsInput.rawValue : JackPortIsOutput.rawValue)
+            guard let port = jack_port_register(client, short, JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
+                unregister(ports, client: client)
+                return .failure(Problem(message: "JACK refused the port '\(short)' for insert '\(insert.node)'"))
+            }
+            let name = String(cString: jack_port_name(port))
+            if isInput {
+                ports.inputs.append(port)
+                ports.inputNames.append(name)
+            } else {
+                ports.outputs.append(port)
+                ports.outputNames.append(name)
             }
         }
         return .success(ports)

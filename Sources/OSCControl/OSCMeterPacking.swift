@@ -1,5 +1,6 @@
 // Control side (pure). Turns meter readings into `/meter` messages grouped into bundles that each fit
 // one UDP datagram under 4 KB (python-osc's receive() reads 4096 bytes).
+import AudioDSP
 import AudioGraph
 
 public enum OSCMeterPacking {
@@ -12,6 +13,14 @@ public enum OSCMeterPacking {
         arguments += peakDecibels.map { .float($0) }
         arguments += rmsDecibels.map { .float($0) }
         return OSCMessage("/meter", arguments)
+    }
+
+    /// `/voice/meter s:node f:erleDb f:delayMs i:doubleTalk`: a voice processor's echo attenuation, its
+    /// tracked echo delay (−1 before it is known) and whether both ends talk.
+    public static func voiceMessage(node: String, _ analysis: VoiceAnalysis) -> OSCMessage {
+        OSCMessage(
+            "/voice/meter",
+            [.string(node), .float(analysis.erleDb), .float(analysis.delayMs), .int32(analysis.doubleTalk ? 1 : 0)])
     }
 
     /// The same for engine readings.

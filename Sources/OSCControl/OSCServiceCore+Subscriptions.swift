@@ -1,5 +1,6 @@
 // OSC thread. /notify, /renew, /meters; leases; notifications of graph changes, players, xruns and the
 // JACK server; meter bundles; keeping liblo's node addresses in step with the engine's nodes.
+import AudioDSP
 import AudioGraph
 import Foundation
 
@@ -198,6 +199,7 @@ extension OSCServiceCore {
     /// bundle per tick, split so every datagram stays under 4 KB.
     func meterTick(now: Double) {
         let readings = engine.readMeters()
+        let voices = engine.voiceAnalysis()
         var shortest = 1.0
         for id in meterSubscriptions {
             guard var subscription = subscriptions.byID[id], var feed = subscription.meters else { continue }
@@ -206,7 +208,11 @@ extension OSCServiceCore {
             }
             if now >= feed.nextDue {
                 let tag = OSCTimetag.now()
-                for group in OSCMeterPacking.bundles(feed.take()) {
+                // Voice processors add their figures (the meter feed names them like other nodes).
+                let voiceMessages = voices.sorted { $0.key < $1.key }
+                    .filter { feed.nodes?.contains($0.key) ?? true }
+                    .map { OSCMeterPacking.voiceMessage(node: $0.key, $0.value) }
+                for group in OSCMeterPacking.bundles(feed.take() + voiceMessages) {
                     endpoint.sendBundle(group, timetag: tag, to: subscription.address.raw)
                 }
                 feed.nextDue += feed.interval
@@ -317,6 +323,8 @@ extension OSCServiceCore {
             notify(OSCMessage("/player/decode_error", [.string(node), .string(OSCText.sanitized(message))]))
         case .environmentProblem(let node, let message):
             notify(OSCMessage("/environment/problem", [.string(node), .string(OSCText.sanitized(message))]))
+        case .voiceActivity(let node, let started):
+            notify(OSCMessage("/voice/activity", [.string(node), .string(started ? "started" : "ended")]))
         default:
             break
         }

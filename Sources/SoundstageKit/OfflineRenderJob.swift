@@ -63,9 +63,12 @@ public enum OfflineRenderJob {
     /// their node (a recorder's `duration` cuts its take short); the render waits for their disk
     /// threads rather than drop anything. `onOpen` sees the writer before the first block (the CLI
     /// registers its temporary file for removal on a signal); `onProgress` gets the frames rendered
-    /// so far, about a hundred times per render. On failure the output is not put in place.
+    /// so far, about a hundred times per render. On failure the output is not put in place. `inputs`
+    /// feed the capture channels (`in_1..N`) and `ports` the exposed nodes' input ports by short name,
+    /// as JACK would; both end in silence when shorter than the render.
     public static func run(
         _ patch: LoadedPatch, to output: Output, duration: Double, blockFrames: Int,
+        inputs: [[Float]]? = nil, ports: [String: [Float]] = [:],
         onOpen: (AudioFileWriter) -> Void = { _ in }, onProgress: (Int) -> Void = { _ in }
     ) throws(AudioFileError) -> Result {
         let engine = patch.engine
@@ -92,7 +95,9 @@ public enum OfflineRenderJob {
         var done = 0
         var nextReport = 0
         var reported = -1
-        OfflineRenderer(engine: engine).render(frameCount: frames, hostBlockFrames: blockFrames) { channels in
+        OfflineRenderer(engine: engine).render(
+            frameCount: frames, hostBlockFrames: blockFrames, inputs: inputs, ports: ports
+        ) { channels in
             guard failure == nil else { return }
             let n = channels.first?.count ?? 0
             let mixed = channelCount == sourceChannels ? nil : AudioData.mix(channels.map(Array.init), to: channelCount)

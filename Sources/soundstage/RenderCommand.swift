@@ -13,7 +13,10 @@ struct RenderCommand: ParsableCommand {
             output), a device or a FIFO without an extension get WAV. The file holds the patch's outputs, \
             mixed to --channels when given (N → 1 averages, 1 → N copies). The patch's recorders write \
             their files too, every frame of the render for their node. A progress bar is drawn on stderr \
-            when stderr is a terminal (not with --quiet).
+            when stderr is a terminal (not with --quiet). --input and --port feed what `run` would receive \
+            on its JACK ports: --input FILE the capture ports in_1..N channel by channel, --port \
+            PORT=FILE one input port of an exposed node (a mono file; e.g. --port vp_mic_1=mic.wav \
+            --port vp_ref_1=far.wav). Files are converted to the render's rate and end in silence.
             """)
 
     @Argument(help: "Patch file.")
@@ -36,6 +39,12 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Host block size in frames (the output does not depend on it).")
     var block: Int = 256
 
+    @Option(name: .long, help: "Audio file for the capture ports in_1..N, channel by channel.")
+    var input: String?
+
+    @Option(name: .long, help: "PORT=FILE: a mono audio file for one input port of an exposed node (repeatable).")
+    var port: [String] = []
+
     @OptionGroup var options: OutputFormatOptions
 
     @OptionGroup var quiet: QuietOption
@@ -52,6 +61,13 @@ struct RenderCommand: ParsableCommand {
         guard (1...65_536).contains(block) else {
             throw ValidationError("--block must be 1…65536 frames, not \(block)")
         }
+        for entry in port {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex,
+                entry.index(after: equals) != entry.endIndex
+            else {
+                throw ValidationError("--port takes PORT=FILE (e.g. vp_mic_1=mic.wav), not '\(entry)'")
+            }
+        }
     }
 
     func run() throws {
@@ -65,8 +81,10 @@ struct RenderCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let output: OfflineRenderJob.Output
+        let feeds: (inputs: [[Float]]?, ports: [String: [Float]])
         do throws(CommandFailure) {
             output = try outputSettings(for: loaded)
+            feeds = try portFeeds(for: loaded)
         } catch {
             printError(error.message)
             throw ExitCode(1)
@@ -81,7 +99,7 @@ struct RenderCommand: ParsableCommand {
         let result: OfflineRenderJob.Result
         do {
             result = try OfflineRenderJob.run(
-                loaded, to: output, duration: duration, blockFrames: block,
+                loaded, to: output, duration: duration, blockFrames: block, inputs: feeds.inputs, ports: feeds.ports,
                 onOpen: { interrupt = InterruptCleanup(for: $0, command: "render") },
                 onProgress: { progress.update(Double($0) / totalFrames, "rendering") })
         } catch {
@@ -119,5 +137,53 @@ struct RenderCommand: ParsableCommand {
             path: out, format: format,
             encoding: try options.resolveEncoding(for: format, sourceBitDepth: nil),
             quality: options.resolvedQuality, bitRate: options.bitRateInBits, channelCount: options.channels)
+    }
+
+    /// The signals of `--input` and `--port`, decoded at the patch's rate and checked against the ports
+    /// the patch has, so a misspelt port or a file with too many channels is refused by name.
+    private func portFeeds(for loaded: LoadedPatch) throws(CommandFailure) -> (
+        inputs: [[Float]]?, ports: [String: [Float]]
+    ) {
+        let config = loaded.engine.configuration
+        var inputs: [[Float]]?
+        if let input {
+            let channels = try decode(input, option: "--input", rate: config.sampleRate)
+            guard config.inputChannelCount > 0 else {
+                throw CommandFailure("--input: the patch '\(patch)' has no capture ports (set `inputs` under `engine`)")
+            }
+            guard channels.count <= config.inputChannelCount else {
+                throw CommandFailure(
+                    "--input: '\(input)' has \(channels.count) channels but the patch has only "
+                        + "\(config.inputChannelCount) capture ports (in_1..in_\(config.inputChannelCount))")
+            }
+            inputs = channels
+        }
+        let available = loaded.engine.hostInsertLayout.inserts.flatMap(\.portNames.inputs)
+        var ports: [String: [Float]] = [:]
+        for entry in port {
+            let equals = entry.firstIndex(of: "=")!
+            let name = String(entry[..<equals])
+            let path = String(entry[entry.index(after: equals)...])
+            guard available.contains(name) else {
+                let list = available.isEmpty ? "it exposes none" : "it has: \(available.joined(separator: ", "))"
+                throw CommandFailure("--port: the patch '\(patch)' has no input port '\(name)' (\(list))")
+            }
+            guard ports[name] == nil else { throw CommandFailure("--port: '\(name)' is given twice") }
+            let channels = try decode(path, option: "--port \(name)", rate: config.sampleRate)
+            guard channels.count == 1 else {
+                throw CommandFailure(
+                    "--port \(name): '\(path)' has \(channels.count) channels; a port takes a mono file")
+            }
+            ports[name] = channels[0]
+        }
+        return (inputs, ports)
+    }
+
+    private func decode(_ path: String, option: String, rate: Double) throws(CommandFailure) -> [[Float]] {
+        do {
+            return try AudioFileReader.load(path: path, targetSampleRate: rate).channels
+        } catch {
+            throw CommandFailure("\(option): cannot read '\(path)': \(error)")
+        }
     }
 }

@@ -52,6 +52,14 @@ import Testing
             try engine.set(player, "reverbBlend", to: .float(0.3))
             try engine.connect(player, to: "room")
         }
+        // A voice processor: p6 is its microphone, p7 its reference, the engine's output too.
+        try engine.attach(
+            .voiceprocessor, name: "vp", parameters: ["reference": .string("engine"), "ports": .bool(false)])
+        try engine.disconnect("p6", from: "main")
+        try engine.disconnect("p7", from: "main")
+        try engine.connect("p6", to: "vp:0")
+        try engine.connect("p7", to: "vp:1")
+        try engine.connect("vp", to: "main")
         try engine.installTap(on: "main", frameCount: 1024) { _ in }
 
         let totalFrames = 48_000 * 12
@@ -117,6 +125,10 @@ import Testing
             try engine.set("stretch", "rate", to: .float(0.5 + Double(n % 7) / 4))
             try engine.set("stretch", "pitch", to: .float(Double(n % 9) * 100 - 400))
             try engine.set("vari", "rate", to: .float(0.5 + Double(n % 6) / 4))
+            try engine.set("vp", "agc", to: .bool(n % 3 != 0))
+            try engine.set("vp", "noiseSuppression", to: .bool(n % 4 != 0))
+            try engine.set("vp", "inputMuted", to: .bool(n % 5 == 0))
+            try engine.set("vp", "bypass", to: .bool(n % 6 == 0))
             let angle = Double(n) * 0.3
             try engine.setVector("p3", "position", 2 * sin(angle), 0, -2 * cos(angle))
             try engine.setVector("p4", "velocity", 10 * cos(angle), 0, 0)

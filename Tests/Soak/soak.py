@@ -111,6 +111,9 @@ ENV_PARAMS = {
 MIXER_PARAMS = {"outputVolume": (F, 0, 1), "channels": (I, 1, 4)}
 PLAYER_PARAMS = {"loop": (B,), "playing": (B,), "start": (I, 0, 40000), "frames": (I, 0, 48000)}
 AUDIOPLAYER_PARAMS = {"numberOfLoops": (I, -1, 3), "currentTime": (F, 0, 3), "meteringEnabled": (B,)}
+VOICE_PARAMS = {"bypass": (B,), "agc": (B,), "noiseSuppression": (B,), "inputMuted": (B,), "duckOthers": (B,),
+                "duckLevel": (C, ("default", "min", "mid", "max")), "advancedDucking": (B,),
+                "reference": (C, ("ports", "engine"))}
 
 # Error codes (docs/OSC.md).
 UNKNOWN_NODE, DUPLICATE, INVALID_NAME, UNKNOWN_KIND, NOT_ALLOWED = 10, 11, 12, 13, 14
@@ -130,6 +133,7 @@ JOB_TIMEOUT_S = 30.0        # a worker job (decode, patch) must be answered with
 MAX_INSERTS = 4
 MAX_TIMEPITCH = 3
 MAX_INPUTS = 2
+MAX_VOICE = 3
 MAX_RECORDERS = 3
 
 
@@ -237,6 +241,8 @@ class Model:
             return None
         if kind in SOURCES:
             return 0
+        if kind == "voiceprocessor":
+            return 2  # microphone, reference; a connection without a bus takes bus 0
         return 1  # effects, output
 
     def next_free_bus(self, dst):
@@ -581,11 +587,13 @@ class Soak:
             return self.op_free_node()
         kind = self.weighted([("player", 20), ("audioplayer", 10), ("mixer", 12), ("environment", 10),
                               ("reverb", 6), ("delay", 6), ("distortion", 5), ("eq", 6), ("timepitch", 3),
-                              ("varispeed", 4), ("input", 2)])
+                              ("varispeed", 4), ("input", 2), ("voiceprocessor", 3)])
         if kind == "timepitch" and m.count("timepitch") >= MAX_TIMEPITCH:
             kind = "varispeed"
         if kind == "input" and m.count("input") >= MAX_INPUTS:
             kind = "mixer"
+        if kind == "voiceprocessor" and m.count("voiceprocessor") >= MAX_VOICE:
+            kind = "delay"
         name = self.new_name(kind)
         node = Node(name, kind, m.fresh_rank(0.0, 0.3) if kind in SOURCES else m.fresh_rank(0.3, 0.99))
         params = []
@@ -661,6 +669,19 @@ class Soak:
             if kind != "varispeed" and rng.random() < 0.15 and self.insert_count() < MAX_INSERTS:
                 node.insert = True
                 params += ["insert", True]
+        elif kind == "voiceprocessor":
+            for key, spec in VOICE_PARAMS.items():
+                if rng.random() < 0.3:
+                    params += [key, draw(rng, spec)]
+            for key, values in (("mode", ("quality", "lowComplexity")), ("micChannels", (1, 2)),
+                                ("referenceChannels", (1, 2))):
+                if rng.random() < 0.3:
+                    params += [key, rng.choice(values)]
+            # Its JACK ports count as an insert (at most MAX_INSERTS exposed nodes at once).
+            if self.insert_count() < MAX_INSERTS and rng.random() < 0.5:
+                node.insert = True
+            else:
+                params += ["ports", False]
         elif kind == "environment":
             if rng.random() < 0.3:
                 params += ["layout", rng.choice(LAYOUTS)]
@@ -762,6 +783,8 @@ class Soak:
                     out += [(f"band{b}.{k}", s) for k, s in EQ_BAND_PARAMS.items()]
         elif kind == "environment":
             out += list(ENV_PARAMS.items())
+        elif kind == "voiceprocessor":
+            out += list(VOICE_PARAMS.items())
         return out
 
     def op_set_param(self, in_bundle=False):

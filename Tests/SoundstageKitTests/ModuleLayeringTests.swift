@@ -13,7 +13,7 @@ enum ModuleLayering {
         // C shims, the control side's lock, and the package dependencies.
         [
             "CJack", "CSndFile", "CSoxr", "CFFmpeg", "CLibLo", "CRubberBand", "CMySofa", "CRealtime",
-            "CAllocationCounter", "CProcessMemory", "CSpatialKernels", "Locking", "Yams", "ArgumentParser"
+            "CAllocationCounter", "CProcessMemory", "CSpatialKernels", "CSpeexDSP", "Locking", "Yams", "ArgumentParser"
         ],
         // Pure DSP kernels.
         ["AudioDSP"],

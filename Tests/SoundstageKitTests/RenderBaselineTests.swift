@@ -107,8 +107,18 @@ enum RenderBaseline {
         let hrtf = text.contains("HRTF") || text.contains("headphones: true")
         return Scene(name: name, patch: path, usesHRTFConvolution: hrtf) {
             let loaded = try PatchLoader.load(path: path)
-            return OfflineRenderer(engine: loaded.engine).render(frameCount: frames, hostBlockFrames: blockFrames)
+            // A patch that listens to capture ports hears a voice-like tone on each of them.
+            let inputs = (0..<loaded.engine.configuration.inputChannelCount).map { _ in captureSignal }
+            return OfflineRenderer(engine: loaded.engine).render(
+                frameCount: frames, hostBlockFrames: blockFrames, inputs: inputs.isEmpty ? nil : inputs)
         }
+    }
+
+    /// What a scene's capture ports carry: 300 Hz with its third harmonic, swelling at 3 Hz.
+    static let captureSignal: [Float] = (0..<frames).map { i in
+        let t = Double(i) / 48_000
+        let tone = 0.15 * sin(2 * Double.pi * 300 * t) + 0.05 * sin(2 * Double.pi * 900 * t)
+        return Float(tone * (0.6 + 0.4 * sin(2 * Double.pi * 3 * t)))
     }
 
     static func referencePath(_ scene: Scene) -> String {

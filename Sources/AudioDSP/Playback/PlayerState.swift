@@ -88,6 +88,9 @@ public struct PlayerState: BitwiseCopyable {
     /// Player timeline: frames elapsed while playing since the last stop (AVAudioPlayerNode's player time).
     public var playerTime: Int64 = 0
     public var isPlaying = false
+    /// The gain other-audio ducking (a voice processor's `duckOthers`) applies to this player's output,
+    /// gliding toward the engine's ducking target.
+    public var duckGain: Float = 1
     /// Stable node number used in events.
     public let nodeID: Int32
     /// Items that ended during the last `render` call (drained by the caller).

@@ -3,15 +3,17 @@
 import AudioDSP
 
 extension GraphCompiler {
-    /// One bus per active node (the output node's bus holds what goes to the host); effects, and
-    /// audioplayers with a time-pitch stage, also get an input bus their sources are summed into; such
-    /// an audioplayer's own player renders into a third (its stage writes the node's bus).
+    /// One bus per active node (the output node's bus holds what goes to the host); effects, voice
+    /// processors (their microphone) and audioplayers with a time-pitch stage also get an input bus their
+    /// sources are summed into; such an audioplayer's own player renders into a third (its stage writes
+    /// the node's bus), and a voice processor sums its reference into one of its reference's width.
     struct BusLayout {
         let nodes: [String: NodeRecord]
         let stride: Int
         private(set) var output: [String: Int] = [:]
         private(set) var input: [String: Int] = [:]
         private(set) var stage: [String: Int] = [:]
+        private(set) var reference: [String: Int] = [:]
         /// Zeroed; owned by the program once compiled.
         let slab: UnsafeMutableBufferPointer<Float>
 
@@ -23,13 +25,17 @@ extension GraphCompiler {
                 guard let node = nodes[name] else { continue }
                 output[name] = total
                 total += node.outputChannelCount * stride
-                if node.kind.isEffect || node.rateStage != nil {
+                if node.kind.isEffect || node.voice != nil || node.rateStage != nil {
                     input[name] = total
                     total += node.outputChannelCount * stride
                 }
                 if node.rateStage != nil {
                     stage[name] = total
                     total += node.outputChannelCount * stride
+                }
+                if let voice = node.voice {
+                    reference[name] = total
+                    total += voice.pointee.referenceChannels * stride
                 }
             }
             slab = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, total))
@@ -46,6 +52,12 @@ extension GraphCompiler {
         func inputBus(_ name: String) -> BusRef? {
             guard let offset = input[name], let node = nodes[name] else { return nil }
             return bus(at: offset, channels: node.outputChannelCount)
+        }
+
+        /// The reference bus of a voice processor (bus 1's connections are summed into it).
+        func referenceBus(_ name: String) -> BusRef? {
+            guard let offset = reference[name], let voice = nodes[name]?.voice else { return nil }
+            return bus(at: offset, channels: voice.pointee.referenceChannels)
         }
 
         /// The bus a rate-staged audioplayer's own player renders into.
@@ -71,7 +83,9 @@ extension GraphCompiler {
             for name in order {
                 guard let node = input.nodes[name] else { continue }
                 let kind = node.kind
-                if kind == .mixer || kind == .output || kind.isEffect { mixerInputs += liveInputs(name) }
+                if kind == .mixer || kind == .output || kind.isEffect || kind == .voiceprocessor {
+                    mixerInputs += liveInputs(name)
+                }
                 if node.rateStage != nil { mixerInputs += 1 }
                 if kind == .environment { environmentInputs += liveInputs(name) }
             }

@@ -73,11 +73,11 @@ extension GraphCompiler {
         /// The inputs of mixer, output or effect `name`. `unityMixing`: the output node and effects ignore
         /// their sources' volume/pan (they apply on mixer inputs only) and pass them through with their
         /// own, always-unity, mixing state.
-        private mutating func inputTable(for name: String, unityMixing: UnsafeMutablePointer<MixingState>? = nil)
-            -> UnsafeBufferPointer<MixerInput>
-        {
+        private mutating func inputTable(
+            for name: String, bus: Int? = nil, unityMixing: UnsafeMutablePointer<MixingState>? = nil
+        ) -> UnsafeBufferPointer<MixerInput> {
             let start = mixerUsed
-            for edge in edges(into: name) {
+            for edge in edges(into: name) where bus == nil || edge.destinationBus == bus {
                 guard let source = buses.bus(edge.source), let sourceNode = input.nodes[edge.source],
                     let fade = input.fades[edge]
                 else { continue }
@@ -113,7 +113,19 @@ extension GraphCompiler {
                 }
                 return [.player(player, node.mixing, b)]
             case .input:
-                return [.input(node.mixing, b)]
+                // With voice processing, the capture channels go to the processor, whose output is the
+                // node's bus.
+                guard let voice = node.voice, let unity = node.mixer, let mic = buses.inputBus(name),
+                    let reference = buses.referenceBus(name)
+                else { return [.input(node.mixing, b)] }
+                let none = UnsafeBufferPointer<MixerInput>(start: nil, count: 0)
+                return [
+                    .input(node.mixing, mic),
+                    .voiceProcessor(
+                        VoiceProcessorStep(
+                            stage: voice, unity: unity, micInputs: none, referenceInputs: none, mic: mic,
+                            reference: reference, output: b, slot: .none, micIsFilled: true))
+                ]
             case .environment:
                 guard let environment = node.environment else { return [] }
                 return [.environment(environment.state, environmentTable(for: name, id: node.id), b)]
@@ -122,7 +134,10 @@ extension GraphCompiler {
                 return [.mixer(mixer, node.mixing, inputTable(for: name), b)]
             case .output:
                 guard let mixer = node.mixer else { return [] }
-                return [.output(mixer, inputTable(for: name, unityMixing: node.mixing), b)]
+                // Voice processors that use the engine's output as reference keep it from here.
+                let references: [RenderStep] = input.nodes.values.filter { active.contains($0.name) }
+                    .sorted { $0.id < $1.id }.compactMap { $0.voice.map { .voiceReference($0, b) } }
+                return [.output(mixer, inputTable(for: name, unityMixing: node.mixing), b)] + references
             case .reverb, .delay, .distortion, .eq, .timepitch, .varispeed:
                 guard let unity = node.mixer, let effect = node.effect, let inputBus = buses.inputBus(name) else {
                     return []
@@ -132,6 +147,22 @@ extension GraphCompiler {
                     ? InsertSlot.none
                     : input.inserts[name].map { InsertSlot(base: $0.base, channelCount: $0.channelCount) } ?? .none
                 return [.effect(effect, unity, inputTable(for: name, unityMixing: node.mixing), inputBus, b, slot)]
+            case .voiceprocessor:
+                guard let unity = node.mixer, let voice = node.voice, let mic = buses.inputBus(name),
+                    let reference = buses.referenceBus(name)
+                else { return [] }
+                let slot =
+                    inChain
+                    ? InsertSlot.none
+                    : input.inserts[name].map { InsertSlot(base: $0.base, channelCount: $0.channelCount) } ?? .none
+                let micInputs = inputTable(for: name, bus: 0, unityMixing: node.mixing)
+                let referenceInputs = inputTable(for: name, bus: 1, unityMixing: node.mixing)
+                return [
+                    .voiceProcessor(
+                        VoiceProcessorStep(
+                            stage: voice, unity: unity, micInputs: micInputs, referenceInputs: referenceInputs,
+                            mic: mic, reference: reference, output: b, slot: slot, micIsFilled: false))
+                ]
             }
         }
 

@@ -14,6 +14,7 @@ extension NodeRecord: CommandTargetOwner {
         if let player { targets.append(UnsafeMutableRawPointer(player)) }
         if let mixer { targets.append(UnsafeMutableRawPointer(mixer)) }
         if let environment { targets.append(UnsafeMutableRawPointer(environment.state)) }
+        if let voice { targets.append(UnsafeMutableRawPointer(voice)) }
         return targets
     }
 }

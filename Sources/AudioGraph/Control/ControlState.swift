@@ -24,6 +24,7 @@ struct ControlState {
         case .input: channels = max(1, configuration.inputChannelCount)
         case .mixer, .player, .audioplayer, .reverb, .delay, .distortion, .eq, .timepitch, .varispeed, .environment:
             channels = 2
+        case .voiceprocessor: channels = 1
         }
         let record = NodeRecord(name: name, kind: kind, id: graph.nextNodeID, outputChannelCount: channels)
         if kind == .input { record[.channels] = .int(channels) }

@@ -8,7 +8,8 @@ extension Engine {
         throws(EngineError)
     {
         try control.withLock { core throws(EngineError) in try core.attach(kind, name: name, parameters: parameters) }
-        if parameters["insert"] != nil { notifyInsertObserver() }
+        // An exposed effect, and a voice processor with its ports, change the host's ports.
+        if parameters["insert"] != nil || kind == .voiceprocessor { notifyInsertObserver() }
     }
 
     /// Removes a node, its connections and its taps. `main` and `output` cannot be removed.

@@ -180,10 +180,13 @@ extension EngineCore {
         republish()
     }
 
+    /// What a program renders for besides the output, as the compiler sees it: tapped nodes and the
+    /// nodes exposed as host ports (the host listens to them).
+    var sinks: Set<String> { Set(state.monitors.taps.values.map(\.node)).union(state.inserts.exposed.keys) }
+
     func nodes() -> [NodeInfo] {
         let active = GraphCompiler.activeNodes(
-            nodes: state.graph.nodes, connections: state.graph.connections,
-            tappedNodes: Set(state.monitors.taps.values.map(\.node)))
+            nodes: state.graph.nodes, connections: state.graph.connections, tappedNodes: sinks)
         return state.graph.nodes.values.filter { !$0.isInternal }.sorted { $0.name < $1.name }.map {
             NodeInfo(
                 name: $0.name, kind: $0.kind, outputChannelCount: $0.outputChannelCount,
@@ -198,9 +201,8 @@ extension EngineCore {
     }
 
     func renderOrder() -> [String] {
-        let tapped = Set(state.monitors.taps.values.map(\.node))
         let active = GraphCompiler.activeNodes(
-            nodes: state.graph.nodes, connections: state.graph.connections, tappedNodes: tapped)
+            nodes: state.graph.nodes, connections: state.graph.connections, tappedNodes: sinks)
         return GraphCompiler.executionOrder(
             nodes: state.graph.nodes, connections: state.graph.connections, active: active)
     }

@@ -8,15 +8,20 @@ extension EngineCore {
             inserts: state.inserts.exposed.values.sorted { $0.base < $1.base })
     }
 
-    /// Exposes or hides `node` (an effect); the caller republishes. Throws when the insert
-    /// channel space is full.
+    /// Exposes or hides `node` (an effect, or a voice processor's ports); the caller republishes. Throws
+    /// when the insert channel space is full.
     func setInsert(_ node: NodeRecord, exposed: Bool) throws(EngineError) {
         if !exposed {
             if state.inserts.exposed.removeValue(forKey: node.name) != nil { state.inserts.layoutVersion += 1 }
             return
         }
         guard state.inserts.exposed[node.name] == nil else { return }
-        let count = node.outputChannelCount
+        var ports = HostInsert.Ports.effect
+        var count = node.outputChannelCount
+        if let voice = node.voice {
+            ports = .voice(micChannels: voice.pointee.micChannels, referenceChannels: voice.pointee.referenceChannels)
+            count = voice.pointee.micChannels + voice.pointee.referenceChannels
+        }
         guard let base = freeInsertBase(count: count) else {
             throw EngineError(
                 .notAllowed,
@@ -25,7 +30,7 @@ extension EngineCore {
         }
         state.inserts.exposed[node.name] = HostInsert(
             node: node.name, channelCount: count, base: base,
-            latencyFrames: node.effect?.latencyFrames ?? 0)
+            latencyFrames: node.voice?.pointee.latencyFrames ?? node.effect?.latencyFrames ?? 0, ports: ports)
         state.inserts.layoutVersion += 1
     }
 

@@ -44,6 +44,9 @@ extension EngineCore {
             node.outputChannelCount = node.int(.channels)
             node.mixer?.pointee.outputVolume.jump(to: Float(node.double(.outputVolume)))
         }
+        if node.kind == .voiceprocessor || (node.kind == .input && node.bool(.voiceProcessing)) {
+            try makeVoiceProcessor(node)
+        }
         if node.kind.isEffect {
             node.outputChannelCount = node.int(.channels)
             let effect = EffectRef.make(
@@ -157,6 +160,9 @@ extension EngineCore {
             return
         }
         if node.kind == .environment, try applyEnvironment(node, key, value, time: time) { return }
+        if node.kind == .voiceprocessor || node.kind == .input, try applyVoice(node, key, value, time: time) {
+            return
+        }
         if node.kind.is3DSource && NodeKind.isSpatialSourceKey(key) {
             node[position] = value
             node.spatialProperties = nil

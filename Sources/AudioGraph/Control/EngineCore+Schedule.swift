@@ -252,6 +252,9 @@ extension EngineCore {
             state.graph.nodesByID[nodeID]?.transport = (time, playerTime, isPlaying)
         case .programInstalled(let generation, let time):
             programInstalled(generation, at: time)
+        case .voiceActivity(let nodeID, let started):
+            guard let node = state.graph.nodesByID[nodeID] else { return }
+            events.append(.voiceActivity(node: node.name, started: started))
         case .playerQueueFull(let nodeID, let itemID):
             guard let node = state.graph.nodesByID[nodeID], let item = node.items.removeValue(forKey: itemID) else {
                 return

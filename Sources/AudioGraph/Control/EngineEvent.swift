@@ -31,4 +31,7 @@ public enum EngineEvent: Sendable, Equatable {
     case tapRemoved(node: String, tapID: Int)
     /// A timed command arrived while the render thread's pending list was full; it applied early.
     case timedCommandOverflow
+    /// A muted voice processor heard its near end start (`started`) or stop talking (muted-talker
+    /// detection, AVAudioVoiceProcessingSpeechActivityEvent).
+    case voiceActivity(node: String, started: Bool)
 }

@@ -37,6 +37,8 @@ final class NodeRecord {
     var timeFIFO: UnsafeMutablePointer<TimeEffectFIFO>?
     /// An audioplayer's time-pitch stage (`enableRate`); its kernel is `effect`.
     var rateStage: RateStage?
+    /// A voice processor's render state (the `voiceprocessor` kind).
+    var voice: UnsafeMutablePointer<VoiceProcessorStage>?
     /// An environment's state (the `environment` kind).
     var environment: EnvironmentControl?
     /// A 3D source's properties as voice targets read them, parsed from the values on first use after a
@@ -76,7 +78,7 @@ final class NodeRecord {
         } else {
             player = nil
         }
-        if kind == .mixer || kind == .output || kind.isEffect {
+        if kind == .mixer || kind == .output || kind.isEffect || kind == .voiceprocessor || kind == .input {
             let m = UnsafeMutablePointer<MixerState>.allocate(capacity: 1)
             m.initialize(to: MixerState(outputVolume: 1))
             mixer = m
@@ -140,6 +142,11 @@ final class NodeRecord {
 
     deinit {
         effect?.deallocate()
+        if let voice {
+            voice.pointee.deallocate()
+            voice.deinitialize(count: 1)
+            voice.deallocate()
+        }
         if let timeFIFO { TimeEffectFIFO.free(timeFIFO) }
         mixing.deallocate()
         player?.pointee.deallocate()

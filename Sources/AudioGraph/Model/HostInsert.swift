@@ -1,23 +1,53 @@
 // Control side (HostInsert, HostInsertLayout) and render side (HostInsertIO, InsertSlot). Effect nodes
 // exposed to the host as ports of their own, so other programs can route audio through them.
 
-/// One effect node exposed as host ports `<node>_in_N` / `<node>_out_N` (N = 1…channelCount). What
-/// arrives on the input ports is added to the effect's input; its output also goes to the output ports.
+/// One node exposed as host ports. An effect has `<node>_in_N` / `<node>_out_N` (N = 1…channelCount):
+/// what arrives on the input ports is added to the effect's input, and its output also goes to the output
+/// ports. A voice processor has `<node>_mic_N` and `<node>_ref_N` in, `<node>_out_N` out.
 public struct HostInsert: Sendable, Equatable {
-    /// The effect node's name (the port name prefix).
+    /// Which ports a node has.
+    public enum Ports: Sendable, Equatable {
+        /// `in_N` and `out_N`, one pair per channel.
+        case effect
+        /// `mic_1…M` and `ref_1…R` in (insert channels base…base+M−1, then the next R), `out_1…M` out
+        /// (the first M channels).
+        case voice(micChannels: Int, referenceChannels: Int)
+    }
+
+    /// The node's name (the port name prefix).
     public var node: String
+    /// Insert channels the node takes: its input ports.
     public var channelCount: Int
+    public var ports: Ports
     /// The node's first channel in the host's insert channel space (`0 ..< channelCapacity`).
     public var base: Int
     /// Frames by which the output lags the input (reported through JACK's latency API).
     public var latencyFrames: Int
 
+    /// The short names of the input ports (by insert channel from `base`) and of the output ports (from
+    /// `base` too), without the client's name.
+    public var portNames: (inputs: [String], outputs: [String]) {
+        switch ports {
+        case .effect:
+            return (
+                (1...max(1, channelCount)).map { "\(node)_in_\($0)" },
+                (1...max(1, channelCount)).map { "\(node)_out_\($0)" }
+            )
+        case .voice(let mic, let reference):
+            return (
+                (1...mic).map { "\(node)_mic_\($0)" } + (1...reference).map { "\(node)_ref_\($0)" },
+                (1...mic).map { "\(node)_out_\($0)" }
+            )
+        }
+    }
+
     /// Insert channels an engine can expose in all.
     public static let channelCapacity = 256
 
-    public init(node: String, channelCount: Int, base: Int, latencyFrames: Int) {
+    public init(node: String, channelCount: Int, base: Int, latencyFrames: Int, ports: Ports = .effect) {
         self.node = node
         self.channelCount = channelCount
+        self.ports = ports
         self.base = base
         self.latencyFrames = latencyFrames
     }

@@ -20,6 +20,7 @@ extension NodeKind {
         case .timepitch: return ParameterTables.timepitch
         case .varispeed: return ParameterTables.varispeed
         case .environment: return ParameterTables.environment
+        case .voiceprocessor: return ParameterTables.voiceprocessor
         }
     }
 
@@ -80,9 +81,11 @@ extension NodeKind {
                 ParameterSpec(
                     .channels, .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
                     "Capture channels (JACK ports in_1..N); set by the engine configuration.")
-            ]
+            ] + Self.inputVoiceParameters
         case .reverb, .delay, .distortion, .eq, .timepitch, .varispeed:
             return Self.effectParameters(self, bandCount: Self.defaultEQBandCount)
+        case .voiceprocessor:
+            return Self.voiceProcessorParameters
         }
     }
 
@@ -149,5 +152,6 @@ private enum ParameterTables {
     static let timepitch = ParameterTable(NodeKind.timepitch.declaredParameters)
     static let varispeed = ParameterTable(NodeKind.varispeed.declaredParameters)
     static let environment = ParameterTable(NodeKind.environment.declaredParameters)
+    static let voiceprocessor = ParameterTable(NodeKind.voiceprocessor.declaredParameters)
     static let eq = (1...EQKernel.maxBandCount).map { ParameterTable(NodeKind.effectParameters(.eq, bandCount: $0)) }
 }

@@ -27,6 +27,9 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
     /// A 3D mixer with an implicit listener (AVAudioEnvironmentNode): its sources are the nodes
     /// connected to it, placed by their own 3D properties.
     case environment
+    /// Voice processing (AVAudioEngine's voice-processing I/O): echo cancellation, noise suppression and
+    /// AGC of a microphone (bus 0) against what the loudspeakers play (bus 1, the reference).
+    case voiceprocessor
 
     /// Number of input buses, or nil for "any number" (mixers).
     public var inputBusCount: Int? {
@@ -35,6 +38,7 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
         case .mixer, .environment: return nil
         case .player, .audioplayer, .input: return 0
         case .reverb, .delay, .distortion, .eq, .timepitch, .varispeed: return 1
+        case .voiceprocessor: return 2
         }
     }
 

@@ -22,6 +22,9 @@ public enum ParameterKey: UInt8, CaseIterable, Sendable, BitwiseCopyable {
     case reverbFilterType, reverbFilterFrequency, reverbFilterBandwidth, reverbFilterGain, reverbFilterBypass
     // Effects.
     case bypass, insert, bands, latency
+    // Voice processing.
+    case mode, agc, noiseSuppression, inputMuted, duckOthers, duckLevel, advancedDucking
+    case micChannels, referenceChannels, reference, ports, voiceProcessing
 
     /// The name patches and OSC use: the case's own name.
     public var name: String { Self.names[Int(rawValue)] }

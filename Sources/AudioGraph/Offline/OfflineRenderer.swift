@@ -13,12 +13,16 @@ public struct OfflineRenderer {
     }
 
     /// Renders `frameCount` frames in host blocks of `hostBlockFrames`, feeding `inputs` (planar,
-    /// optional) to the engine's capture channels, and hands each block to `consume` as planar
-    /// channel pointers valid only during the call.
+    /// optional) to the engine's capture channels and `ports` to the exposed nodes' input ports by short
+    /// name (`vp_mic_1`, `reverb_in_2`: what JACK would deliver there), and hands each block to `consume`
+    /// as planar channel pointers valid only during the call. Signals shorter than the render end in
+    /// silence.
     public func render(
-        frameCount: Int, hostBlockFrames: Int, inputs: [[Float]]? = nil,
+        frameCount: Int, hostBlockFrames: Int, inputs: [[Float]]? = nil, ports: [String: [Float]] = [:],
         consume: (_ channels: [UnsafeBufferPointer<Float>]) -> Void
     ) {
+        var portFeed = PortFeed(ports: ports, block: max(1, hostBlockFrames))
+        defer { portFeed.deallocate() }
         let block = max(1, hostBlockFrames)
         let outCount = engine.configuration.outputChannelCount
         let inCount = engine.configuration.inputChannelCount
@@ -46,9 +50,10 @@ public struct OfflineRenderer {
                     }
                 }
             }
+            let inserts = portFeed.prepare(engine.hostInsertLayout, from: done, frames: n)
             engine.renderEngine.render(
                 frameCount: n, inputs: inCount > 0 ? UnsafePointer(inPointers) : nil,
-                inputCount: inCount, outputs: UnsafePointer(outPointers), outputCount: outCount)
+                inputCount: inCount, outputs: UnsafePointer(outPointers), outputCount: outCount, inserts: inserts)
             consume((0..<outCount).map { UnsafeBufferPointer(start: outStorage + $0 * block, count: n) })
             done += n
             sincePoll += n
@@ -61,12 +66,67 @@ public struct OfflineRenderer {
     }
 
     /// Renders `frameCount` frames and returns them planar.
-    public func render(frameCount: Int, hostBlockFrames: Int, inputs: [[Float]]? = nil) -> [[Float]] {
+    public func render(
+        frameCount: Int, hostBlockFrames: Int, inputs: [[Float]]? = nil, ports: [String: [Float]] = [:]
+    ) -> [[Float]] {
         var out = [[Float]](repeating: [], count: engine.configuration.outputChannelCount)
         for c in out.indices { out[c].reserveCapacity(frameCount) }
-        render(frameCount: frameCount, hostBlockFrames: hostBlockFrames, inputs: inputs) { channels in
+        render(frameCount: frameCount, hostBlockFrames: hostBlockFrames, inputs: inputs, ports: ports) { channels in
             for (c, ch) in channels.enumerated() { out[c].append(contentsOf: ch) }
         }
         return out
+    }
+}
+
+/// Offline stand-ins for the host's insert buffers: each block, the signals named by port are copied to
+/// the insert channels the layout gives those ports; output ports get scratch buffers.
+private struct PortFeed {
+    let ports: [String: [Float]]
+    let block: Int
+    private var storage: UnsafeMutablePointer<Float>?
+    private var inputs: UnsafeMutablePointer<UnsafePointer<Float>?>?
+    private var outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
+    private var capacity = 0
+
+    init(ports: [String: [Float]], block: Int) {
+        self.ports = ports
+        self.block = block
+    }
+
+    /// The insert buffers for frames `start ..< start + frames` under `layout` (none without ports).
+    mutating func prepare(_ layout: HostInsertLayout, from start: Int, frames: Int) -> HostInsertIO {
+        let span = layout.channelSpan
+        guard span > 0, !ports.isEmpty else { return .none }
+        if span > capacity { grow(to: span) }
+        guard let storage, let inputs, let outputs else { return .none }
+        for c in 0..<span {
+            inputs[c] = nil
+            outputs[c] = storage + (span + c) * block
+        }
+        for insert in layout.inserts {
+            for (index, name) in insert.portNames.inputs.enumerated() {
+                guard let signal = ports[name] else { continue }
+                let channel = insert.base + index
+                let destination = storage + channel * block
+                for i in 0..<frames { destination[i] = start + i < signal.count ? signal[start + i] : 0 }
+                inputs[channel] = UnsafePointer(destination)
+            }
+        }
+        return HostInsertIO(inputs: UnsafePointer(inputs), outputs: UnsafePointer(outputs), channelCount: span)
+    }
+
+    private mutating func grow(to span: Int) {
+        deallocate()
+        storage = .allocate(capacity: 2 * span * block)
+        storage?.initialize(repeating: 0, count: 2 * span * block)
+        inputs = .allocate(capacity: span)
+        outputs = .allocate(capacity: span)
+        capacity = span
+    }
+
+    func deallocate() {
+        storage?.deallocate()
+        inputs?.deallocate()
+        outputs?.deallocate()
     }
 }

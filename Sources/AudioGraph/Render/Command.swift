@@ -47,6 +47,10 @@ public enum Command: BitwiseCopyable {
     /// An environment's reverb preset (index into `ReverbPreset`).
     case environmentReverbPreset(UnsafeMutablePointer<EnvironmentState>, Int32)
     /// Take the newest program from the slot (no-op when there is none). Sent after each publish.
+    /// Changes a voice processor's setting.
+    case voiceSetting(UnsafeMutablePointer<VoiceProcessorStage>, VoiceSetting, Bool)
+    /// Sets the gain a voice processor's `duckOthers` brings other audio to (linear).
+    case voiceDuckLevel(UnsafeMutablePointer<VoiceProcessorStage>, Float)
     case takeProgram
     /// Drop every pending timed command that targets this state (sent before a node is freed).
     case purge(UnsafeMutableRawPointer)
@@ -77,4 +81,6 @@ public enum RenderEvent: BitwiseCopyable, Equatable {
     /// The render thread installed program `generation` at engine `sampleTime` (players it leaves out
     /// stop advancing their timelines from that frame; players it brings in resume).
     case programInstalled(generation: Int, sampleTime: Int64)
+    /// A muted voice processor heard its near end start or stop talking (muted-talker detection).
+    case voiceActivity(nodeID: Int32, started: Bool)
 }

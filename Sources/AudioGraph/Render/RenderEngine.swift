@@ -149,6 +149,8 @@ public final class RenderEngine: @unchecked Sendable {
                 if next > now { n = min(n, Int(next &- now)) }
             }
             core.pointee.hostOffset = done
+            core.pointee.duckTarget = core.pointee.duckNext
+            core.pointee.duckNext = 1
             renderChunk(core, frames: n)
             core.pointee.sampleTime &+= Int64(n)
             done &+= n
@@ -274,6 +276,10 @@ public final class RenderEngine: @unchecked Sendable {
             env.pointee.reverbEnabled = reverbEnabled
             env.pointee.reverbLevel.ramp(to: reverbEnabled ? reverbLevel : 0, frames: Int(frames))
             env.pointee.outputVolume.ramp(to: outputVolume, frames: Int(frames))
+        case .voiceSetting(let stage, let setting, let on):
+            RenderKernels.applyVoiceSetting(stage, setting, on)
+        case .voiceDuckLevel(let stage, let gain):
+            stage.pointee.duckLevel = gain
         case .environmentReverbPreset(let env, let index):
             env.pointee.reverb.setParameter(ReverbKernel.Parameter.preset.rawValue, value: Double(index))
         case .environmentFilter(let env, let index, let value):
@@ -392,6 +398,7 @@ public final class RenderEngine: @unchecked Sendable {
                 mixing.pointee.beginChunk(frames: frames)
                 let wasPlaying = player.pointee.isPlaying
                 player.pointee.render(into: bus, frames: frames)
+                RenderKernels.duck(player, bus, target: core.pointee.duckTarget, frames: frames)
                 for e in 0..<player.pointee.endedCount {
                     let end = player.pointee.ended[e]
                     emit(
@@ -439,6 +446,14 @@ public final class RenderEngine: @unchecked Sendable {
                 i &+= chain
             case .environment(let env, let inputs, let bus):
                 EnvironmentRender.process(env, inputs: inputs, into: bus, frames: frames)
+            case .voiceProcessor(let v):
+                let change = RenderKernels.processVoice(v, core, frames: frames)
+                core.pointee.duckNext = min(core.pointee.duckNext, v.stage.pointee.duckTarget)
+                if let started = change {
+                    emit(.voiceActivity(nodeID: v.stage.pointee.nodeID, started: started))
+                }
+            case .voiceReference(let stage, let bus):
+                RenderKernels.captureEngineOutput(stage, bus, frames: frames)
             case .tap(let tap, let bus):
                 RenderKernels.pushTap(tap, from: bus, frames: frames)
             case .meter(let meter, let bus):
@@ -518,6 +533,10 @@ struct RenderCore {
     var hostInserts = HostInsertIO.none
     /// Offset of the current sub-block inside the host period.
     var hostOffset = 0
+    /// Other-audio ducking: the gain players glide to in this sub-block, and the lowest target the
+    /// voice processors ask for in it (for the next one).
+    var duckTarget: Float = 1
+    var duckNext: Float = 1
 
     init(maxBlockFrames: Int, pendingCapacity: Int) {
         self.maxBlockFrames = maxBlockFrames
@@ -586,6 +605,27 @@ struct PendingCommand {
 /// Per-step kernels, kept apart from the dispatch loop so each is small and testable.
 @usableFromInline
 enum RenderKernels {
+    /// The voice processor's stage frames its input and calls speexdsp (C) through its kernel, which the
+    /// static checker cannot see into, so these wrappers are exempt from it. speexdsp's echo canceller
+    /// and preprocessor allocate and lock nothing after construction; the render thread's allocation
+    /// test runs a voice processor to check that at runtime.
+    @_semantics("no_performance_analysis") @inline(never)
+    static func processVoiceFrames(_ v: VoiceProcessorStep, frames: Int) -> Bool? {
+        v.stage.pointee.process(mic: v.mic, reference: v.reference, output: v.output, frames: frames)
+    }
+
+    @_semantics("no_performance_analysis") @inline(never)
+    static func applyVoiceSetting(
+        _ stage: UnsafeMutablePointer<VoiceProcessorStage>, _ setting: VoiceSetting, _ on: Bool
+    ) {
+        stage.pointee.apply(setting, on)
+    }
+
+    @_semantics("no_performance_analysis") @inline(never)
+    static func captureEngineOutput(_ stage: UnsafeMutablePointer<VoiceProcessorStage>, _ bus: BusRef, frames: Int) {
+        stage.pointee.captureEngineOutput(bus, frames: frames)
+    }
+
     /// The time-pitch kernel's push and pull call Rubber Band (C), which the static checker cannot see
     /// into, so these two wrappers are exempt from it. Rubber Band's real-time mode allocates and locks
     /// nothing after construction; the allocation-probe tests of the kernel and of the render thread
@@ -675,6 +715,54 @@ enum RenderKernels {
             let destination = bus.channel(c)
             for i in 0..<frames { destination[i] += source[offset &+ i] }
         }
+    }
+
+    /// Player step: other-audio ducking. The player's gain glides toward `target` over at most 50 ms at
+    /// 48 kHz (full scale); nothing is touched while both are 1.
+    @inline(__always)
+    static func duck(_ player: UnsafeMutablePointer<PlayerState>, _ bus: BusRef, target: Float, frames: Int) {
+        let start = player.pointee.duckGain
+        if start == 1 && target == 1 { return }
+        let step: Float = 1.0 / 2_400
+        var gain = start
+        for c in 0..<bus.channelCount {
+            let channel = bus.channel(c)
+            gain = start
+            for i in 0..<frames {
+                gain = gain < target ? min(target, gain + step) : max(target, gain - step)
+                channel[i] *= gain
+            }
+        }
+        if bus.channelCount == 0 {
+            gain =
+                start < target ? min(target, start + step * Float(frames)) : max(target, start - step * Float(frames))
+        }
+        player.pointee.duckGain = gain
+    }
+
+    /// Voice-processor step: sums the microphone and reference inputs at unity, adds the host ports
+    /// (microphone at the slot's first channels, reference after them), processes, and writes the
+    /// output ports. Returns a change of near-end activity while muted, to report.
+    @inline(__always)
+    static func processVoice(_ v: VoiceProcessorStep, _ core: UnsafeMutablePointer<RenderCore>, frames: Int) -> Bool? {
+        if !v.micIsFilled {
+            MixerKernel.mix(v.micInputs, into: v.mic, outputVolume: &v.unity.pointee.outputVolume, frames: frames)
+        }
+        MixerKernel.mix(
+            v.referenceInputs, into: v.reference, outputVolume: &v.unity.pointee.outputVolume, frames: frames)
+        // The slot spans the microphone's channels, then the reference's.
+        var micSlot = v.slot
+        micSlot.channelCount = v.stage.pointee.micChannels
+        var referenceSlot = v.slot
+        referenceSlot.base = v.slot.base &+ micSlot.channelCount
+        referenceSlot.channelCount = v.stage.pointee.referenceChannels
+        if v.slot.base >= 0 {
+            addInsertInputs(core, micSlot, into: v.mic, frames: frames)
+            addInsertInputs(core, referenceSlot, into: v.reference, frames: frames)
+        }
+        let change = processVoiceFrames(v, frames: frames)
+        if v.slot.base >= 0 { writeInsertOutputs(core, micSlot, from: v.output, frames: frames) }
+        return change
     }
 
     /// Effect step of an exposed effect: copies its output bus to the host's insert output channels.
@@ -777,6 +865,7 @@ extension Command {
             return UnsafeMutableRawPointer(v)
         case .environmentMix(let e, _, _, _, _), .environmentReverbPreset(let e, _), .environmentFilter(let e, _, _):
             return UnsafeMutableRawPointer(e)
+        case .voiceSetting(let s, _, _), .voiceDuckLevel(let s, _): return UnsafeMutableRawPointer(s)
         case .purge, .takeProgram: return nil
         }
     }

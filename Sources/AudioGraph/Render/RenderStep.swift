@@ -27,8 +27,27 @@ public enum RenderStep: BitwiseCopyable {
         UnsafeMutablePointer<TimeEffectFIFO>, Int)
     /// An environment renders each source connection as a voice into its bus (see `EnvironmentRender`).
     case environment(UnsafeMutablePointer<EnvironmentState>, UnsafeBufferPointer<EnvironmentInput>, BusRef)
+    /// A voice processor sums its microphone (bus 0) and reference (bus 1) inputs at unity, adds its
+    /// host ports, and writes the cleaned microphone to its bus (and its output ports).
+    case voiceProcessor(VoiceProcessorStep)
+    /// After the output step: a voice processor with `reference: engine` keeps the engine's output.
+    case voiceReference(UnsafeMutablePointer<VoiceProcessorStage>, BusRef)
     /// A tap copies a bus into its ring for the control side.
     case tap(UnsafeMutablePointer<TapState>, BusRef)
     /// A meter pushes per-sub-block peak and energy of a bus (a `TapState` whose ring holds records).
     case meter(UnsafeMutablePointer<TapState>, BusRef)
+}
+
+/// The payload of a voice-processor step.
+public struct VoiceProcessorStep: BitwiseCopyable {
+    public var stage: UnsafeMutablePointer<VoiceProcessorStage>
+    public var unity: UnsafeMutablePointer<MixerState>
+    public var micInputs: UnsafeBufferPointer<MixerInput>
+    public var referenceInputs: UnsafeBufferPointer<MixerInput>
+    public var mic: BusRef
+    public var reference: BusRef
+    public var output: BusRef
+    public var slot: InsertSlot
+    /// The microphone bus was filled by the step before (an input's capture channels): no inputs to sum.
+    public var micIsFilled: Bool
 }
