@@ -9,8 +9,8 @@ if ! command -v swift-format >/dev/null; then
   echo "swift-format is missing (it ships with the Swift toolchain, 5.9 and later)" >&2
   exit 1
 fi
-# The package's own Swift files (tracked ones: never a build directory's checkouts).
-mapfile -t paths < <(git ls-files '*.swift')
+# The package's own Swift files, tracked or new (never ignored ones, such as a build directory's checkouts).
+mapfile -t paths < <(git ls-files --cached --others --exclude-standard '*.swift')
 if [ "${1:-}" = "--check" ]; then
   if ! swift-format lint --strict --parallel "${paths[@]}"; then
     echo "files are not formatted (listed above); run scripts/format.sh" >&2

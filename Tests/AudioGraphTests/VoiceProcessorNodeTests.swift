@@ -20,7 +20,8 @@ import Testing
 
     /// Renders periods of `period` frames with `inputs[c]` on insert channel c; returns every insert
     /// output channel and the host's first output channel.
-    static func run(_ engine: Engine, inputs: [[Float]], span: Int, period: Int) -> (outputs: [[Float]], main: [Float]) {
+    static func run(_ engine: Engine, inputs: [[Float]], span: Int, period: Int) -> (outputs: [[Float]], main: [Float])
+    {
         let render = engine.renderEngine
         let frames = inputs.map(\.count).max() ?? 0
         let inBuffers = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: span)
@@ -49,7 +50,8 @@ import Testing
             }
             render.render(
                 frameCount: period, inputs: nil, inputCount: 0, outputs: UnsafePointer(mainPointers), outputCount: 2,
-                inserts: HostInsertIO(inputs: UnsafePointer(inBuffers), outputs: UnsafePointer(outBuffers), channelCount: span))
+                inserts: HostInsertIO(
+                    inputs: UnsafePointer(inBuffers), outputs: UnsafePointer(outBuffers), channelCount: span))
             for c in 0..<span { outputs[c] += UnsafeBufferPointer(start: outStorage + c * period, count: period) }
             mainOut += UnsafeBufferPointer(start: main, count: period)
             engine.poll()
@@ -87,7 +89,8 @@ import Testing
     @Test(arguments: [100, 256, 1000])
     func bypassPassesTheMicrophoneBitExactlyDelayedByTheLatency(period: Int) throws {
         let engine = TestEngine.make()
-        try engine.attach(.voiceprocessor, name: "vp", parameters: ["bypass": .bool(true), "referenceChannels": .int(1)])
+        try engine.attach(
+            .voiceprocessor, name: "vp", parameters: ["bypass": .bool(true), "referenceChannels": .int(1)])
         let latency = try #require(engine.get("vp", "latency").intValue)
         let mic = Self.noise(12_000, seed: 7)
         let reference = Self.noise(12_000, seed: 8)
@@ -104,7 +107,8 @@ import Testing
 
     @Test func aMutedProcessorOutputsDigitalSilence() throws {
         let engine = TestEngine.make()
-        try engine.attach(.voiceprocessor, name: "vp", parameters: ["inputMuted": .bool(true), "referenceChannels": .int(1)])
+        try engine.attach(
+            .voiceprocessor, name: "vp", parameters: ["inputMuted": .bool(true), "referenceChannels": .int(1)])
         let mic = Self.noise(9_600, seed: 3)
         let out = Self.run(engine, inputs: [mic, []], span: 2, period: 256).outputs[0]
         #expect(out.allSatisfy { $0 == 0 })
@@ -215,12 +219,24 @@ import Testing
         }
         // Live switches reach it; without voice processing the same values are only kept.
         try engine.set("mic", "inputMuted", to: .bool(true))
-        let muted = OfflineRenderer(engine: engine).render(frameCount: 4_800, hostBlockFrames: 256, inputs: [capture])[0]
+        let muted = OfflineRenderer(engine: engine).render(frameCount: 4_800, hostBlockFrames: 256, inputs: [capture])[
+            0]
         #expect(muted.suffix(2_400).allSatisfy { $0 == 0 })
         let plain = TestEngine.make(outputs: 1, inputs: 1)
         try plain.attach(.input, name: "mic")
         try plain.set("mic", "agc", to: .bool(false))
         #expect(try plain.get("mic", "agc") == .bool(false))
+    }
+
+    @Test func aRateTheCancellerDoesNotRunAtIsRefused() throws {
+        let engine = Engine(configuration: EngineConfiguration(sampleRate: 192_000, blockFrames: 64))
+        do {
+            try engine.attach(.voiceprocessor, name: "vp")
+            Issue.record("a voice processor at 192 kHz was accepted")
+        } catch {
+            #expect(error.code == .notAllowed)
+            #expect(error.message.contains("8–96 kHz"))
+        }
     }
 
     @Test func voiceProcessingOnMoreThanTwoCaptureChannelsIsRefused() throws {

@@ -55,10 +55,13 @@ extension JackHostTests {
             #expect(capture.max > 0, "the backend reports no capture latency")
             let expected = (min: UInt32(latency), max: capture.max + UInt32(latency))
             #expect(
-                waitUntil(timeout: 3) { tone.latency(of: ports.outputs[0], capture: true).map { $0 == expected } ?? false },
-                "vp_out_1 capture \(String(describing: tone.latency(of: ports.outputs[0], capture: true))), expected \(expected)")
+                waitUntil(timeout: 3) {
+                    tone.latency(of: ports.outputs[0], capture: true).map { $0 == expected } ?? false
+                },
+                "vp_out_1 capture \(String(describing: tone.latency(of: ports.outputs[0], capture: true))), expected \(expected)"
+            )
         }
-    
+
         /// A room client plays our output back into the microphone port 60 ms later with reflections, as a
         /// loudspeaker would; the far end reaches the reference port by JACK wiring. Once converged, what
         /// leaves vp_out_1 is far below what reached vp_mic_1.
@@ -91,7 +94,8 @@ extension JackHostTests {
             defer { host.stop() }
             let client = try #require(host.actualClientName)
             let room = try JackRoomSimulator(
-                server: server.name, bulkDelay: 2_880, taps: [(0, 0.5), (37, 0.2), (113, -0.15), (257, 0.1), (611, 0.05)])
+                server: server.name, bulkDelay: 2_880,
+                taps: [(0, 0.5), (37, 0.2), (113, -0.15), (257, 0.1), (611, 0.05)])
             defer { room.close() }
             #expect(room.connect("\(client):out_1", to: room.speakerPort).isConnected)
             #expect(room.connect(room.micPort, to: "\(client):vp_mic_1").isConnected)
@@ -114,5 +118,5 @@ extension JackHostTests {
             let erle = 10 * log10(micEnergy / max(outEnergy, 1e-12))
             #expect(erle >= 30, "ERLE \(erle) dB through the live room")
         }
-}
+    }
 }

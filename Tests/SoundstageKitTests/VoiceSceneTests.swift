@@ -112,7 +112,7 @@ struct VoiceSceneTests {
         .init(
             name: "near-quieter", generator: ["--delay-ms", "60", "--ser-db", "-10", "--seed", "6"] + otherVoices,
             knownMisses: ["dt_near_gain_db", "nest_gain_db"]),
-        .init(name: "44k1", rate: 44_100, generator: ["--delay-ms", "60", "--seed", "7"] + otherTexts),
+        .init(name: "44k1", rate: 44_100, generator: ["--delay-ms", "60", "--seed", "7"] + otherTexts)
     ]
 
     /// The targets, by metric: (what metrics.py reports, the test it must pass).
@@ -120,7 +120,7 @@ struct VoiceSceneTests {
         ("erle_fe", "ERLE in far-end single talk ≥ 40 dB", { $0 >= 40 }),
         ("erle_fe2", "ERLE after double talk ≥ 35 dB", { $0 >= 35 }),
         ("dt_near_gain_db", "near talker in double talk ≥ −1 dB", { $0 >= -1 }),
-        ("nest_gain_db", "near-end single talk within ±0.5 dB", { abs($0) <= 0.5 }),
+        ("nest_gain_db", "near-end single talk within ±0.5 dB", { abs($0) <= 0.5 })
     ]
 
     @Test(arguments: scenes)

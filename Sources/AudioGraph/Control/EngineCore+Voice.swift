@@ -27,6 +27,11 @@ extension EngineCore {
                 "\(node.name).voiceProcessing: voice processing takes 1 or 2 capture channels, the engine has "
                     + "\(micChannels)")
         }
+        let rate = state.configuration.sampleRate
+        guard (8_000...96_000).contains(rate) else {
+            throw EngineError(
+                .notAllowed, "\(node.name): voice processing runs at 8–96 kHz, the engine at \(Int(rate)) Hz")
+        }
         let referenceChannels = isInput ? min(2, state.configuration.outputChannelCount) : node.int(.referenceChannels)
         let settings = VoiceProcessorSettings(
             mode: node.string(.mode) == "lowComplexity" ? .lowComplexity : .quality,

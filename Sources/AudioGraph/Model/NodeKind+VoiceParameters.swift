@@ -50,9 +50,9 @@ extension NodeKind {
         ] + voiceSwitches + [latencyParameter]
 
     private static let modeParameter = ParameterSpec(
-            .mode, .string, default: .string("quality"), creationOnly: true, choices: voiceModeNames,
-            "quality: echo cancellation with delay tracking and residual-echo suppression; lowComplexity: a "
-                + "shorter canceller for small machines. Set at creation.")
+        .mode, .string, default: .string("quality"), creationOnly: true, choices: voiceModeNames,
+        "quality: echo cancellation with delay tracking and residual-echo suppression; lowComplexity: a "
+            + "shorter canceller for small machines. Set at creation.")
 
     private static let voiceSwitches: [ParameterSpec] = [
         ParameterSpec(

@@ -144,8 +144,11 @@ public struct VoiceProcessorStage {
             for c in 0..<micChannels {
                 let source = c < mic.channelCount ? mic.channel(c) + done : nil
                 let destination = micFrame + c * f + position
-                if let source { MixKernel.copy(source, to: destination, count: n) }
-                else { MixKernel.clear(destination, count: n) }
+                if let source {
+                    MixKernel.copy(source, to: destination, count: n)
+                } else {
+                    MixKernel.clear(destination, count: n)
+                }
                 let out = c < output.channelCount ? output.channel(c) + done : nil
                 if let out { MixKernel.copy(outputFrame + c * f + position, to: out, count: n) }
             }
@@ -249,8 +252,11 @@ public struct VoiceProcessorStage {
         let count = referenceChannels * frameLength
         for i in 0..<count { energy += referenceFrame[i] * referenceFrame[i] }
         let farEndActive = energy / Float(max(1, count)) > 1e-5
-        if nearEndActive || farEndActive { talkHold = 30 * frameLength }
-        else { talkHold = max(0, talkHold - frameLength) }
+        if nearEndActive || farEndActive {
+            talkHold = 30 * frameLength
+        } else {
+            talkHold = max(0, talkHold - frameLength)
+        }
         duckTarget = talkHold > 0 ? duckLevel : 1
     }
 }
