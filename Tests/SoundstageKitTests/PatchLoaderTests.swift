@@ -13,7 +13,17 @@ import Testing
         #expect(files.count >= 2)
         for file in files {
             let loaded = try PatchLoader.load(path: Fixtures.patches.appendingPathComponent(file).path)
-            let out = OfflineRenderer(engine: loaded.engine).render(frameCount: 24_000, hostBlockFrames: 256)
+            // A patch that listens to capture ports (a voice rig) hears a talker-like signal there: a 150 Hz
+            // voice with harmonics, in syllables (a steady tone would be noise to a voice processor).
+            let talker = (0..<24_000).map { i -> Float in
+                let t = Double(i) / 48_000
+                var voice = 0.0
+                for h in 1...12 { voice += sin(2 * Double.pi * 150 * Double(h) * t) / Double(h) }
+                return Float(0.2 * max(0, sin(2 * Double.pi * 4 * t)) * voice)
+            }
+            let inputs = (0..<loaded.engine.configuration.inputChannelCount).map { _ in talker }
+            let out = OfflineRenderer(engine: loaded.engine).render(
+                frameCount: 24_000, hostBlockFrames: 256, inputs: inputs.isEmpty ? nil : inputs)
             #expect(SignalStats.peak(out[0][...]) > 0.05, "\(file) is silent")
             #expect(out.allSatisfy { $0.allSatisfy(\.isFinite) })
         }
