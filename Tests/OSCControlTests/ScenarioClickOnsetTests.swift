@@ -63,21 +63,24 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
         try #require(channels.count == 2)
         let left = JackRecCapture.onsets(channels[0])
         let right = JackRecCapture.onsets(channels[1])
-        let errors = zip(left, right).map { $0.1 - $0.0 - 24_000 }
+        // Each left onset with the right onset about 24,000 frames after it (a period lost by the capture
+        // can take one click away, so the lists are matched, not zipped).
+        let pairs = left.compactMap { l in right.first { abs($0 - l - 24_000) <= 1_024 }.map { (l, $0) } }
+        let errors = pairs.map { $0.1 - $0.0 - 24_000 }
         let context = Comment(
             rawValue: "left onsets \(left), right onsets \(right), frame errors \(errors), "
                 + "xruns before \(xrunsBefore.map(String.init) ?? "?") after \(xrunsAfter.map(String.init) ?? "?")")
-        #expect(left.count == Self.repetitions, context)
-        #expect(right.count == Self.repetitions, context)
         // Exact to the frame. The one exception is the capture itself: an xrun makes jack_rec lose a whole
-        // period, which moves one measured distance by exactly ±256 frames; that is allowed for at most
-        // as many repetitions as xruns were reported, and never for most of them.
+        // period, which moves one measured distance by exactly ±256 frames, or takes a click away; each is
+        // allowed for at most as many repetitions as xruns were reported, and never for most of them.
         let xrunCount = try #require(
             xrunsBefore.flatMap { b in xrunsAfter.map { Int($0 - b) } },
             "/status did not answer as OSC.md says: \(context)")
+        let lost = Self.repetitions - pairs.count
         let inexact = errors.filter { $0 != 0 }
-        #expect(errors.count == Self.repetitions, context)
-        #expect(inexact.allSatisfy { $0 % 256 == 0 } && inexact.count <= min(xrunCount, Self.repetitions / 4), context)
+        #expect(left.count <= Self.repetitions && right.count <= Self.repetitions, context)
+        #expect(lost + inexact.count <= min(xrunCount, Self.repetitions / 4), context)
+        #expect(inexact.allSatisfy { $0 % 256 == 0 }, context)
         // Each repetition is its own bundle: consecutive left onsets are about one spacing apart. The
         // spacing is wall-clock time (the client sends a bundle a second); an overloaded dummy backend
         // that reports many xruns drops cycles, so its frame clock falls behind the wall clock and the
@@ -85,7 +88,9 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
         // bundle (above) is checked on every run.
         if xrunCount <= Self.repetitions / 4 {
             for (earlier, later) in zip(left, left.dropFirst()) {
-                #expect(abs(later - earlier - 48_000) < 4_800, context)
+                // One spacing, or several where a click was lost (counted above).
+                let spacings = max(1, Int((Double(later - earlier) / 48_000).rounded()))
+                #expect(abs(later - earlier - spacings * 48_000) < 4_800, context)
             }
         } else {
             for (earlier, later) in zip(left, left.dropFirst()) { #expect(later > earlier, context) }
