@@ -75,6 +75,8 @@ extension GraphCompiler {
     struct InputTableCapacity {
         var mixerInputs = 0
         var environmentInputs = 0
+        /// Voice-processor steps (voice processors and inputs with voice processing).
+        var voiceSteps = 0
 
         init(order: [String], input: Input, active: Set<String>) {
             func liveInputs(_ name: String) -> Int {
@@ -88,6 +90,7 @@ extension GraphCompiler {
                 }
                 if node.rateStage != nil { mixerInputs += 1 }
                 if kind == .environment { environmentInputs += liveInputs(name) }
+                if node.voice != nil { voiceSteps += 1 }
             }
         }
     }

@@ -10,6 +10,9 @@ extension GraphCompiler {
         let buses: BusLayout
         let mixerInputs: UnsafeMutableBufferPointer<MixerInput>
         let environmentInputs: UnsafeMutableBufferPointer<EnvironmentInput>
+        /// The voice-processor steps' payloads (a step holds a pointer here, so `RenderStep` stays small).
+        let voiceSteps: UnsafeMutableBufferPointer<VoiceProcessorStep>
+        private var voiceUsed = 0
         private var mixerUsed = 0
         private var environmentUsed = 0
 
@@ -19,6 +22,7 @@ extension GraphCompiler {
             self.buses = buses
             environmentInputs = .allocate(capacity: max(1, capacity.environmentInputs))
             mixerInputs = .allocate(capacity: max(1, capacity.mixerInputs))
+            voiceSteps = .allocate(capacity: max(1, capacity.voiceSteps))
         }
 
         /// The steps of `entries`; `inChain`: they run on a time effect's clock.
@@ -86,6 +90,14 @@ extension GraphCompiler {
             return UnsafeBufferPointer(start: mixerInputs.baseAddress! + start, count: mixerUsed - start)
         }
 
+        /// A voice-processor step whose payload lives in the program's `voiceSteps`.
+        private mutating func voiceStep(_ payload: VoiceProcessorStep) -> RenderStep {
+            let slot = voiceSteps.baseAddress! + voiceUsed
+            slot.initialize(to: payload)
+            voiceUsed += 1
+            return .voiceProcessor(slot)
+        }
+
         private mutating func append(_ entry: MixerInput) {
             (mixerInputs.baseAddress! + mixerUsed).initialize(to: entry)
             mixerUsed += 1
@@ -121,7 +133,7 @@ extension GraphCompiler {
                 let none = UnsafeBufferPointer<MixerInput>(start: nil, count: 0)
                 return [
                     .input(node.mixing, mic),
-                    .voiceProcessor(
+                    voiceStep(
                         VoiceProcessorStep(
                             stage: voice, unity: unity, micInputs: none, referenceInputs: none, mic: mic,
                             reference: reference, output: b, slot: .none, micIsFilled: true))
@@ -158,7 +170,7 @@ extension GraphCompiler {
                 let micInputs = inputTable(for: name, bus: 0, unityMixing: node.mixing)
                 let referenceInputs = inputTable(for: name, bus: 1, unityMixing: node.mixing)
                 return [
-                    .voiceProcessor(
+                    voiceStep(
                         VoiceProcessorStep(
                             stage: voice, unity: unity, micInputs: micInputs, referenceInputs: referenceInputs,
                             mic: mic, reference: reference, output: b, slot: slot, micIsFilled: false))

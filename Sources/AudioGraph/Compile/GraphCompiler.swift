@@ -44,6 +44,6 @@ enum GraphCompiler {
         let steps = emitter.steps(for: plan, inChain: false)
         return RenderProgram(
             generation: input.generation, steps: steps, busSlab: buses.slab, mixerInputs: emitter.mixerInputs,
-            environmentInputs: emitter.environmentInputs, activeNodeNames: order)
+            environmentInputs: emitter.environmentInputs, voiceSteps: emitter.voiceSteps, activeNodeNames: order)
     }
 }

@@ -446,7 +446,8 @@ public final class RenderEngine: @unchecked Sendable {
                 i &+= chain
             case .environment(let env, let inputs, let bus):
                 EnvironmentRender.process(env, inputs: inputs, into: bus, frames: frames)
-            case .voiceProcessor(let v):
+            case .voiceProcessor(let step):
+                let v = step.pointee
                 let change = RenderKernels.processVoice(v, core, frames: frames)
                 core.pointee.duckNext = min(core.pointee.duckNext, v.stage.pointee.duckTarget)
                 if let started = change {

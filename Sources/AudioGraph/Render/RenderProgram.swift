@@ -13,13 +13,15 @@ public final class RenderProgram: @unchecked Sendable {
     let busSlab: UnsafeMutableBufferPointer<Float>
     let mixerInputs: UnsafeMutableBufferPointer<MixerInput>
     let environmentInputs: UnsafeMutableBufferPointer<EnvironmentInput>
+    let voiceSteps: UnsafeMutableBufferPointer<VoiceProcessorStep>
     /// Names of the nodes that render, in execution order (for diagnostics and tests).
     public let activeNodeNames: [String]
 
     init(
         generation: Int, steps: [RenderStep], busSlab: UnsafeMutableBufferPointer<Float>,
         mixerInputs: UnsafeMutableBufferPointer<MixerInput>,
-        environmentInputs: UnsafeMutableBufferPointer<EnvironmentInput>, activeNodeNames: [String]
+        environmentInputs: UnsafeMutableBufferPointer<EnvironmentInput>,
+        voiceSteps: UnsafeMutableBufferPointer<VoiceProcessorStep>, activeNodeNames: [String]
     ) {
         let stepStorage = UnsafeMutableBufferPointer<RenderStep>.allocate(capacity: max(1, steps.count))
         _ = stepStorage.initialize(from: steps)
@@ -27,6 +29,7 @@ public final class RenderProgram: @unchecked Sendable {
         self.busSlab = busSlab
         self.mixerInputs = mixerInputs
         self.environmentInputs = environmentInputs
+        self.voiceSteps = voiceSteps
         self.activeNodeNames = activeNodeNames
         Self.liveCount.wrappingAdd(1, ordering: .relaxed)
         data = .allocate(capacity: 1)
@@ -44,6 +47,7 @@ public final class RenderProgram: @unchecked Sendable {
         busSlab.deallocate()
         mixerInputs.deallocate()
         environmentInputs.deallocate()
+        voiceSteps.deallocate()
     }
 
     /// The program's generation; strictly increasing per engine.

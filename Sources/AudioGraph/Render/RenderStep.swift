@@ -29,7 +29,7 @@ public enum RenderStep: BitwiseCopyable {
     case environment(UnsafeMutablePointer<EnvironmentState>, UnsafeBufferPointer<EnvironmentInput>, BusRef)
     /// A voice processor sums its microphone (bus 0) and reference (bus 1) inputs at unity, adds its
     /// host ports, and writes the cleaned microphone to its bus (and its output ports).
-    case voiceProcessor(VoiceProcessorStep)
+    case voiceProcessor(UnsafeMutablePointer<VoiceProcessorStep>)
     /// After the output step: a voice processor with `reference: engine` keeps the engine's output.
     case voiceReference(UnsafeMutablePointer<VoiceProcessorStage>, BusRef)
     /// A tap copies a bus into its ring for the control side.
