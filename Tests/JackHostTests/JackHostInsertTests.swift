@@ -28,24 +28,12 @@ extension JackHostTests {
             return engine
         }
 
-        private func startHost(_ engine: Engine, on server: PrivateJackServer, inputs: Int = 0) throws -> JackHost {
-            let host = JackHost(
-                configuration: JackHostConfiguration(
-                    serverName: server.name, outputChannelCount: 2,
-                    inputChannelCount: inputs),
-                renderEngine: engine.renderEngine)
-            host.setInserts(engine.hostInsertLayout)
-            engine.setHostInsertObserver { [host] layout in host.setInserts(layout) }
-            _ = try host.start()
-            return host
-        }
-
         @Test func toneThroughAnExposedEQMatchesTheAnalyticResponse() throws {
             let server = try PrivateJackServer()
             let engine = try makeEngine()
             let poller = EnginePoller(engine)
             defer { poller.stop() }
-            let host = try startHost(engine, on: server)
+            let host = try startInsertHost(engine, on: server)
             defer { host.stop() }
             let client = try #require(host.actualClientName)
             let ports = try #require(host.insertPortNames["eq"])
@@ -91,7 +79,7 @@ extension JackHostTests {
             let engine = try makeEngine()
             let poller = EnginePoller(engine)
             defer { poller.stop() }
-            let host = try startHost(engine, on: server, inputs: 1)
+            let host = try startInsertHost(engine, on: server, inputs: 1)
             defer { host.stop() }
             let ports = try #require(host.insertPortNames["eq"])
             let tone = try JackToneSource(server: server.name, frequency: 100, amplitude: 0)
@@ -141,7 +129,7 @@ extension JackHostTests {
             let engine = try makeEngine(insert: false)
             let poller = EnginePoller(engine)
             defer { poller.stop() }
-            let host = try startHost(engine, on: server)
+            let host = try startInsertHost(engine, on: server)
             defer { host.stop() }
             let client = try #require(host.actualClientName)
             let probe = try JackToneSource(server: server.name, frequency: 100, amplitude: 0)
@@ -179,7 +167,7 @@ extension JackHostTests {
                 ])
             let poller = EnginePoller(engine)
             defer { poller.stop() }
-            let host = try startHost(engine, on: server)
+            let host = try startInsertHost(engine, on: server)
             defer { host.stop() }
             let ports = try #require(host.insertPortNames["shift"])
             let tone = try JackToneSource(server: server.name, frequency: 440, amplitude: 0.25)

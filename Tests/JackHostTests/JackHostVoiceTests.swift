@@ -18,12 +18,7 @@ extension JackHostTests {
             let latency = try #require(engine.get("vp", "latency").intValue)
             let poller = EnginePoller(engine)
             defer { poller.stop() }
-            let host = JackHost(
-                configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 2),
-                renderEngine: engine.renderEngine)
-            host.setInserts(engine.hostInsertLayout)
-            engine.setHostInsertObserver { [host] layout in host.setInserts(layout) }
-            _ = try host.start()
+            let host = try startInsertHost(engine, on: server)
             defer { host.stop() }
             let client = try #require(host.actualClientName)
             let ports = try #require(host.insertPortNames["vp"])
@@ -85,12 +80,7 @@ extension JackHostTests {
             try engine.play("far")
             let poller = EnginePoller(engine)
             defer { poller.stop() }
-            let host = JackHost(
-                configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 1),
-                renderEngine: engine.renderEngine)
-            host.setInserts(engine.hostInsertLayout)
-            engine.setHostInsertObserver { [host] layout in host.setInserts(layout) }
-            _ = try host.start()
+            let host = try startInsertHost(engine, on: server, outputs: 1)
             defer { host.stop() }
             let client = try #require(host.actualClientName)
             let room = try JackRoomSimulator(

@@ -100,3 +100,18 @@ func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
     } while Date() < deadline
     return condition()
 }
+
+/// Starts a host on `server` for `engine` whose exposed nodes' ports follow the engine's insert layout
+/// (set before the start, then on every change), as `soundstage run` wires them.
+func startInsertHost(_ engine: Engine, on server: PrivateJackServer, outputs: Int = 2, inputs: Int = 0) throws
+    -> JackHost
+{
+    let host = JackHost(
+        configuration: JackHostConfiguration(
+            serverName: server.name, outputChannelCount: outputs, inputChannelCount: inputs),
+        renderEngine: engine.renderEngine)
+    host.setInserts(engine.hostInsertLayout)
+    engine.setHostInsertObserver { [host] layout in host.setInserts(layout) }
+    _ = try host.start()
+    return host
+}
