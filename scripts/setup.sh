@@ -13,6 +13,7 @@ packages=(
   sox                             # used by tests as an independent file writer/meter
   ffmpeg                          # used by tests as an independent M4A writer (tests skip without it)
   python3-venv                    # tests run python-osc (from PyPI) in a private venv
+  pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon  # tests run the engine on a private headless PipeWire too
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -34,6 +34,7 @@ public final class JackHost: Sendable {
         self.configuration = configuration
         self.renderEngine = renderEngine
         core.handler.withLock { $0 = onEvent.map { Callback($0) } }
+        core.lossHook.withLock { $0 = Callback { [weak self] _ in self?.beginReconnecting() } }
     }
 
     deinit {
@@ -79,7 +80,9 @@ public final class JackHost: Sendable {
     /// Control side. Deactivates and closes the client, then waits for the event thread to finish.
     /// Idempotent; safe after the server died and from inside `onEvent`.
     public func stop() {
-        let thread: pthread_t? = core.portWork.withLock { _ in
+        // Relaxed: a request the reconnect thread polls; it also finds the session gone under the lock.
+        core.reconnectCancelled.store(true, ordering: .relaxed)
+        let threads: (event: pthread_t?, reconnect: pthread_t?)? = core.portWork.withLock { _ in
             core.state.withLock { state in
                 guard var session = state.session else { return nil }
                 if let client = session.client {
@@ -90,15 +93,16 @@ public final class JackHost: Sendable {
                 releaseInserts()
                 close(session.wakeFD)
                 state.session = nil
-                return session.eventThread
+                return (session.eventThread, session.reconnectThread)
             }
         }
-        if let thread { Self.finish(thread) }
+        if let thread = threads?.reconnect { Self.finish(thread) }
+        if let thread = threads?.event { Self.finish(thread) }
     }
 
     /// Control side, after the client is closed (no callback runs): frees the insert table.
     private func releaseInserts() {
-        core.latencyPorts.withLock { $0 = JackLatencyPorts() }
+        core.latency.reset()
         core.freeRetiredInsertTables(all: true)
         if let old = core.insertTable.exchange(nil, ordering: .acquiringAndReleasing) {
             JackInsertTable.destroy(old.assumingMemoryBound(to: JackInsertTable.self))
@@ -121,16 +125,20 @@ public final class JackHost: Sendable {
     }
 
     /// Opens and activates a client. Called with the state lock held; on failure nothing stays open.
-    private func open(startHook: (@convention(c) () -> Void)?, inserts: HostInsertLayout?)
+    /// `clientName`: the name to ask for instead of the configuration's (the name a lost client had).
+    func open(startHook: (@convention(c) () -> Void)?, inserts: HostInsertLayout?, clientName: String? = nil)
         -> Result<(JackHostStartReport, JackSession), JackHostError>
     {
         let config = configuration
         if let problem = Self.validate(config) { return .failure(.invalidConfiguration(problem)) }
         let serverName = config.resolvedServerName
 
+        // No client of ours is open (a start needs none; a reopen follows a closed one): a latency table
+        // a cancelled callback may have held is free now.
+        core.latency.reset()
         var status = jack_status_t(rawValue: 0)
         let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
-        guard let client = jackshim_client_open(config.clientName, options, &status, serverName) else {
+        guard let client = jackshim_client_open(clientName ?? config.clientName, options, &status, serverName) else {
             let bits = status.rawValue
             if bits & JackServerFailed.rawValue != 0 || bits & JackServerError.rawValue != 0 {
                 return .failure(.serverNotRunning(server: serverName, status: bits))
@@ -166,6 +174,7 @@ public final class JackHost: Sendable {
         core.sampleRateValue.store(Int(jack_get_sample_rate(client)), ordering: .relaxed)
         core.bufferSizeValue.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
         core.serverLostFlag.store(false, ordering: .relaxed)
+        core.shutdownRecorded.store(false, ordering: .relaxed)
 
         let arg = UnsafeMutableRawPointer(context)
         if jack_set_process_callback(client, jackProcessCallback, arg) != 0 {
@@ -183,7 +192,14 @@ public final class JackHost: Sendable {
         if jack_set_latency_callback(client, jackLatencyCallback, arg) != 0 {
             return fail(.callbackRegistrationFailed(callback: "latency"))
         }
+        if jack_set_port_connect_callback(client, jackPortConnectCallback, arg) != 0 {
+            return fail(.callbackRegistrationFailed(callback: "port-connect"))
+        }
+        if jack_set_port_registration_callback(client, jackPortRegistrationCallback, arg) != 0 {
+            return fail(.callbackRegistrationFailed(callback: "port-registration"))
+        }
         jack_on_info_shutdown(client, jackInfoShutdownCallback, arg)
+        jack_on_shutdown(client, jackShutdownCallback, arg)
 
         var outputNames: [String] = []
         var inputNames: [String] = []
@@ -204,7 +220,7 @@ public final class JackHost: Sendable {
             }
         }
 
-        core.latencyPorts.withLock { ports in
+        core.latency.modify { ports in
             ports = JackLatencyPorts()
             for i in 0..<config.outputChannelCount {
                 if let p = context.pointee.outputPorts[i] { ports.mainOutputs.append(p) }
@@ -241,7 +257,7 @@ public final class JackHost: Sendable {
             serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames, insertPorts: insertPorts)
         let connections = makeConnections(client: client, session: session)
         let report = JackHostStartReport(
-            requestedClientName: config.clientName, actualClientName: actualName, serverName: serverName,
+            requestedClientName: clientName ?? config.clientName, actualClientName: actualName, serverName: serverName,
             sampleRate: core.sampleRateValue.load(ordering: .relaxed),
             bufferSize: core.bufferSizeValue.load(ordering: .relaxed),
             outputPorts: outputNames, inputPorts: inputNames, connections: connections)
@@ -373,8 +389,13 @@ public final class JackHost: Sendable {
     public func disconnect(_ source: String, from destination: String) -> JackConnectionResult {
         awaitInsertRequests()
         return withClientAndName { client, name in
-            JackPorts.disconnect(
-                client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
+            let (a, b) = (resolve(source, clientName: name), resolve(destination, clientName: name))
+            // A connection asked away is not made again when its port appears.
+            core.connectionMemory.withLock { memory in
+                memory.pending.remove(JackEdge(source: a, destination: b))
+                memory.pending.remove(JackEdge(source: b, destination: a))
+            }
+            return JackPorts.disconnect(client: client, a, b)
         }
             ?? JackConnectionResult(
                 source: source, destination: destination, outcome: .failed("the JACK host is not running"))

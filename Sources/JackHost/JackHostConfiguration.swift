@@ -20,12 +20,17 @@ public struct JackHostConfiguration: Sendable {
     /// is source → destination; a pair given destination-first is swapped. A failed connection is
     /// reported in the start report and does not stop the host.
     public var connections: [(from: String, to: String)]
+    /// After the server is lost, keep trying to open the client again (100 ms doubling to 2 s, and at once
+    /// when the server's socket appears), then register every port and restore every connection our
+    /// ports had, in both directions, whoever made it. Off: the host stays stopped after a loss.
+    public var reconnectsAfterServerLoss: Bool
 
     public init(
         clientName: String = "soundstage", serverName: String? = nil, outputChannelCount: Int = 2,
         inputChannelCount: Int = 0, connectPhysicalOutputs: Bool = false,
-        connections: [(from: String, to: String)] = []
+        connections: [(from: String, to: String)] = [], reconnectsAfterServerLoss: Bool = false
     ) {
+        self.reconnectsAfterServerLoss = reconnectsAfterServerLoss
         self.clientName = clientName
         self.serverName = serverName
         self.outputChannelCount = outputChannelCount
@@ -46,6 +51,11 @@ public struct JackHostConfiguration: Sendable {
         if let env = ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"], !env.isEmpty { return env }
         return "default"
     }
+
+    /// The reconnect back-off: the first wait after a loss, doubled after each failed attempt up to the
+    /// largest.
+    public static let reconnectFirstDelay = 0.1
+    public static let reconnectMaximumDelay = 2.0
 
     /// Largest channel count per direction.
     public static let maximumChannelCount = 256

@@ -22,6 +22,8 @@ struct JackSession: Sendable {
     var outputPortNames: [String]
     var inputPortNames: [String]
     var isServerLost = false
+    /// The thread trying to open the client again after a loss (`reconnectsAfterServerLoss`).
+    var reconnectThread: pthread_t?
     /// Registered insert ports by node.
     var insertPorts: [String: JackInsertPorts] = [:]
 }
@@ -64,11 +66,22 @@ final class JackHostCore: Sendable {
     let startHookPending = Atomic<Bool>(false)
     /// Set by the info-shutdown callback; cleared by `start()`.
     let serverLostFlag = Atomic<Bool>(false)
+    /// True while the process callback runs (a lost client is closed only once its cycle has ended:
+    /// libjack cancels its threads asynchronously at close).
+    let processRunning = Atomic<Bool>(false)
+    /// Set by the first shutdown callback of a session (either kind); cleared by `start()`.
+    let shutdownRecorded = Atomic<Bool>(false)
+    /// Set by `stop()` so the reconnect thread ends.
+    let reconnectCancelled = Atomic<Bool>(false)
+    /// The connections of our ports, kept for a return of the server.
+    let connectionMemory = Locked<JackConnectionMemory>(JackConnectionMemory())
+    /// Called on the event thread after a loss was delivered (the host starts reconnecting).
+    let lossHook = Locked<Callback<Void>?>(nil)
     let shutdownStatus = Atomic<UInt32>(0)
     /// The insert table the process callback reads (a `JackInsertTable` pointer; nil: no inserts).
     nonisolated(unsafe) let insertTable = Atomic<UnsafeMutableRawPointer?>(nil)
     /// Our ports as the latency callback sees them.
-    let latencyPorts = Locked<JackLatencyPorts>(JackLatencyPorts())
+    let latency = JackLatencyPublisher()
     let handler = Locked<Callback<JackHostEvent>?>(nil)
     let state = Locked<JackHostState>(JackHostState())
     /// Held across registering and unregistering insert ports, calls into jackd that can last many
@@ -118,12 +131,14 @@ final class JackHostCore: Sendable {
             let count = bytes.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
-            var xrun = false, bufferSize = false, sampleRate = false
+            var xrun = false, bufferSize = false, sampleRate = false, graph = false, portRegistered = false
             for byte in bytes[0..<count] {
                 switch JackWakeByte(rawValue: byte) {
                 case .xrun: xrun = true
                 case .bufferSize: bufferSize = true
                 case .sampleRate: sampleRate = true
+                case .graph: graph = true
+                case .portRegistered: portRegistered = true
                 case .shutdown, nil: break
                 }
             }
@@ -137,10 +152,14 @@ final class JackHostCore: Sendable {
                 deliver(.xrun(count: xrunCounter.load(ordering: .relaxed), delayedMicroseconds: Double(delay)))
             }
             if lost {
+                let now = Self.monotonicSeconds()
+                connectionMemory.withLock { $0.serverLost(now: now) }
                 closeLostClient(context: context)
                 deliver(.serverLost(reason: String(cString: context.pointee.reason)))
+                lossHook.withLock { $0 }?.call(())
                 break loop
             }
+            if graph || portRegistered { followConnections(context: context, retryPending: portRegistered || graph) }
         }
         close(readFD)
         // The client is closed on every path out of the loop: the host closes it before closing the
@@ -160,9 +179,61 @@ final class JackHostCore: Sendable {
         JackRenderContext.destroy(context)
     }
 
+    /// Event thread, after a connection changed or a port appeared: remembers our ports' connections
+    /// and makes those waiting for a port that now exists. While the server dies it announces the
+    /// teardown's disconnections after the shutdown: a snapshot taken then is not kept.
+    private func followConnections(context: UnsafeMutablePointer<JackRenderContext>, retryPending: Bool) {
+        // A burst of changes (a patchbay, the server tearing down) arrives as one snapshot.
+        usleep(10_000)
+        portWork.withLock { _ in
+            let target: (client: OpaquePointer, ports: [OpaquePointer], name: String)? = state.withLock { state in
+                guard let session = state.session, session.context == context, let client = session.client
+                else { return nil }
+                return (client, ownPorts(context: context, session: session), session.actualClientName)
+            }
+            guard let target else { return }
+            // Acquire: pairs with the shutdown callbacks' release.
+            if serverLostFlag.load(ordering: .acquiring) { return }
+            let edges = JackConnectionMemory.snapshot(client: target.client, ports: target.ports)
+            if serverLostFlag.load(ordering: .acquiring) { return }
+            let previous = connectionMemory.withLock { $0.observed }
+            // A connection that went because the other port went (its client quit, or the server is
+            // tearing down, which jackd may announce before the shutdown itself) waits for that port.
+            let prefix = target.name + ":"
+            let vanished = previous.subtracting(edges).filter { edge in
+                let other = edge.source.hasPrefix(prefix) ? edge.destination : edge.source
+                return !other.hasPrefix(prefix) && jack_port_by_name(target.client, other) == nil
+            }
+            let now = Self.monotonicSeconds()
+            let pending = connectionMemory.withLock { memory in
+                memory.observe(edges, vanished: vanished, now: now)
+                return memory.pending
+            }
+            guard retryPending, !pending.isEmpty else { return }
+            let made = JackHost.makePending(pending, client: target.client, clientName: target.name)
+            connectionMemory.withLock {
+                $0.pending.subtract(made.connected); $0.pending.subtract(made.dropped)
+            }
+        }
+    }
+
+    static func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// Our ports: the main outputs and inputs and every insert port. Under the state lock.
+    func ownPorts(context: UnsafeMutablePointer<JackRenderContext>, session: JackSession) -> [OpaquePointer] {
+        var ports: [OpaquePointer] = []
+        for i in 0..<context.pointee.outputCount { if let p = context.pointee.outputPorts[i] { ports.append(p) } }
+        for i in 0..<context.pointee.inputCount { if let p = context.pointee.inputPorts[i] { ports.append(p) } }
+        for insert in session.insertPorts.values { ports += insert.inputs + insert.outputs }
+        return ports
+    }
+
     /// Event thread, after the server died: closes the client (jack.h: never inside the shutdown
     /// callback, but the handle must still be closed) and marks the session lost.
     private func closeLostClient(context: UnsafeMutablePointer<JackRenderContext>) {
+        // A cycle under way when the server died ends by itself (nothing in it waits for the server);
+        // closing cancels the process thread, which must not happen inside the render.
+        for _ in 0..<200 where processRunning.load(ordering: .acquiring) { usleep(1_000) }
         portWork.withLock { _ in
             state.withLock { state in
                 guard state.session?.context == context else { return }

@@ -12,6 +12,11 @@ public enum JackHostEvent: Sendable, Equatable {
     /// The server's sample rate changed; the embedding layer should call `Engine.setSampleRate`.
     case sampleRateChanged(rate: Int)
     /// The server went away (jackd exited or was killed). The client is already closed when this
-    /// arrives; the host is stopped and may be started again once a server is back.
+    /// arrives. With `reconnectsAfterServerLoss` the host waits for the server and opens again
+    /// (`serverReturned`); otherwise it is stopped and may be started again once a server is back.
     case serverLost(reason: String)
+    /// A server of the same name is back (`reconnectsAfterServerLoss`): the client is open again under
+    /// its name, with every port, and the remembered connections are restored. A changed rate or
+    /// period is announced just before.
+    case serverReturned(JackHostReturnReport)
 }

@@ -86,63 +86,6 @@ struct JackInsertPorts: @unchecked Sendable {
     var outputNames: [String]
 }
 
-/// What the latency callback needs: our ports and how they are related. Guarded by
-/// `JackHostCore.latencyPorts`, which is never held across a call into jackd.
-struct JackLatencyPorts: @unchecked Sendable {
-    // @unchecked: libjack port handles, read under `JackHostCore.latencyPorts`.
-    var mainInputs: [OpaquePointer] = []
-    var mainOutputs: [OpaquePointer] = []
-    var inserts: [JackInsertPorts] = []
-
-    /// Notification thread. Each output's latency is its input's plus the processing latency: the main
-    /// outputs take the largest range of the main inputs (JACK's default rule), an insert's `out_N` takes
-    /// its `in_N` plus the effect's latency; the playback direction mirrors that. Returns the main
-    /// ports' combined range in `mode`'s direction (in the playback direction: how long the main
-    /// outputs' audio takes to be heard).
-    @discardableResult
-    func update(mode: jack_latency_callback_mode_t) -> jack_latency_range_t {
-        let capture = mode == JackCaptureLatency
-        let sources = capture ? mainInputs : mainOutputs
-        let sinks = capture ? mainOutputs : mainInputs
-        var combined = jack_latency_range_t(min: 0, max: 0)
-        for (i, port) in sources.enumerated() {
-            var range = jack_latency_range_t()
-            jack_port_get_latency_range(port, mode, &range)
-            combined =
-                i == 0
-                ? range
-                : jack_latency_range_t(
-                    min: Swift.min(combined.min, range.min),
-                    max: Swift.max(combined.max, range.max))
-        }
-        for port in sinks { jack_port_set_latency_range(port, mode, &combined) }
-        for insert in inserts {
-            let delay = UInt32(clamping: insert.latencyFrames)
-            // Output N follows input N (a voice processor's reference inputs have no output of their own).
-            for c in 0..<min(insert.inputs.count, insert.outputs.count) {
-                let (from, to) = capture ? (insert.inputs[c], insert.outputs[c]) : (insert.outputs[c], insert.inputs[c])
-                var range = jack_latency_range_t()
-                jack_port_get_latency_range(from, mode, &range)
-                range.min &+= delay
-                range.max &+= delay
-                jack_port_set_latency_range(to, mode, &range)
-            }
-        }
-        return combined
-    }
-}
-
-/// Notification thread: JACK asks for our ports' latencies (after graph or latency changes).
-let jackLatencyCallback: JackLatencyCallback = { mode, arg in
-    guard let arg else { return }
-    let context = arg.assumingMemoryBound(to: JackRenderContext.self)
-    context.pointee.core._withUnsafeGuaranteedRef { core in
-        let combined = core.latencyPorts.withLock { $0.update(mode: mode) }
-        // Relaxed: a figure read by the control loop, which follows its changes.
-        if mode == JackPlaybackLatency { core.playbackLatencyValue.store(Int(combined.max), ordering: .relaxed) }
-    }
-}
-
 extension JackHost {
     /// Control side. Makes the client's insert ports match `layout` (from `Engine.hostInsertLayout` or
     /// its observer) before returning: registers `<node>_in_N` / `<node>_out_N` for new inserts,
@@ -309,7 +252,7 @@ extension JackHost {
         _ ports: [String: JackInsertPorts], client: OpaquePointer, isActive: Bool, waitsForCycles: Bool
     ) {
         let table = ports.isEmpty ? nil : JackInsertTable.make(ports)
-        core.latencyPorts.withLock { $0.inserts = Array(ports.values) }
+        core.latency.modify { $0.inserts = Array(ports.values) }
         // Release: the table is fully written before the process thread can acquire it.
         let old = core.insertTable.exchange(table.map { UnsafeMutableRawPointer($0) }, ordering: .acquiringAndReleasing)
         core.freeRetiredInsertTables()

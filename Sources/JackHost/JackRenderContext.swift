@@ -31,6 +31,8 @@ struct JackRenderContext {
     let startHook: (@convention(c) () -> Void)?
 
     static let reasonCapacity = 256
+    /// The reason given when the server's libjack does not give one (jackd2's words).
+    static let defaultShutdownReason = "JACK server has been closed"
 
     /// Control side. Allocates a context for `outputCount` / `inputCount` ports (filled in later).
     static func make(
@@ -49,6 +51,9 @@ struct JackRenderContext {
         inputBuffers.initialize(repeating: nil, count: max(1, inputCount))
         let reason = UnsafeMutablePointer<CChar>.allocate(capacity: reasonCapacity)
         reason.initialize(repeating: 0, count: reasonCapacity)
+        for (i, byte) in defaultShutdownReason.utf8.prefix(reasonCapacity - 1).enumerated() {
+            reason[i] = CChar(bitPattern: byte)
+        }
         let context = UnsafeMutablePointer<JackRenderContext>.allocate(capacity: 1)
         context.initialize(
             to: JackRenderContext(
@@ -87,6 +92,10 @@ enum JackWakeByte: UInt8 {
     case bufferSize = 2
     case sampleRate = 3
     case shutdown = 4
+    /// A connection of some port changed (ours are snapshotted for restoring after a server loss).
+    case graph = 5
+    /// A port appeared (a connection waiting for it may now be made).
+    case portRegistered = 6
 }
 
 // MARK: - Callbacks (non-capturing closures, so they convert to C function pointers)
@@ -111,6 +120,8 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
             jack_port_get_buffer(context.pointee.inputPorts[i], frames)?
                 .assumingMemoryBound(to: Float.self))
     }
+    // Relaxed: paired with the releasing store at the end (the event thread waits for `false`).
+    context.pointee.core._withUnsafeGuaranteedRef { $0.processRunning.store(true, ordering: .relaxed) }
     let inserts = context.pointee.core._withUnsafeGuaranteedRef { core -> HostInsertIO in
         // Relaxed: the flag only gates a one-shot test hook; the exchange makes it run once.
         if core.startHookPending.load(ordering: .relaxed),
@@ -131,6 +142,8 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
             inputCount: inputCount, outputs: UnsafePointer(outputs), outputCount: outputCount,
             inserts: inserts)
     }
+    // Release: the render's writes are done before the event thread, seeing `false`, closes the client.
+    context.pointee.core._withUnsafeGuaranteedRef { $0.processRunning.store(false, ordering: .releasing) }
     return 0
 }
 
@@ -177,21 +190,60 @@ let jackXRunCallback: JackXRunCallback = { arg in
 /// into preallocated memory, sets a flag and writes a byte. The event thread closes the client.
 let jackInfoShutdownCallback: JackInfoShutdownCallback = { code, reason, arg in
     guard let arg else { return }
-    let context = arg.assumingMemoryBound(to: JackRenderContext.self)
-    let buffer = context.pointee.reason
-    var length = 0
-    if let reason {
-        while length < JackRenderContext.reasonCapacity - 1 && reason[length] != 0 {
-            buffer[length] = reason[length]
-            length += 1
+    JackRenderContext.recordShutdown(
+        arg.assumingMemoryBound(to: JackRenderContext.self), code: code.rawValue, reason: reason)
+}
+
+/// Notification thread, when the server goes away, for libjacks that call only the plain shutdown
+/// callback: PipeWire's calls `jack_on_shutdown` and never `jack_on_info_shutdown`. jackd2 calls only the
+/// info callback when both are set (jack.h).
+let jackShutdownCallback: JackShutdownCallback = { arg in
+    guard let arg else { return }
+    JackRenderContext.recordShutdown(
+        arg.assumingMemoryBound(to: JackRenderContext.self), code: JackFailure.rawValue | JackServerError.rawValue,
+        reason: nil)
+}
+
+/// Notification thread, for every connection made or broken between any two ports.
+let jackPortConnectCallback: JackPortConnectCallback = { _, _, _, arg in
+    guard let arg else { return }
+    JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .graph)
+}
+
+/// Notification thread, for every port registered or unregistered.
+let jackPortRegistrationCallback: JackPortRegistrationCallback = { _, registered, arg in
+    guard let arg, registered != 0 else { return }
+    JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .portRegistered)
+}
+
+extension JackRenderContext {
+    /// Either shutdown callback. Like a signal handler (jack.h): copies the reason into preallocated
+    /// memory, sets a flag and writes a byte; the event thread closes the client. The first call wins.
+    static func recordShutdown(
+        _ context: UnsafeMutablePointer<JackRenderContext>, code: UInt32, reason: UnsafePointer<CChar>?
+    ) {
+        let first = context.pointee.core._withUnsafeGuaranteedRef { core in
+            // Relaxed: only one caller may write the reason; the releasing store below publishes it.
+            !core.shutdownRecorded.exchange(true, ordering: .relaxed)
         }
+        guard first else { return }
+        // Without a reason (the plain callback) the buffer keeps the words jackd2 uses, written by `make`.
+        if let reason {
+            let buffer = context.pointee.reason
+            var length = 0
+            while length < JackRenderContext.reasonCapacity - 1 && reason[length] != 0 {
+                buffer[length] = reason[length]
+                length += 1
+            }
+            buffer[length] = 0
+        }
+        context.pointee.core._withUnsafeGuaranteedRef { core in
+            // Relaxed: published together with the flag below.
+            core.shutdownStatus.store(code, ordering: .relaxed)
+            // Release: the reason bytes and status are visible to whoever acquires the flag.
+            core.serverLostFlag.store(true, ordering: .releasing)
+        }
+        wake(context, .shutdown)
     }
-    buffer[length] = 0
-    context.pointee.core._withUnsafeGuaranteedRef { core in
-        // Relaxed: published together with the flag below.
-        core.shutdownStatus.store(code.rawValue, ordering: .relaxed)
-        // Release: the reason bytes and status are visible to whoever acquires the flag.
-        core.serverLostFlag.store(true, ordering: .releasing)
-    }
-    JackRenderContext.wake(context, .shutdown)
+
 }

@@ -48,15 +48,8 @@ public enum JackServerLauncher {
         let server = JackHostConfiguration.resolveServerName(name)
         var status = jack_status_t(rawValue: 0)
         let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
-        jack_set_error_function { _ in }
-        jack_set_info_function { _ in }
-        defer {
-            jack_set_error_function { message in
-                if let message { FileHandle.standardError.write(Data("libjack: \(String(cString: message))\n".utf8)) }
-            }
-            jack_set_info_function { _ in }
-        }
-        guard let client = jackshim_client_open("ss_probe", options, &status, server) else { return false }
+        guard let client = JackLibraryMessages.silenced({ jackshim_client_open("ss_probe", options, &status, server) })
+        else { return false }
         _ = jack_client_close(client)
         return true
     }

@@ -54,6 +54,9 @@ public enum OSCHostEvent: Sendable, Equatable {
     case xrun(count: Int, delayedMicroseconds: Double)
     /// The server went away.
     case serverLost(reason: String)
+    /// A server of that name is back and the client is open again (every port registered, the
+    /// connections restored as far as their other ends exist).
+    case servicesReset(clientName: String, sampleRate: Int, bufferSize: Int)
     /// Period or rate changed.
     case configurationChanged(sampleRate: Int, bufferSize: Int)
 }

@@ -344,6 +344,11 @@ extension OSCServiceCore {
             flushXrun(now: SystemClock.monotonicSeconds())
         case .serverLost(let reason):
             notify(OSCMessage("/engine/services_lost", [.string(reason)]))
+        case .servicesReset(let client, let rate, let frames):
+            notify(
+                OSCMessage(
+                    "/engine/services_reset",
+                    [.string(client), .int32(Int32(clamping: rate)), .int32(Int32(clamping: frames))]))
         case .configurationChanged(let rate, let frames):
             notify(OSCMessage("/engine/config", [.int32(Int32(clamping: rate)), .int32(Int32(clamping: frames))]))
         }

@@ -70,8 +70,8 @@ struct RunCommand: ParsableCommand {
         var loaded = try loadPatch(rate: nil)
         let serverName = JackHostConfiguration.resolveServerName(server)
 
-        // 2. A server: use the running one, or start one and say so.
-        var ownServer: JackServerProcess?
+        // 2. A server: use the running one, or start one and say so (and start it again if it dies).
+        var ownServer: ServerKeeper?
         if !JackServerLauncher.isServerRunning(name: serverName) {
             if noStartServer {
                 printError("no JACK server named '\(serverName)' is running (and --no-start-server was given)")
@@ -80,7 +80,7 @@ struct RunCommand: ParsableCommand {
             let rate = Int(loaded.engine.configuration.sampleRate)
             do {
                 let process = try JackServerLauncher.start(name: server, sampleRate: rate)
-                ownServer = process
+                ownServer = ServerKeeper(process, name: server, sampleRate: rate)
                 say(
                     "No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
                         + "pid \(process.pid); it stops when soundstage exits.")
@@ -147,13 +147,13 @@ struct RunCommand: ParsableCommand {
         defer { for recorder in recorders.values { recorder.stop() } }
         say(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
 
-        // 4. Control loop: housekeeping every 10 ms until a signal, the duration, or server loss.
+        // 4. Control loop: housekeeping every 10 ms until a signal, the duration or /quit (a lost server is
+        // waited for).
         let stopSignal = SignalWatcher()
         let deadline = duration.map { Date().addingTimeInterval($0) }
-        var exitCode: Int32 = 0
         var outputLatency = -1
         var heapTrim = HeapTrimmer()
-        loop: while true {
+        while true {
             // dataPlayedBack completions wait for JACK's playback latency, which follows the connections.
             if host.playbackLatencyFrames != outputLatency {
                 outputLatency = host.playbackLatencyFrames
@@ -164,9 +164,22 @@ struct RunCommand: ParsableCommand {
                 switch event {
                 case .serverLost(let reason):
                     osc.post(.serverLost(reason: reason))
-                    printError("JACK server lost: \(reason). Exiting (automatic reconnection is not implemented yet).")
-                    exitCode = 1
-                    break loop
+                    printError(
+                        "JACK server lost: \(reason). Keeping the graph; waiting for server '\(host.serverName)' to come back."
+                    )
+                    ownServer?.serverLost()
+                case .serverReturned(let back):
+                    let made = back.restored.filter(\.isConnected).count
+                    say(
+                        "JACK server back after \(back.attempts) attempt(s): client '\(back.start.actualClientName)', "
+                            + "\(back.start.sampleRate) Hz, \(back.start.bufferSize)-frame periods; "
+                            + "\(made) of \(back.restored.count) connection(s) restored"
+                            + (back.waiting.isEmpty ? "" : ", \(back.waiting.count) waiting for their ports"))
+                    for failed in back.restored where !failed.isConnected { printError("connection: \(failed)") }
+                    osc.post(
+                        .servicesReset(
+                            clientName: back.start.actualClientName, sampleRate: back.start.sampleRate,
+                            bufferSize: back.start.bufferSize))
                 case .sampleRateChanged(let rate):
                     say("JACK sample rate changed to \(rate) Hz: rebuilding buffers at that rate.")
                     for problem in loaded.changeSampleRate(to: Double(rate)) { printError(problem) }
@@ -196,7 +209,6 @@ struct RunCommand: ParsableCommand {
         host.stop()
         ownServer?.stop()
         ownServer = nil
-        if exitCode != 0 { throw ExitCode(exitCode) }
     }
 
     private func loadPatch(rate: Double?) throws -> LoadedPatch {
@@ -217,7 +229,7 @@ struct RunCommand: ParsableCommand {
         let hostConfig = JackHostConfiguration(
             clientName: name, serverName: server, outputChannelCount: config.outputChannelCount,
             inputChannelCount: config.inputChannelCount, connectPhysicalOutputs: connect || loaded.connectPhysical,
-            connections: loaded.jackConnections)
+            connections: loaded.jackConnections, reconnectsAfterServerLoss: true)
         let host = JackHost(configuration: hostConfig, renderEngine: loaded.engine.renderEngine) { events.post($0) }
         // Effects with `insert: true` get ports now (before connections are made) and whenever it changes.
         host.setInserts(loaded.engine.hostInsertLayout)

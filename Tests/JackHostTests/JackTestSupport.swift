@@ -80,6 +80,8 @@ final class EventLog: Sendable {
 
     var all: [JackHostEvent] { events.withLock { $0.map(\.event) } }
 
+    func clear() { events.withLock { $0 = [] } }
+
     /// The first event matching `predicate` and when it arrived, waiting up to `timeout` seconds.
     func wait(timeout: Double, for predicate: (JackHostEvent) -> Bool) -> (event: JackHostEvent, time: Date)? {
         let deadline = Date().addingTimeInterval(timeout)

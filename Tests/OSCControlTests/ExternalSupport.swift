@@ -20,6 +20,14 @@ extension Trait where Self == ToolRequirement {
             "jackd and the soundstage executable", DummyJackServer.isAvailable && SoundstageRun.isAvailable,
             "needs jackd and the soundstage executable")
     }
+
+    /// Runs only where a private PipeWire can be started (required under scripts/test.sh).
+    static var needsPipeWireAndSoundstage: Self {
+        .requiresTool(
+            "pipewire, wireplumber, pw-jack, dbus-daemon and the soundstage executable",
+            PrivatePipeWire.isAvailable && SoundstageRun.isAvailable,
+            "needs PipeWire (pipewire, pipewire-jack, wireplumber, dbus-daemon) and the soundstage executable")
+    }
 }
 
 /// Patches the external tests run.
@@ -356,7 +364,7 @@ final class DummyJackServer: @unchecked Sendable {
     let name: String
     let sampleRate: Int
     let period: Int
-    private let child: ChildProcess
+    private var child: ChildProcess
 
     /// Starts the server and waits (`jack_wait -w`) until it accepts clients. Tries three names: on a
     /// shared machine another user of the 8 per-user registry slots may make one start fail.
@@ -387,6 +395,25 @@ final class DummyJackServer: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// Ends the server with `signal` (SIGKILL as a crash, SIGTERM as a shutdown) and reaps it.
+    func kill(signal: Int32) {
+        child.stop(signal: signal, grace: 5)
+    }
+
+    /// Starts a server under the same name again (at `period` frames) and waits until it accepts clients.
+    func startAgain(period: Int) throws {
+        child = try ChildProcess(
+            "/usr/bin/jackd",
+            [
+                "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate), "-p", String(period),
+                "-C", "2", "-P", "2"
+            ])
+        let wait = ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15)
+        guard wait.status == 0 && child.isRunning else {
+            throw ExternalSetupError("jackd '\(name)' did not come back: \(wait.output)\n\(child.output.suffix(1200))")
+        }
+    }
 
     /// Environment for JACK tools that take no server option (jack_rec).
     var environment: [String: String] { ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"] }
@@ -444,18 +471,38 @@ final class SoundstageRun {
     let clientName: String
 
     /// Starts and waits for the "OSC: udp and tcp on 127.0.0.1:PORT" line.
-    init(
+    convenience init(
         patch: String, server: DummyJackServer, clientName: String, duration: Double = 300,
         extraArguments: [String] = []
     ) throws {
+        try self.init(
+            child: ChildProcess(
+                Self.executable,
+                [
+                    "run", patch, "--server", server.name, "--name", clientName,
+                    "--osc-port", "0", "--no-start-server",
+                    "--duration", String(duration)
+                ] + extraArguments),
+            clientName: clientName)
+    }
+
+    /// `soundstage run PATCH --name NAME --osc-port 0 --no-start-server` through PipeWire's libjack
+    /// (`pw-jack`) on a private PipeWire.
+    convenience init(patch: String, pipeWire: PrivatePipeWire, clientName: String, duration: Double = 300) throws {
+        try self.init(
+            child: ChildProcess(
+                "/usr/bin/pw-jack",
+                [
+                    Self.executable, "run", patch, "--name", clientName, "--osc-port", "0", "--no-start-server",
+                    "--duration", String(duration)
+                ], environment: pipeWire.environment),
+            clientName: clientName)
+    }
+
+    /// Takes a started `soundstage run` child.
+    init(child: ChildProcess, clientName: String) throws {
         self.clientName = clientName
-        child = try ChildProcess(
-            Self.executable,
-            [
-                "run", patch, "--server", server.name, "--name", clientName,
-                "--osc-port", "0", "--no-start-server",
-                "--duration", String(duration)
-            ] + extraArguments)
+        self.child = child
         guard let output = child.waitForOutput(containing: "playing for", timeout: 20),
             let range = output.range(of: #"OSC: udp and tcp on 127\.0\.0\.1:(\d+)"#, options: .regularExpression),
             let port = Int(output[range].split(separator: ":").last ?? "")

@@ -1,0 +1,88 @@
+// Control side (the host's event thread and its reconnect thread). The connections of our ports as the
+// server last showed them, kept so that they can be made again after the server is lost and back.
+import CJack
+
+/// One connection, by full port names, output first.
+public struct JackEdge: Sendable, Hashable, CustomStringConvertible {
+    public var source: String
+    public var destination: String
+
+    public init(source: String, destination: String) {
+        self.source = source
+        self.destination = destination
+    }
+
+    public var description: String { "\(source) -> \(destination)" }
+
+    /// The edge with our client's name `old` replaced by `new` on whichever end is ours.
+    func renamingClient(_ old: String, to new: String) -> JackEdge {
+        guard old != new else { return self }
+        func rename(_ port: String) -> String {
+            port.hasPrefix(old + ":") ? new + ":" + port.dropFirst(old.count + 1) : port
+        }
+        return JackEdge(source: rename(source), destination: rename(destination))
+    }
+}
+
+/// Every connection of our ports, made by us or by anyone else (`jack_connect`, a patchbay, the peer
+/// itself), as of the last graph change the server announced while it was alive; plus the connections
+/// waiting for a port: those still to restore after a return, and those that went because the other
+/// port went (its client quit or restarted; jackd tearing down may announce that before the shutdown).
+/// A connection asked away while both ports exist is forgotten. Guarded by
+/// `JackHostCore.connectionMemory`.
+struct JackConnectionMemory: Sendable {
+    /// The connections the server showed last (replaced whole by each snapshot).
+    var observed: Set<JackEdge> = []
+    /// Connections to make again once both ports exist (after a server return).
+    var pending: Set<JackEdge> = []
+    /// Connections gone from the snapshots lately, with when (monotonic seconds): jackd, stopping, may
+    /// disconnect ports before it announces the shutdown.
+    var recentlyRemoved: [JackEdge: Double] = [:]
+
+    /// Connections removed this long before a loss are restored with the others.
+    static let lossGrace = 1.0
+
+    /// The event thread's new snapshot. `vanished`: connections that went with their other port.
+    mutating func observe(_ edges: Set<JackEdge>, vanished: Set<JackEdge>, now: Double) {
+        for edge in observed.subtracting(edges) { recentlyRemoved[edge] = now }
+        recentlyRemoved = recentlyRemoved.filter { now - $0.value <= Self.lossGrace && !edges.contains($0.key) }
+        observed = edges
+        pending.formUnion(vanished)
+        pending.subtract(edges)
+        trimPending()
+    }
+
+    /// At a loss: everything our ports had (and lost in the last second) waits to be made again.
+    mutating func serverLost(now: Double) {
+        pending.formUnion(observed)
+        pending.formUnion(recentlyRemoved.filter { now - $0.value <= Self.lossGrace }.keys)
+        observed = []
+        recentlyRemoved = [:]
+        trimPending()
+    }
+
+    /// At most this many connections wait for their ports (the oldest are not kept in order; any beyond
+    /// go), so a rig whose peers come and go for weeks keeps a bounded list.
+    static let pendingLimit = 1024
+
+    mutating func trimPending() {
+        while pending.count > Self.pendingLimit { pending.removeFirst() }
+    }
+
+    /// The connections of `ports` (ours) on `client`, output first. Control side (jack_port_* calls
+    /// allocate and read the client's graph); never inside a notification callback.
+    static func snapshot(client: OpaquePointer, ports: [OpaquePointer]) -> Set<JackEdge> {
+        var edges: Set<JackEdge> = []
+        let output = UInt32(JackPortIsOutput.rawValue)
+        for port in ports {
+            let name = String(cString: jack_port_name(port))
+            let isOutput = UInt32(bitPattern: jack_port_flags(port)) & output != 0
+            for other in JackPorts.connections(client: client, port: name) {
+                edges.insert(
+                    isOutput
+                        ? JackEdge(source: name, destination: other) : JackEdge(source: other, destination: name))
+            }
+        }
+        return edges
+    }
+}
