@@ -256,6 +256,7 @@ public final class JackHost: Sendable {
             client: client, context: context, wakeFD: fds[1], eventThread: thread, actualClientName: actualName,
             serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames, insertPorts: insertPorts)
         let connections = makeConnections(client: client, session: session)
+        seedRoute(client: client, session: session, context: context)
         let report = JackHostStartReport(
             requestedClientName: clientName ?? config.clientName, actualClientName: actualName, serverName: serverName,
             sampleRate: core.sampleRateValue.load(ordering: .relaxed),
@@ -263,6 +264,39 @@ public final class JackHost: Sendable {
             outputPorts: outputNames, inputPorts: inputNames, connections: connections)
         return .success((report, session))
     }
+
+    /// The route as the client opens it (announced changes are the ones after this).
+    private func seedRoute(
+        client: OpaquePointer, session: JackSession, context: UnsafeMutablePointer<JackRenderContext>
+    ) {
+        let edges = JackConnectionMemory.snapshot(
+            client: client, ports: core.ownPorts(context: context, session: session))
+        let physical = JackPorts.ports(
+            client: client, pattern: nil, type: nil, flags: UInt(JackPortIsPhysical.rawValue))
+        core.route.withLock { watch in
+            watch = JackRouteWatch()
+            _ = watch.observe(
+                edges: edges, mainOutputs: Set(session.outputPortNames), mainInputs: Set(session.inputPortNames))
+            _ = watch.observe(physicalPorts: Set(physical))
+        }
+    }
+
+    /// The ports our main outputs and inputs are connected to, sorted (as the last route change said).
+    public var route: [String] { core.route.withLock { $0.route } }
+
+    /// Suspends rendering (Wwise's Suspend): the outputs play silence; with `renderAnyway` the engine
+    /// goes on rendering (its time advances, players move on), otherwise nothing is rendered (time
+    /// stands still; requests still apply). Any thread.
+    public func suspend(renderAnyway: Bool) {
+        // Relaxed: a mode the process callback reads each cycle.
+        core.suspendMode.store(renderAnyway ? 2 : 1, ordering: .relaxed)
+    }
+
+    /// Ends a suspension (Wwise's WakeupFromSuspend). Any thread.
+    public func wakeUp() { core.suspendMode.store(0, ordering: .relaxed) }
+
+    /// True while suspended.
+    public var isSuspended: Bool { core.suspendMode.load(ordering: .relaxed) != 0 }
 
     /// Physical outputs first (when configured), then the configured pairs.
     private func makeConnections(client: OpaquePointer, session: JackSession) -> [JackConnectionResult] {

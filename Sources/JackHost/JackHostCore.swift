@@ -75,6 +75,11 @@ final class JackHostCore: Sendable {
     let reconnectCancelled = Atomic<Bool>(false)
     /// The connections of our ports, kept for a return of the server.
     let connectionMemory = Locked<JackConnectionMemory>(JackConnectionMemory())
+    /// The route as last announced (event thread; read by `JackHost.route`).
+    let route = Locked<JackRouteWatch>(JackRouteWatch())
+    /// 0: rendering; 1: suspended (no frame rendered, outputs silent); 2: suspended but rendering anyway
+    /// (time goes on, outputs silent). Read by the process callback.
+    let suspendMode = Atomic<Int>(0)
     /// Called on the event thread after a loss was delivered (the host starts reconnecting).
     let lossHook = Locked<Callback<Void>?>(nil)
     let shutdownStatus = Atomic<UInt32>(0)
@@ -146,6 +151,12 @@ final class JackHostCore: Sendable {
             let lost = serverLostFlag.load(ordering: .acquiring)
             if sampleRate { deliver(.sampleRateChanged(rate: sampleRateValue.load(ordering: .relaxed))) }
             if bufferSize { deliver(.bufferSizeChanged(frames: bufferSizeValue.load(ordering: .relaxed))) }
+            if (sampleRate || bufferSize) && !lost {
+                let now = route.withLock { $0.route }
+                deliver(
+                    .routeChanged(
+                        JackRouteChange(reason: .routeConfigurationChange, previousRoute: now, currentRoute: now)))
+            }
             if xrun {
                 // Relaxed: statistics.
                 let delay = Float(bitPattern: xrunDelayBits.load(ordering: .relaxed))
@@ -159,7 +170,11 @@ final class JackHostCore: Sendable {
                 lossHook.withLock { $0 }?.call(())
                 break loop
             }
-            if graph || portRegistered { followConnections(context: context, retryPending: portRegistered || graph) }
+            if graph || portRegistered {
+                for change in followConnections(context: context, retryPending: true, portRegistered: portRegistered) {
+                    deliver(.routeChanged(change))
+                }
+            }
         }
         close(readFD)
         // The client is closed on every path out of the loop: the host closes it before closing the
@@ -181,21 +196,34 @@ final class JackHostCore: Sendable {
 
     /// Event thread, after a connection changed or a port appeared: remembers our ports' connections
     /// and makes those waiting for a port that now exists. While the server dies it announces the
-    /// teardown's disconnections after the shutdown: a snapshot taken then is not kept.
-    private func followConnections(context: UnsafeMutablePointer<JackRenderContext>, retryPending: Bool) {
+    /// teardown's disconnections after the shutdown: a snapshot taken then is not kept. Returns the
+    /// route changes to announce.
+    private func followConnections(
+        context: UnsafeMutablePointer<JackRenderContext>, retryPending: Bool, portRegistered: Bool
+    ) -> [JackRouteChange] {
         // A burst of changes (a patchbay, the server tearing down) arrives as one snapshot.
         usleep(10_000)
-        portWork.withLock { _ in
-            let target: (client: OpaquePointer, ports: [OpaquePointer], name: String)? = state.withLock { state in
-                guard let session = state.session, session.context == context, let client = session.client
-                else { return nil }
-                return (client, ownPorts(context: context, session: session), session.actualClientName)
+        return portWork.withLock { _ -> [JackRouteChange] in
+            guard let target = state.withLock({ FollowTarget(state: $0, context: context, core: self) }) else {
+                return []
             }
-            guard let target else { return }
             // Acquire: pairs with the shutdown callbacks' release.
-            if serverLostFlag.load(ordering: .acquiring) { return }
+            if serverLostFlag.load(ordering: .acquiring) { return [] }
             let edges = JackConnectionMemory.snapshot(client: target.client, ports: target.ports)
-            if serverLostFlag.load(ordering: .acquiring) { return }
+            let physical =
+                portRegistered
+                ? Set(
+                    JackPorts.ports(
+                        client: target.client, pattern: nil, type: nil, flags: UInt(JackPortIsPhysical.rawValue)))
+                : nil
+            if serverLostFlag.load(ordering: .acquiring) { return [] }
+            var changes: [JackRouteChange] = []
+            route.withLock { route in
+                if let change = route.observe(edges: edges, mainOutputs: target.outputs, mainInputs: target.inputs) {
+                    changes.append(change)
+                }
+                if let physical, let change = route.observe(physicalPorts: physical) { changes.append(change) }
+            }
             let previous = connectionMemory.withLock { $0.observed }
             // A connection that went because the other port went (its client quit, or the server is
             // tearing down, which jackd may announce before the shutdown itself) waits for that port.
@@ -209,11 +237,12 @@ final class JackHostCore: Sendable {
                 memory.observe(edges, vanished: vanished, now: now)
                 return memory.pending
             }
-            guard retryPending, !pending.isEmpty else { return }
+            guard retryPending, !pending.isEmpty else { return changes }
             let made = JackHost.makePending(pending, client: target.client, clientName: target.name)
             connectionMemory.withLock {
                 $0.pending.subtract(made.connected); $0.pending.subtract(made.dropped)
             }
+            return changes
         }
     }
 
@@ -279,5 +308,23 @@ private final class EventThreadArguments {
         self.core = core
         self.readFD = readFD
         self.context = context
+    }
+}
+
+/// What `followConnections` needs of the session, read under the state lock.
+private struct FollowTarget {
+    let client: OpaquePointer
+    let ports: [OpaquePointer]
+    let name: String
+    let outputs: Set<String>
+    let inputs: Set<String>
+
+    init?(state: JackHostState, context: UnsafeMutablePointer<JackRenderContext>, core: JackHostCore) {
+        guard let session = state.session, session.context == context, let client = session.client else { return nil }
+        self.client = client
+        ports = core.ownPorts(context: context, session: session)
+        name = session.actualClientName
+        outputs = Set(session.outputPortNames)
+        inputs = Set(session.inputPortNames)
     }
 }

@@ -19,4 +19,8 @@ public enum JackHostEvent: Sendable, Equatable {
     /// its name, with every port, and the remembered connections are restored. A changed rate or
     /// period is announced just before.
     case serverReturned(JackHostReturnReport)
+    /// Our main ports' connections changed, a physical port appeared, or the period or rate changed
+    /// (after `bufferSizeChanged` / `sampleRateChanged`). Not sent while the server is away: a return
+    /// starts a new route (in `serverReturned`'s report).
+    case routeChanged(JackRouteChange)
 }

@@ -136,11 +136,18 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
         guard let raw = core.insertTable.load(ordering: .acquiring) else { return .none }
         return raw.assumingMemoryBound(to: JackInsertTable.self).pointee.prepare(frames: frames)
     }
+    // Relaxed: a mode set by the control side, read once per cycle.
+    let suspendMode = context.pointee.core._withUnsafeGuaranteedRef { $0.suspendMode.load(ordering: .relaxed) }
     context.pointee.engine._withUnsafeGuaranteedRef { engine in
         engine.render(
-            frameCount: Int(frames), inputs: inputCount > 0 ? UnsafePointer(inputs) : nil,
+            frameCount: suspendMode == 1 ? 0 : Int(frames), inputs: inputCount > 0 ? UnsafePointer(inputs) : nil,
             inputCount: inputCount, outputs: UnsafePointer(outputs), outputCount: outputCount,
             inserts: inserts)
+    }
+    if suspendMode != 0 {
+        // Suspended: silence out, rendered anyway or not.
+        for i in 0..<outputCount { outputs[i]?.update(repeating: 0, count: Int(frames)) }
+        for i in 0..<inserts.channelCount { inserts.outputs?[i]?.update(repeating: 0, count: Int(frames)) }
     }
     // Release: the render's writes are done before the event thread, seeing `false`, closes the client.
     context.pointee.core._withUnsafeGuaranteedRef { $0.processRunning.store(false, ordering: .releasing) }

@@ -13,6 +13,20 @@ public protocol OSCHost: AnyObject, Sendable {
     func listConnections() -> [(source: String, destination: String)]
     /// Asks the host to shut down (the CLI leaves its main loop). Called after `/done /quit` is sent.
     func quit()
+    /// Suspends rendering: silence out; `renderAnyway` keeps the engine's time going (Wwise's Suspend).
+    func suspend(renderAnyway: Bool) throws(OSCHostError)
+    /// Ends a suspension.
+    func wakeUp() throws(OSCHostError)
+    /// The ports our main outputs and inputs are connected to, sorted.
+    func route() -> [String]
+}
+
+extension OSCHost {
+    public func suspend(renderAnyway: Bool) throws(OSCHostError) {
+        throw OSCHostError("this host cannot suspend rendering")
+    }
+    public func wakeUp() throws(OSCHostError) { throw OSCHostError("this host cannot suspend rendering") }
+    public func route() -> [String] { [] }
 }
 
 /// The host's state as `/status` reports it.
@@ -57,6 +71,9 @@ public enum OSCHostEvent: Sendable, Equatable {
     /// A server of that name is back and the client is open again (every port registered, the
     /// connections restored as far as their other ends exist).
     case servicesReset(clientName: String, sampleRate: Int, bufferSize: Int)
+    /// The route changed (`reason`: newDeviceAvailable, oldDeviceUnavailable, routeConfigurationChange);
+    /// routes are the connected ports. `outputsLostLastConnection`: the outputs play nowhere now.
+    case routeChanged(reason: String, previous: [String], current: [String], outputsLostLastConnection: Bool)
     /// Period or rate changed.
     case configurationChanged(sampleRate: Int, bufferSize: Int)
 }

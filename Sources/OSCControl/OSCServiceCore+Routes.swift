@@ -31,7 +31,14 @@ extension OSCServiceCore {
         "/meters": { core, r, _ throws(OSCFailure) in try core.meters(r) },
         "/sound/play": { core, r, _ throws(OSCFailure) in try core.soundPlay(r) },
         "/recorder/new": { core, r, _ throws(OSCFailure) in try core.recorderNew(r) },
-        "/recorder/list": { core, r, _ throws(OSCFailure) in try core.recorderList(r) }
+        "/recorder/list": { core, r, _ throws(OSCFailure) in try core.recorderList(r) },
+        "/session/params": { core, r, _ throws(OSCFailure) in try core.sessionParams(r) },
+        "/session/pauseOnRouteLoss": { core, r, _ throws(OSCFailure) in try core.sessionPauseOnRouteLoss(r) },
+        "/session/interrupt": { core, r, _ throws(OSCFailure) in try core.sessionInterrupt(r) },
+        "/session/suspend": { core, r, _ throws(OSCFailure) in try core.sessionSuspend(r) },
+        "/session/wakeup": { core, r, _ throws(OSCFailure) in try core.sessionWakeUp(r) },
+        "/session/route": { core, r, _ throws(OSCFailure) in try core.sessionRoute(r) },
+        "/session/state": { core, r, _ throws(OSCFailure) in try core.sessionStateRequest(r) }
     ]
 
     /// Serves one request. `frame` is the engine sample time from the bundle's time tag (nil: next cycle).
@@ -83,7 +90,7 @@ extension OSCServiceCore {
                     .float(Float(s.dspLoad)), .int32(Int32(clamping: s.xrunCount)),
                     .int32(Int32(clamping: engine.nodes().count)),
                     .string(s.serverName), .string(s.clientName),
-                    .int32(Int32(clamping: counters.droppedDatagrams.value))
+                    .int32(Int32(clamping: counters.droppedDatagrams.value)), .string(session.name)
                 ]))
     }
 

@@ -344,11 +344,15 @@ extension OSCServiceCore {
             flushXrun(now: SystemClock.monotonicSeconds())
         case .serverLost(let reason):
             notify(OSCMessage("/engine/services_lost", [.string(reason)]))
+            beginInterruption(source: .server)
         case .servicesReset(let client, let rate, let frames):
             notify(
                 OSCMessage(
                     "/engine/services_reset",
                     [.string(client), .int32(Int32(clamping: rate)), .int32(Int32(clamping: frames))]))
+            endInterruption(source: .server, shouldResume: true)
+        case .routeChanged(let reason, let previous, let current, let lostLast):
+            routeChanged(reason: reason, previous: previous, current: current, outputsLostLastConnection: lostLast)
         case .configurationChanged(let rate, let frames):
             notify(OSCMessage("/engine/config", [.int32(Int32(clamping: rate)), .int32(Int32(clamping: frames))]))
         }

@@ -124,6 +124,8 @@ final class OSCServiceCore: @unchecked Sendable {
     var mirror = GraphMirror()
     /// Notification subscribers, their meter feeds and reply routes.
     var subscriptions = SubscriptionTable()
+    /// The audio session: its settings and the interruptions under way.
+    var session = SessionState()
     var nextPoll = 0.0
     var nextLeaseCheck = 0.0
     /// The kernel's running count of dropped UDP datagrams, as last reported.
@@ -133,6 +135,7 @@ final class OSCServiceCore: @unchecked Sendable {
     let receiveBuffer: UnsafeMutableRawPointer
 
     init(engine: Engine, host: OSCHost?, options: OSCServiceOptions, counters: OSCCounters) throws(OSCServiceError) {
+        session.pauseOnRouteLoss = options.pauseOnRouteLoss
         self.engine = engine
         self.host = host
         self.options = options

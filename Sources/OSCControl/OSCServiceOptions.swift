@@ -48,6 +48,9 @@ public struct OSCServiceOptions: Sendable {
     /// Program name and version reported by `/version`.
     public var programName: String
     public var version: String
+    /// The session's `pauseOnRouteLoss` at start (a patch's `session:` section; `/session/pauseOnRouteLoss`
+    /// changes it).
+    public var pauseOnRouteLoss: Bool
 
     public init(
         port: Int = OSCServiceOptions.defaultPort, host: String = "127.0.0.1", enablesTCP: Bool = true,
@@ -56,7 +59,7 @@ public struct OSCServiceOptions: Sendable {
         maxScheduledBundles: Int = 4096, errorBurst: Int = 20, errorsPerSecond: Double = 10,
         pollsEngine: Bool = false, handlesEngineEvents: Bool = true, syncTimeout: Double = 5,
         graphScanInterval: Double = 0.25, minimumMeterInterval: Int = 10,
-        programName: String = "soundstage", version: String = "0.1.0"
+        programName: String = "soundstage", version: String = "0.1.0", pauseOnRouteLoss: Bool = false
     ) {
         self.port = port
         self.host = host
@@ -76,5 +79,6 @@ public struct OSCServiceOptions: Sendable {
         self.minimumMeterInterval = minimumMeterInterval
         self.programName = programName
         self.version = version
+        self.pauseOnRouteLoss = pauseOnRouteLoss
     }
 }

@@ -27,6 +27,8 @@ public struct PatchDocument: Sendable, Equatable {
     public var recorders: [PatchRecorder]
     /// The `jack` section (empty when absent).
     public var jack: PatchJackSettings
+    /// The `session` section (empty when absent).
+    public var session: PatchSessionSettings
     /// The file the document was read from, as given to the parser; `nil` for text or code.
     public var path: String?
 
@@ -35,8 +37,9 @@ public struct PatchDocument: Sendable, Equatable {
         version: Int = PatchDocument.currentVersion, engine: PatchEngineSettings = PatchEngineSettings(),
         buffers: [PatchBuffer] = [], nodes: [PatchNode] = [], connections: [PatchConnection] = [],
         taps: [PatchTap] = [], recorders: [PatchRecorder] = [], jack: PatchJackSettings = PatchJackSettings(),
-        path: String? = nil
+        session: PatchSessionSettings = PatchSessionSettings(), path: String? = nil
     ) {
+        self.session = session
         self.version = version
         self.engine = engine
         self.buffers = buffers
@@ -72,7 +75,7 @@ public struct PatchDocument: Sendable, Equatable {
             version: version, engine: engine.withoutLocations(), buffers: buffers.map { $0.withoutLocations() },
             nodes: nodes.map { $0.withoutLocations() }, connections: connections.map { $0.withoutLocations() },
             taps: taps.map { $0.withoutLocations() }, recorders: recorders.map { $0.withoutLocations() },
-            jack: jack.withoutLocations(), path: path
+            jack: jack.withoutLocations(), session: session.withoutLocations(), path: path
         )
     }
 }

@@ -4,7 +4,9 @@ import Yams
 
 extension PatchSchemaReader {
     // The allowed keys of each mapping, in the order messages list them.
-    static let topLevelKeys = ["version", "engine", "buffers", "nodes", "connections", "taps", "recorders", "jack"]
+    static let topLevelKeys = [
+        "version", "engine", "buffers", "nodes", "connections", "taps", "recorders", "jack", "session"
+    ]
     static let engineKeys = ["sampleRate", "outputs", "inputs", "blockFrames"]
     static let bufferKeys = ["name", "file", "generate", "start", "frames"]
     static let generatorKeys = ["waveform", "frequency", "duration", "amplitude", "channels"]
@@ -13,6 +15,7 @@ extension PatchSchemaReader {
     static let tapKeys = ["node", "bus"]
     static let recorderKeys = ["name", "node", "path", "format", "encoding", "duration", "record"]
     static let jackKeys = ["connect", "connectPhysical"]
+    static let sessionKeys = ["pauseOnRouteLoss"]
 
     /// Reads the whole document. The result is complete only when no diagnostic was reported.
     mutating func readDocument(_ root: Node) -> PatchDocument {
@@ -44,6 +47,9 @@ extension PatchSchemaReader {
         document.recorders = readList(fields["recorders"], what: "recorder") { $0.readRecorder($1) }
         if let entry = fields["jack"], !entry.isNull {
             document.jack = readJack(entry) ?? PatchJackSettings()
+        }
+        if let entry = fields["session"], !entry.isNull {
+            document.session = readSession(entry) ?? PatchSessionSettings()
         }
         reportDuplicateNames(document.buffers.map { ($0.name, $0.nameLocation) }, what: "buffer")
         reportDuplicateNames(document.nodes.map { ($0.name, $0.nameLocation) }, what: "node")
@@ -374,6 +380,17 @@ extension PatchSchemaReader {
             settings.connectPhysical = bool(entry)
             settings.connectPhysicalLocation = entry.valueLocation
         }
+        return settings
+    }
+
+    // MARK: - session
+
+    /// `session`: the audio session's settings, each optional.
+    private mutating func readSession(_ entry: Entry) -> PatchSessionSettings? {
+        guard let mapping = mappingValue(entry) else { return nil }
+        let fields = fields(of: mapping, context: "'session'", allowed: Self.sessionKeys)
+        var settings = PatchSessionSettings(location: fields.location)
+        if let entry = fields["pauseOnRouteLoss"], !entry.isNull { settings.pauseOnRouteLoss = bool(entry) }
         return settings
     }
 }

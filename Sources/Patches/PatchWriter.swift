@@ -51,6 +51,10 @@ public enum PatchWriter {
             }
         }
         writeJack(document.jack, into: &lines)
+        if let pause = document.session.pauseOnRouteLoss {
+            lines.append("session:")
+            lines.append("  pauseOnRouteLoss: \(pause)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -127,7 +127,8 @@ struct RunCommand: ParsableCommand {
         let osc = OSCService(
             engine: loaded.engine, host: oscHostAdapter,
             options: OSCServiceOptions(
-                port: oscPort, host: oscHost, fileRoots: roots, programName: "soundstage", version: Soundstage.version))
+                port: oscPort, host: oscHost, fileRoots: roots, programName: "soundstage", version: Soundstage.version,
+                pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false))
         do {
             let port = try osc.start()
             say("OSC: udp and tcp on \(oscHost):\(port) (file roots: \(roots.joined(separator: ", ")))")
@@ -180,6 +181,15 @@ struct RunCommand: ParsableCommand {
                         .servicesReset(
                             clientName: back.start.actualClientName, sampleRate: back.start.sampleRate,
                             bufferSize: back.start.bufferSize))
+                case .routeChanged(let change):
+                    say(
+                        "route change (\(change.reason.rawValue)): [\(change.previousRoute.joined(separator: ","))] → "
+                            + "[\(change.currentRoute.joined(separator: ","))]")
+                    osc.post(
+                        .routeChanged(
+                            reason: change.reason.rawValue, previous: change.previousRoute,
+                            current: change.currentRoute,
+                            outputsLostLastConnection: change.outputsLostLastConnection))
                 case .sampleRateChanged(let rate):
                     say("JACK sample rate changed to \(rate) Hz: rebuilding buffers at that rate.")
                     for problem in loaded.changeSampleRate(to: Double(rate)) { printError(problem) }
@@ -293,6 +303,12 @@ final class JackOSCHost: OSCHost, Sendable {
         }
         return edges
     }
+
+    func suspend(renderAnyway: Bool) throws(OSCHostError) { host.suspend(renderAnyway: renderAnyway) }
+
+    func wakeUp() throws(OSCHostError) { host.wakeUp() }
+
+    func route() -> [String] { host.route }
 
     /// The main loop checks `quitRequested` and leaves (Relaxed: a flag polled every 10 ms).
     func quit() { quitFlag.store(true, ordering: .relaxed) }

@@ -59,7 +59,7 @@ struct ExternalLibloToolsTests {
         #expect(pong?.types == "is" && pong?.arguments == ["5", "x"])
         f.client.send("/status")
         let status = dump.waitFor { $0.address == "/status.reply" }
-        #expect(status?.types == "siifiissi")
+        #expect(status?.types == "siifiissis")
         #expect(status?.arguments[0] == "running" && status?.arguments[1] == "48000" && status?.arguments[6] == "mock")
         f.client.send("/version")
         #expect(dump.waitFor { $0.address == "/version.reply" }?.arguments.first == "soundstage")

@@ -19,7 +19,7 @@ import Testing
     @Test func statusWithoutHostIsOffline() throws {
         let f = try OSCFixture()
         let reply = try #require(f.client.request("/status", reply: "/status.reply"))
-        #expect(reply.typeTags == "siifiissi")
+        #expect(reply.typeTags == "siifiissis")
         #expect(reply.arguments[0] == .string("offline"))
         #expect(reply.arguments[1] == .int32(48_000))
         #expect(reply.arguments[5] == .int32(2))  // main and output
@@ -31,7 +31,7 @@ import Testing
         #expect(
             reply.arguments == [
                 .string("running"), .int32(48_000), .int32(256), .float(1.5), .int32(3), .int32(2),
-                .string("mock"), .string("soundstage"), .int32(0)
+                .string("mock"), .string("soundstage"), .int32(0), .string("active")
             ])
     }
 

@@ -19,7 +19,7 @@ extension OSCExternalSerialSuites.ScenarioClickOnsetTests {
 
     /// The /status xrun count (argument 4 of /status.reply).
     private func xruns(_ client: OSCTestClient) -> Int32? {
-        guard let reply = client.request("/status", reply: "/status.reply"), reply.arguments.count == 9,
+        guard let reply = client.request("/status", reply: "/status.reply"), reply.arguments.count == 10,
             case .int32(let n) = reply.arguments[4]
         else { return nil }
         return n

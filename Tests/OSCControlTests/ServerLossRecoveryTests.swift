@@ -185,6 +185,15 @@ extension OSCExternalSerialSuites.ServerLossRecoveryTests {
             let reset = client.receive(timeout: 3) { $0.address == "/engine/services_reset" }
             let message = reset.first { $0.address == "/engine/services_reset" }
             #expect(message?.arguments.first == .string(name), "round \(round): \(reset)")
+            // The loss was an interruption of the session: began at the loss, ended (shouldResume) at the return.
+            client.receive(timeout: 1) {
+                $0.address == "/session/interruption" && $0.arguments.first == .string("ended")
+            }
+            #expect(
+                client.take("/session/interruption").map(\.arguments) == [
+                    [.string("began")], [.string("ended"), .int32(1)]
+                ],
+                "round \(round)")
             // The peer comes back after us: its connections are made when its ports appear.
             peer = try startPeer(server)
             let theirs = secondsUntil(peerEdges, server, outputs: outputs, timeout: 5)

@@ -55,7 +55,7 @@ func expectSingleError(
         expectSingleError(
             "version: 1\nconections: []\n", at: 2, 1,
             "unknown key 'conections' in the patch (did you mean 'connections'?); "
-                + "allowed keys: version, engine, buffers, nodes, connections, taps, recorders, jack")
+                + "allowed keys: version, engine, buffers, nodes, connections, taps, recorders, jack, session")
     }
 
     /// (text, line, column, unknown key, suggested key)

@@ -470,7 +470,7 @@ class Client:
             return None
         p = m.params
         return {"state": p[0], "rate": p[1], "period": p[2], "dsp": p[3], "xruns": p[4], "nodes": p[5],
-                "dropped": p[8] if len(p) > 8 else 0}
+                "dropped": p[8] if len(p) > 8 else 0, "session": p[9] if len(p) > 9 else ""}
 
     # Pings
 

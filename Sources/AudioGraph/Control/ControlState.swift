@@ -13,6 +13,7 @@ struct ControlState {
     var monitors = Monitors()
     var spatial = SpatialModel()
     var inserts = InsertTable()
+    var session = SessionModel()
 
     init(configuration: EngineConfiguration) { self.configuration = configuration }
 

@@ -53,6 +53,8 @@ extension EngineCore {
         case .meteringEnabled:
             try setMetering(node, enabled: value.boolValue ?? false)
             node[key] = value
+        case .resumeAfterInterruption:
+            node[key] = value
         case .rate:
             guard node.bool(.enableRate) else {
                 throw EngineError(

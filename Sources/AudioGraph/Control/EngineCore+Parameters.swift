@@ -239,6 +239,9 @@ extension EngineCore {
             let play = value.boolValue ?? false
             try send(TimedCommand(time: time, play ? .playerPlay(player) : .playerPause(player)))
             node[position] = value
+        case .resumeAfterInterruption:
+            // Read by the session when an interruption ends; nothing to render.
+            node[position] = value
         default:
             guard let effect = node.effect else { throw unknownParameter(position, of: node) }
             let spec = node.specs[position]

@@ -70,6 +70,7 @@ extension NodeKind {
                 ParameterSpec(
                     .playing, .bool, default: .bool(false),
                     "True plays, false pauses; becomes false when a non-looping region ends."),
+                Self.resumeAfterInterruptionParameter,
                 ParameterSpec(
                     .channels, .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
                     "Channels of the output bus: the scheduled buffer's channel count.")
@@ -120,10 +121,17 @@ extension NodeKind {
         ParameterSpec(
             .playing, .bool, default: .bool(false),
             "True plays (from the current time), false pauses; false again when the file finishes."),
+        resumeAfterInterruptionParameter,
         ParameterSpec(
             .channels, .int, unit: "channels", range: 1...64, default: .int(2), readOnly: true,
             "Channels of the file or buffer.")
     ]
+
+    /// Whether a player the audio session paused for an interruption plays again when it ends.
+    static let resumeAfterInterruptionParameter = ParameterSpec(
+        .resumeAfterInterruption, .bool, default: .bool(true),
+        "When an interruption paused it (/session/interruption), play again where it was once the interruption "
+            + "ends with shouldResume (the server's return, /session/interrupt end). False: stay paused.")
 
     /// AVAudioMixing settings shared by every source kind; they apply where the node feeds a mixer.
     static let mixingParameters: [ParameterSpec] = [

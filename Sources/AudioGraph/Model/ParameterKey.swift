@@ -25,6 +25,8 @@ public enum ParameterKey: UInt8, CaseIterable, Sendable, BitwiseCopyable {
     // Voice processing.
     case mode, agc, noiseSuppression, inputMuted, duckOthers, duckLevel, advancedDucking
     case micChannels, referenceChannels, reference, ports, voiceProcessing
+    // The audio session.
+    case resumeAfterInterruption
 
     /// The name patches and OSC use: the case's own name.
     public var name: String { Self.names[Int(rawValue)] }

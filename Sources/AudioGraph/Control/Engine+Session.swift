@@ -1,0 +1,23 @@
+// Control side, the API. What the audio session asks of the graph: pausing the players for an
+// interruption and resuming them after it (EngineCore+Session.swift).
+
+extension Engine {
+    /// An interruption began (another session, the server going away, `/session/interrupt begin`):
+    /// pauses every playing player and audioplayer and remembers them. Returns their names. A second
+    /// call before `endInterruption` adds the players that play by then.
+    @discardableResult
+    public func beginInterruption() -> [String] {
+        control.withLock { core in core.beginInterruption() }
+    }
+
+    /// The interruption ended. With `shouldResume`, the players it paused whose
+    /// `resumeAfterInterruption` is true (the default) play again where they were; the others stay
+    /// paused. Returns the names resumed.
+    @discardableResult
+    public func endInterruption(shouldResume: Bool) -> [String] {
+        control.withLock { core in core.endInterruption(shouldResume: shouldResume) }
+    }
+
+    /// True between `beginInterruption` and `endInterruption`.
+    public var isInterrupted: Bool { control.withLock { core in core.state.session.isInterrupted } }
+}

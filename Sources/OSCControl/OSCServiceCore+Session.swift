@@ -1,0 +1,143 @@
+// OSC thread. The audio session as far as it goes today: interruptions (a rig's own, and the JACK
+// server going away and coming back), suspending rendering, and route changes from JACK, each told to
+// `/notify` subscribers. See docs/SESSION.md.
+import AudioGraph
+
+/// Where an interruption comes from.
+enum InterruptionSource: Hashable {
+    /// The JACK server went away (ends when it is back).
+    case server
+    /// `/session/interrupt begin` (ends with `/session/interrupt end`).
+    case request
+}
+
+/// The session's settings and the interruptions under way (OSC thread).
+struct SessionState {
+    /// Pause every player when the outputs lose their last connection (headphones pulled).
+    var pauseOnRouteLoss = false
+    var interruptions: Set<InterruptionSource> = []
+    /// nil: rendering; else suspended, rendering anyway or not.
+    var suspendedRenderingAnyway: Bool?
+
+    /// `active`, `interrupted` or `suspended` (`/status.reply`, `/session/state`).
+    var name: String {
+        if suspendedRenderingAnyway != nil { return "suspended" }
+        return interruptions.isEmpty ? "active" : "interrupted"
+    }
+}
+
+extension OSCServiceCore {
+    /// The parameters `/session/params` lists, with their values.
+    private var sessionParameters: [(String, OSCArgument)] {
+        [("pauseOnRouteLoss", .int32(session.pauseOnRouteLoss ? 1 : 0))]
+    }
+
+    /// `/session/params` → `/session/params s:name v:value …`.
+    func sessionParams(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        reply(r.client, OSCMessage("/session/params", sessionParameters.flatMap { [.string($0.0), $0.1] }))
+    }
+
+    /// `/session/pauseOnRouteLoss [i]`: set (→ `/done`), or get (→ the same address with the value).
+    func sessionPauseOnRouteLoss(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        if a.isAtEnd {
+            reply(r.client, OSCMessage(r.address, [.int32(session.pauseOnRouteLoss ? 1 : 0)]))
+            return
+        }
+        let on = try a.flag("pauseOnRouteLoss")
+        try a.end()
+        session.pauseOnRouteLoss = on
+        done(r.client, r.address)
+    }
+
+    /// `/session/interrupt s:begin|end [i:shouldResume]` → `/done`.
+    func sessionInterrupt(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let what = try a.string("begin or end")
+        switch what {
+        case "begin":
+            try a.end()
+            beginInterruption(source: .request)
+        case "end":
+            let shouldResume = a.isAtEnd ? true : try a.flag("shouldResume")
+            try a.end()
+            guard session.interruptions.contains(.request) else {
+                throw OSCFailure(.badArguments, "\(r.address): no interruption began with /session/interrupt begin")
+            }
+            endInterruption(source: .request, shouldResume: shouldResume)
+        default:
+            throw OSCFailure(.badArguments, "\(r.address): 'begin' or 'end', not '\(OSCText.sanitized(what))'")
+        }
+        done(r.client, r.address)
+    }
+
+    /// `/session/suspend [i:renderAnyway]` → `/done`.
+    func sessionSuspend(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let renderAnyway = a.isAtEnd ? false : try a.flag("renderAnyway")
+        try a.end()
+        guard let host else { throw OSCFailure(.unsupported, "this engine has no host to suspend") }
+        do { try host.suspend(renderAnyway: renderAnyway) } catch { throw OSCFailure(.unsupported, error.message) }
+        session.suspendedRenderingAnyway = renderAnyway
+        notify(OSCMessage("/session/suspension", [.string("began"), .int32(renderAnyway ? 1 : 0)]))
+        done(r.client, r.address)
+    }
+
+    /// `/session/wakeup` → `/done`.
+    func sessionWakeUp(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        guard let host else { throw OSCFailure(.unsupported, "this engine has no host to wake up") }
+        do { try host.wakeUp() } catch { throw OSCFailure(.unsupported, error.message) }
+        if session.suspendedRenderingAnyway != nil { notify(OSCMessage("/session/suspension", [.string("ended")])) }
+        session.suspendedRenderingAnyway = nil
+        done(r.client, r.address)
+    }
+
+    /// `/session/route` → `/session/route s:currentRoute` (connected ports, comma-separated).
+    func sessionRoute(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        reply(r.client, OSCMessage(r.address, [.string((host?.route() ?? []).joined(separator: ","))]))
+    }
+
+    /// `/session/state` → `/session/state s:active|interrupted|suspended`.
+    func sessionStateRequest(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        reply(r.client, OSCMessage(r.address, [.string(session.name)]))
+    }
+
+    /// An interruption from `source` began: the first one pauses the players (the engine remembers
+    /// them) and tells subscribers `/session/interruption s:began`.
+    func beginInterruption(source: InterruptionSource) {
+        let first = session.interruptions.isEmpty
+        guard session.interruptions.insert(source).inserted else { return }
+        engine.beginInterruption()
+        if first { notify(OSCMessage("/session/interruption", [.string("began")])) }
+    }
+
+    /// The interruption from `source` ended; when none is left, the players the interruptions paused
+    /// resume (with `shouldResume`, those whose `resumeAfterInterruption` is true) and subscribers get
+    /// `/session/interruption s:ended i:shouldResume`.
+    func endInterruption(source: InterruptionSource, shouldResume: Bool) {
+        guard session.interruptions.remove(source) != nil, session.interruptions.isEmpty else { return }
+        engine.endInterruption(shouldResume: shouldResume)
+        notify(OSCMessage("/session/interruption", [.string("ended"), .int32(shouldResume ? 1 : 0)]))
+    }
+
+    /// JACK reported a route change: tells subscribers, and with `pauseOnRouteLoss` pauses the players
+    /// when the outputs lost their last connection.
+    func routeChanged(reason: String, previous: [String], current: [String], outputsLostLastConnection: Bool) {
+        notify(
+            OSCMessage(
+                "/session/route_change",
+                [
+                    .string(reason), .string(previous.joined(separator: ",")),
+                    .string(current.joined(separator: ","))
+                ]))
+        if outputsLostLastConnection && session.pauseOnRouteLoss {
+            for node in engine.nodes() where node.kind == .player || node.kind == .audioplayer {
+                if (try? engine.get(node.name, "playing"))?.boolValue == true { try? engine.pause(node.name) }
+            }
+        }
+    }
+}

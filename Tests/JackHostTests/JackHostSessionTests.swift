@@ -1,0 +1,107 @@
+// Route changes as the audio session sees them, from JACK's own events: our main ports gaining and
+// losing connections, a period change; and suspending rendering with and without rendering anyway.
+import AudioGraph
+import DSPTestSupport
+import Foundation
+import JackHost
+import Testing
+
+extension JackHostTests {
+    @Suite("Session: route changes and suspension")
+    struct Session {
+        private func routeChange(_ events: EventLog, _ reason: JackRouteChangeReason, timeout: Double = 3)
+            -> JackRouteChange?
+        {
+            guard
+                let hit = events.wait(
+                    timeout: timeout,
+                    for: {
+                        if case .routeChanged(let change) = $0 { return change.reason == reason }
+                        return false
+                    }), case .routeChanged(let change) = hit.event
+            else { return nil }
+            return change
+        }
+
+        @Test func connectionsOfTheMainPortsAndPeriodChangesAreRouteChanges() throws {
+            let server = try PrivateJackServer()
+            let events = EventLog()
+            let engine = try Tone.makeEngine()
+            try engine.attach(.eq, name: "fx", parameters: ["insert": .bool(true)])
+            let host = JackHost(
+                configuration: JackHostConfiguration(
+                    serverName: server.name, inputChannelCount: 1, connections: [("out_1", "system:playback_1")]),
+                renderEngine: engine.renderEngine, onEvent: events.handler)
+            host.setInserts(engine.hostInsertLayout)
+            _ = try host.start()
+            // The route the client opened with is not a change.
+            #expect(host.route == ["system:playback_1"])
+            usleep(200_000)
+            #expect(!events.all.contains { if case .routeChanged = $0 { return true } else { return false } })
+
+            #expect(host.connect("system:capture_1", to: "in_1").isConnected)
+            let gained = try #require(routeChange(events, .newDeviceAvailable), "\(events.all)")
+            #expect(gained.previousRoute == ["system:playback_1"])
+            #expect(gained.currentRoute == ["system:capture_1", "system:playback_1"])
+            // An insert's connection is not the route.
+            events.clear()
+            #expect(host.connect("fx_out_1", to: "system:playback_2").isConnected)
+            usleep(300_000)
+            #expect(!events.all.contains { if case .routeChanged = $0 { return true } else { return false } })
+
+            #expect(host.disconnect("out_1", from: "system:playback_1").isConnected)
+            let lost = try #require(routeChange(events, .oldDeviceUnavailable), "\(events.all)")
+            #expect(lost.currentRoute == ["system:capture_1"])
+            #expect(lost.outputsLostLastConnection)
+            #expect(host.route == ["system:capture_1"])
+
+            events.clear()
+            let tool = try server.runWithDefaultServer("/usr/bin/jack_bufsize", ["128"])
+            #expect(tool.status == 0)
+            let reconfigured = try #require(routeChange(events, .routeConfigurationChange), "\(events.all)")
+            #expect(reconfigured.currentRoute == ["system:capture_1"])
+            host.stop()
+        }
+
+        @Test func suspendedHostsPlaySilenceWithTimeStoppedOrRunning() throws {
+            let server = try PrivateJackServer()
+            let engine = try Tone.makeEngine()
+            let poller = EnginePoller(engine)
+            defer { poller.stop() }
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name), renderEngine: engine.renderEngine)
+            let report = try host.start()
+            let recorder = try JackRecorder(server: server.name, capacity: 48_000)
+            #expect(recorder.connect(from: report.outputPorts[0]).isConnected)
+            usleep(200_000)
+            #expect(SignalStats.peak(recorder.record(frames: 4_800)[...]) > 0.1)
+
+            host.suspend(renderAnyway: false)
+            #expect(host.isSuspended)
+            usleep(100_000)
+            let frozen = engine.renderEngine.renderedFrames
+            let silent = recorder.record(frames: 9_600)
+            #expect(silent.count == 9_600 && silent.allSatisfy { $0 == 0 }, "not silent while suspended")
+            #expect(engine.renderEngine.renderedFrames == frozen, "the engine rendered while suspended")
+            // Requests still apply while suspended.
+            try engine.set("p", "volume", to: .float(0.5))
+
+            host.suspend(renderAnyway: true)
+            usleep(100_000)
+            let running = engine.renderEngine.renderedFrames
+            let stillSilent = recorder.record(frames: 9_600)
+            #expect(stillSilent.allSatisfy { $0 == 0 }, "not silent while suspended rendering anyway")
+            #expect(engine.renderEngine.renderedFrames >= running + 9_600, "time stood still rendering anyway")
+
+            host.wakeUp()
+            #expect(!host.isSuspended)
+            usleep(100_000)
+            let back = recorder.record(frames: 24_000)
+            let level = Tone.amplitude(of: back[...])
+            let expected = Double(Tone.amplitude) / 2.0.squareRoot() * 0.5
+            #expect(abs(Decibels.fromAmplitude(level) - Decibels.fromAmplitude(expected)) < 0.5, "tone at \(level)")
+            recorder.close()
+            host.stop()
+        }
+    }
+}

@@ -1,0 +1,114 @@
+// The audio session over OSC: a rig's own interruptions, the server's loss and return as one, route
+// changes from the host, pauseOnRouteLoss, and the session state in /status.
+import AudioGraph
+import Foundation
+@testable import OSCControl
+import Testing
+
+@Suite struct OSCSessionTests {
+    private func fixtureWithPlayers() throws -> OSCFixture {
+        let f = try OSCFixture(host: MockHost())
+        let tone = (0..<4_800).map { Float(sin(Double($0) * 2 * Double.pi / 48)) * 0.5 }
+        try f.engine.addBuffer(SampleBuffer(name: "tone", channels: [tone], sampleRate: 48_000))
+        for name in ["a", "b"] {
+            try f.engine.attach(
+                .player, name: name,
+                parameters: ["buffer": .string("tone"), "loop": .bool(true), "playing": .bool(true)])
+            try f.engine.connect(name, to: "main")
+        }
+        try f.engine.set("b", "resumeAfterInterruption", to: .bool(false))
+        #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
+        return f
+    }
+
+    private func playing(_ f: OSCFixture, _ node: String) -> Bool {
+        (try? f.engine.get(node, "playing")) == .bool(true)
+    }
+
+    private func state(_ f: OSCFixture) -> OSCArgument? {
+        f.client.request("/session/state")?.arguments.first
+    }
+
+    @Test func aRigsInterruptionPausesAndResumes() throws {
+        let f = try fixtureWithPlayers()
+        #expect(state(f) == .string("active"))
+        #expect(f.client.command("/session/interrupt", [.string("begin")])?.address == "/done")
+        f.client.receive(timeout: 2) { $0.address == "/session/interruption" }
+        #expect(f.client.take("/session/interruption").first?.arguments == [.string("began")])
+        #expect(!playing(f, "a") && !playing(f, "b"))
+        #expect(state(f) == .string("interrupted"))
+        #expect(f.client.request("/status", reply: "/status.reply")?.arguments.last == .string("interrupted"))
+
+        #expect(f.client.command("/session/interrupt", [.string("end")])?.address == "/done")
+        f.client.receive(timeout: 2) { $0.address == "/session/interruption" }
+        #expect(f.client.take("/session/interruption").first?.arguments == [.string("ended"), .int32(1)])
+        #expect(playing(f, "a"), "a resumes")
+        #expect(!playing(f, "b"), "b has resumeAfterInterruption false")
+        #expect(state(f) == .string("active"))
+
+        // Ended without shouldResume: nobody plays again.
+        _ = f.client.command("/session/interrupt", [.string("begin")])
+        _ = f.client.command("/session/interrupt", [.string("end"), .int32(0)])
+        #expect(!playing(f, "a"))
+    }
+
+    @Test func badInterruptRequestsGetErrors() throws {
+        let f = try fixtureWithPlayers()
+        #expect(f.client.command("/session/interrupt", [.string("end")])?.errorCode == 61)
+        #expect(f.client.command("/session/interrupt", [.string("start")])?.errorCode == 61)
+        #expect(f.client.command("/session/interrupt")?.errorCode == 61)
+        #expect(f.client.command("/session/interrupt", [.string("begin"), .int32(1)])?.errorCode == 61)
+        #expect(f.client.command("/session/pauseOnRouteLoss", [.string("yes")])?.errorCode == 61)
+        // The mock host cannot suspend.
+        #expect(f.client.command("/session/suspend")?.errorCode == 69)
+        #expect(playing(f, "a"), "a bad request changed nothing")
+    }
+
+    @Test func theServersLossIsAnInterruptionThatOverlapsARigsOwn() throws {
+        let f = try fixtureWithPlayers()
+        f.service.post(.serverLost(reason: "JACK server has been closed"))
+        f.client.receive(timeout: 2) { $0.address == "/session/interruption" }
+        #expect(f.client.take("/session/interruption").map(\.arguments) == [[.string("began")]])
+        #expect(!playing(f, "a"))
+        // A rig's interruption while the server is away: no second "began"; the server's return does
+        // not end it.
+        _ = f.client.command("/session/interrupt", [.string("begin")])
+        f.service.post(.servicesReset(clientName: "soundstage", sampleRate: 48_000, bufferSize: 256))
+        f.client.receive(timeout: 0.5)
+        #expect(f.client.take("/session/interruption").isEmpty)
+        #expect(!playing(f, "a"))
+        _ = f.client.command("/session/interrupt", [.string("end")])
+        f.client.receive(timeout: 2) { $0.address == "/session/interruption" }
+        #expect(f.client.take("/session/interruption").map(\.arguments) == [[.string("ended"), .int32(1)]])
+        #expect(playing(f, "a"))
+    }
+
+    @Test func routeChangesReachSubscribersAndPauseOnRouteLossPauses() throws {
+        let f = try fixtureWithPlayers()
+        #expect(f.client.request("/session/pauseOnRouteLoss")?.arguments == [.int32(0)])
+        f.service.post(
+            .routeChanged(
+                reason: "oldDeviceUnavailable", previous: ["system:playback_1"], current: [],
+                outputsLostLastConnection: true))
+        f.client.receive(timeout: 2) { $0.address == "/session/route_change" }
+        #expect(
+            f.client.take("/session/route_change").first?.arguments
+                == [.string("oldDeviceUnavailable"), .string("system:playback_1"), .string("")])
+        #expect(playing(f, "a"), "pauseOnRouteLoss is off by default")
+
+        #expect(f.client.command("/session/pauseOnRouteLoss", [.int32(1)])?.address == "/done")
+        #expect(f.client.request("/session/params")?.arguments == [.string("pauseOnRouteLoss"), .int32(1)])
+        f.service.post(
+            .routeChanged(
+                reason: "oldDeviceUnavailable", previous: ["a:in", "b:in"], current: ["b:in"],
+                outputsLostLastConnection: false))
+        f.client.receive(timeout: 1) { $0.address == "/session/route_change" }
+        #expect(playing(f, "a"), "the outputs still play somewhere")
+        f.service.post(
+            .routeChanged(
+                reason: "oldDeviceUnavailable", previous: ["b:in"], current: [], outputsLostLastConnection: true))
+        f.client.receive(timeout: 2) { $0.address == "/session/route_change" }
+        _ = f.client.request("/sync", reply: "/synced")
+        #expect(!playing(f, "a") && !playing(f, "b"))
+    }
+}
