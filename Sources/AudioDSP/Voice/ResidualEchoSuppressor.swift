@@ -12,7 +12,7 @@
 /// reconstruct the input exactly and the latency is one hop (half a frame).
 ///
 /// Interference per bin k, per hop:
-/// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6. Each factor
+/// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6 (5 while the near end talks). Each factor
 ///   is the regression of the error's power |E_k|² on one predictor, over about a second of frames in
 ///   which the far end talks and the near end does not (after the leakage estimate of J.-M. Valin, "On
 ///   adjusting the learning rate in frequency domain echo cancellation with double-talk", IEEE Trans.
@@ -28,9 +28,12 @@
 /// - noise `N`: a minimum-tracking estimate of the error's power (rises 2 dB/s, falls at once).
 ///
 /// Gain: the decision-directed a-priori SNR (Y. Ephraim and D. Malah, "Speech enhancement using a
-/// minimum mean-square error short-time spectral amplitude estimator", IEEE Trans. ASSP 32(6), 1984)
-/// against R + 2N, G = ξ/(1 + ξ), with a floor weighted between the echo floor (−45 dB; −18 dB while
-/// the near end talks) and the noise floor (−15 dB) by the share of each in the interference.
+/// minimum mean-square error short-time spectral amplitude estimator", IEEE Trans. ASSP 32(6), 1984;
+/// smoothed over 95 ms, 31 ms while the near end talks) against R + 2N, G = ξ/(1 + ξ), with a floor
+/// weighted between the echo floor (−45 dB; −18 dB while the near end talks) and the noise floor
+/// (−15 dB) by the share of each in the interference. While the near end talks the over-subtraction is
+/// 5 instead of 6: the talker keeps more of itself where the echo estimate is uncertain. (Both
+/// near-end values are optional, see `init`.)
 ///
 /// Time constants are in seconds, so they hold at any frame length and sample rate.
 ///
@@ -77,6 +80,7 @@ public struct ResidualEchoSuppressor {
     @usableFromInline let lateDecay: Float
     @usableFromInline let noiseRise: Float
     @usableFromInline let priorSmoothing: Float
+    @usableFromInline let nearEndPriorSmoothing: Float
     /// Time constant of the regressions' means (updated once per frame), in seconds.
     public static let statisticsSeconds = 0.5
     /// Time constant of the coherence's smoothing (updated once per frame), in seconds.
@@ -87,8 +91,12 @@ public struct ResidualEchoSuppressor {
     public static let noiseRiseDbPerSecond = 2.0
     /// Time constant of the decision-directed a-priori SNR's smoothing, in seconds.
     public static let priorSeconds = 0.095
+    /// The same while the near end talks: shorter, so the gain follows the talker's onsets.
+    public static let nearEndPriorSeconds = 0.031
     /// Over-subtraction of the residual echo estimate.
     public var overSubtraction: Float = 6
+    /// Over-subtraction of the residual echo estimate while the near end talks.
+    public var doubleTalkOverSubtraction: Float
     public var echoFloor: Float = 0.0056
     public var noiseFloor: Float = 0.18
     /// Largest leakage factor (echo estimate power to residual power).
@@ -113,8 +121,10 @@ public struct ResidualEchoSuppressor {
     /// estimate's power: near 1 while only echo reaches the microphone, lower when the near end talks.
     public private(set) var echoCoherence: Float = 1
 
-    /// A suppressor for calls of `frameLength` samples (even) at `sampleRate`.
-    public init(frameLength: Int, sampleRate: Double) {
+    /// A suppressor for calls of `frameLength` samples (even) at `sampleRate`. `keepsNearEnd`: while the
+    /// near end talks, over-subtract the residual echo 5× instead of 6× and smooth the a-priori SNR over
+    /// `nearEndPriorSeconds`, so the talker keeps more of itself; otherwise the far-end values hold.
+    public init(frameLength: Int, sampleRate: Double, keepsNearEnd: Bool = true) {
         precondition(frameLength >= 4 && frameLength % 2 == 0, "the frame must split into two hops")
         self.frameLength = frameLength
         let h = frameLength / 2
@@ -136,6 +146,9 @@ public struct ResidualEchoSuppressor {
         lateDecay = Float(EffectMath.decibelsToGain(-2 * Self.lateDecayDbPerSecond * hopSeconds))
         noiseRise = Float(EffectMath.decibelsToGain(2 * Self.noiseRiseDbPerSecond * hopSeconds))
         priorSmoothing = Float(EffectMath.exp(-hopSeconds / Self.priorSeconds))
+        nearEndPriorSmoothing = Float(
+            EffectMath.exp(-hopSeconds / (keepsNearEnd ? Self.nearEndPriorSeconds : Self.priorSeconds)))
+        doubleTalkOverSubtraction = keepsNearEnd ? 5 : 6
         fft = VoiceFFT(size: size)
         // Analysis: sine rise over n − h samples, sine fall over h. Analysis × synthesis: a Hann window
         // over the last 2h samples, whose copies one hop apart sum to one.
@@ -226,7 +239,7 @@ public struct ResidualEchoSuppressor {
         updateStatistics: Bool, sums: inout (input: Float, output: Float, noise: Float, echo: Float, excess: Float),
         output: UnsafeMutablePointer<Float>
     ) {
-        let over = overSubtraction
+        let over = nearEndActive ? doubleTalkOverSubtraction : overSubtraction
         let residualFloor = nearEndActive ? doubleTalkEchoFloor : echoFloor
         let h = hopLength
         let n = windowLength
@@ -256,7 +269,7 @@ public struct ResidualEchoSuppressor {
             updateRegressions(total: total, referencePeak: referencePeak, farEndActive: farEndActive)
         }
         let decay = lateDecay
-        let dd = priorSmoothing
+        let dd = nearEndActive ? nearEndPriorSmoothing : priorSmoothing
         let rise = noiseRise
         var inSum: Float = 0
         var outSum: Float = 0
@@ -282,11 +295,11 @@ public struct ResidualEchoSuppressor {
                 noise[k] *= rise
             }
             let noiseTerm = noiseSuppression ? 2 * noise[k] : 0
-            let interference = residual + noiseTerm + 1e-20
-            let posterior = pe / interference
+            let inverse = 1 / (residual + noiseTerm + 1e-20)
+            let posterior = pe * inverse
             let prior = dd * previous[k] + (1 - dd) * max(posterior - 1, 0)
             var gain = prior / (1 + prior)
-            let floor = (residualFloor * residual + noiseFloor * noiseTerm + 1e-20) / interference
+            let floor = (residualFloor * residual + noiseFloor * noiseTerm + 1e-20) * inverse
             gain = max(gain, floor)
             previous[k] = gain * gain * posterior
             errorRe[k] *= gain

@@ -114,7 +114,11 @@ public final class VoiceProcessorKernel {
         estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
         suppressors = .allocate(capacity: settings.micChannels)
         for c in 0..<settings.micChannels {
-            (suppressors + c).initialize(to: ResidualEchoSuppressor(frameLength: frameLength, sampleRate: fs))
+            // The low-complexity filter leaves more residual echo, which the double-talk detector takes
+            // for the talker now and then: it keeps the far-end suppression while the near end talks.
+            (suppressors + c).initialize(
+                to: ResidualEchoSuppressor(
+                    frameLength: frameLength, sampleRate: fs, keepsNearEnd: settings.mode == .quality))
         }
         latencyFrames = suppressors[0].hopLength
         notchRadius = fs < 12_000 ? 0.9 : fs < 24_000 ? 0.982 : 0.992
@@ -196,10 +200,12 @@ public final class VoiceProcessorKernel {
             doubleTalk: flags & 1 != 0, nearEndActive: flags & 2 != 0)
     }
 
+    /// Rounds to the nearest 16-bit value (ties to even) without a library call: adding and subtracting
+    /// 1.5 · 2²³ leaves an integer for any |v| ≤ 2²².
     @inline(__always)
     static func toInt16(_ x: Float) -> Int16 {
-        let v = (x * 32768).rounded()
-        return Int16(min(max(v, -32768), 32767))
+        let v = min(max(x * 32768, -32768), 32767)
+        return Int16((v + 12_582_912) - 12_582_912)
     }
 
     @inline(__always)
