@@ -3,15 +3,21 @@
 /// The short-time spectral post-filter behind the linear echo canceller, for one microphone channel:
 /// residual-echo suppression and, optionally, noise suppression, as one Wiener-type gain per bin.
 ///
-/// Framing: sqrt-Hann windows of two frames, hop one frame, overlap-add (the squared windows sum to
-/// one, so unity gains reconstruct the input exactly); latency one frame.
+/// Framing: a low-delay STFT (after D. Mauler and R. Martin, "A low delay, variable resolution, perfect
+/// reconstruction spectral analysis-synthesis system for speech enhancement", EUSIPCO 2007). A call brings
+/// one frame, analysed in two hops of half a frame; the analysis window spans four hops (two frames, the
+/// frequency resolution of a 20 ms window at 10 ms frames) and is asymmetric: a long sine rise over three
+/// hops, a short sine fall over the last. The synthesis window is non-zero on the last two hops only, and
+/// analysis × synthesis is a Hann window of two hops there, so with hop overlap-add unity gains
+/// reconstruct the input exactly and the latency is one hop (half a frame).
 ///
-/// Interference per bin k, per frame:
-/// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6. Each factor
+/// Interference per bin k, per hop:
+/// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6 (5 while the near end talks). Each factor
 ///   is the regression of the error's power |E_k|² on one predictor, over about a second of frames in
 ///   which the far end talks and the near end does not (after the leakage estimate of J.-M. Valin, "On
 ///   adjusting the learning rate in frequency domain echo cancellation with double-talk", IEEE Trans.
-///   ASLP 15(3), 2007, which speex computes once for all bins; here per bin):
+///   ASLP 15(3), 2007, which speex computes once for all bins; here per bin). The regressions are
+///   updated once per frame (on its second hop, whose window is the frame's last two frames):
 ///   - `Y` is the linear filter's echo estimate (η_k: its leakage, at least the all-bin leakage);
 ///   - `L` is a decaying sum of past |Y|² (the reverberation beyond the filter's length);
 ///   - `X` is the largest aligned-reference power in the span where the echo can be (`referencePeak`);
@@ -22,20 +28,32 @@
 /// - noise `N`: a minimum-tracking estimate of the error's power (rises 2 dB/s, falls at once).
 ///
 /// Gain: the decision-directed a-priori SNR (Y. Ephraim and D. Malah, "Speech enhancement using a
-/// minimum mean-square error short-time spectral amplitude estimator", IEEE Trans. ASSP 32(6), 1984)
-/// against R + 2N, G = ξ/(1 + ξ), with a floor weighted between the echo floor (−45 dB; −18 dB while
-/// the near end talks) and the noise floor (−15 dB) by the share of each in the interference.
+/// minimum mean-square error short-time spectral amplitude estimator", IEEE Trans. ASSP 32(6), 1984;
+/// smoothed over 95 ms, 31 ms while the near end talks) against R + 2N, G = ξ/(1 + ξ), with a floor
+/// weighted between the echo floor (−45 dB; −18 dB while the near end talks) and the noise floor
+/// (−15 dB) by the share of each in the interference. While the near end talks the over-subtraction is
+/// 5 instead of 6: the talker keeps more of itself where the echo estimate is uncertain. (Both
+/// near-end values are optional, see `init`.)
 ///
-/// Cost at 48 kHz: three 1024-point real FFTs and about 120 flops per bin per frame.
+/// Time constants are in seconds, so they hold at any frame length and sample rate.
+///
+/// Cost at 48 kHz: per hop, three 1024-point real FFTs and about 30 flops per bin; per frame, about 100
+/// flops per bin more for the regressions.
 public struct ResidualEchoSuppressor {
     public let frameLength: Int
+    /// Samples per analysis step: half a frame. Also the latency.
+    public let hopLength: Int
+    /// Samples in the analysis window: four hops.
+    public let windowLength: Int
     public let fftSize: Int
     public let binCount: Int
     /// Bins of 200 Hz … 4 kHz, where the coherence is measured.
     @usableFromInline let coherenceLow: Int
     @usableFromInline let coherenceHigh: Int
     @usableFromInline let fft: VoiceFFT
-    @usableFromInline let window: UnsafeMutablePointer<Float>
+    @usableFromInline let analysisWindow: UnsafeMutablePointer<Float>
+    /// The synthesis window's non-zero part: the last two hops of the analysis span.
+    @usableFromInline let synthesisWindow: UnsafeMutablePointer<Float>
     @usableFromInline let errorInput: UnsafeMutablePointer<Float>
     @usableFromInline let echoInput: UnsafeMutablePointer<Float>
     @usableFromInline let overlap: UnsafeMutablePointer<Float>
@@ -47,21 +65,42 @@ public struct ResidualEchoSuppressor {
     /// Per-bin state: 0 mean Pe, 1 mean Py, 2 mean Pe·Py, 3 mean Py², 4 noise, 5 previous |G|²·Pe / I,
     /// 6 late echo L, 7 mean L, 8 mean Pe·L, 9 mean L², 10 mean X, 11 mean Pe·X, 12 mean X²,
     /// 13 mean Pe·T (T: the echo estimate's power summed over bins, the distortion predictor),
-    /// 14 smoothed |D|², 15 smoothed |Y|², 16 and 17 smoothed D·Y* (D = E + Y, the microphone).
+    /// 14 smoothed |D|², 15 smoothed |Y|², 16 and 17 smoothed D·Y* (D = E + Y, the microphone),
+    /// 18–21 the regression factors η, λ, κ, ν of the latest frame.
     @usableFromInline let state: UnsafeMutablePointer<Float>
     @usableFromInline var frames = 0
     @usableFromInline var meanTotal: Float = 0
     @usableFromInline var meanTotal2: Float = 0
     @usableFromInline var meanErrorTotal: Float = 0
     @usableFromInline var meanErrorEcho: Float = 0
+    @usableFromInline var globalLeakage: Float = 0
+    /// Per-update rates and per-hop factors, from the time constants below.
+    @usableFromInline let statisticsRate: Float
+    @usableFromInline let coherenceRate: Float
+    @usableFromInline let lateDecay: Float
+    @usableFromInline let noiseRise: Float
+    @usableFromInline let priorSmoothing: Float
+    @usableFromInline let nearEndPriorSmoothing: Float
+    /// Time constant of the regressions' means (updated once per frame), in seconds.
+    public static let statisticsSeconds = 0.5
+    /// Time constant of the coherence's smoothing (updated once per frame), in seconds.
+    public static let coherenceSeconds = 0.025
+    /// Decay of the late-echo predictor, in dB per second (a reverberation time of 0.5 s).
+    public static let lateDecayDbPerSecond = 125.0
+    /// Rise of the noise floor's minimum tracking, in dB per second.
+    public static let noiseRiseDbPerSecond = 2.0
+    /// Time constant of the decision-directed a-priori SNR's smoothing, in seconds.
+    public static let priorSeconds = 0.095
+    /// The same while the near end talks: shorter, so the gain follows the talker's onsets.
+    public static let nearEndPriorSeconds = 0.031
     /// Over-subtraction of the residual echo estimate.
     public var overSubtraction: Float = 6
+    /// Over-subtraction of the residual echo estimate while the near end talks.
+    public var doubleTalkOverSubtraction: Float
     public var echoFloor: Float = 0.0056
     public var noiseFloor: Float = 0.18
     /// Largest leakage factor (echo estimate power to residual power).
     public var maximumLeakage: Float = 4
-    /// Decay per frame of the late-echo predictor (−1.25 dB per 10 ms: a reverberation time of 0.5 s).
-    public var lateDecay: Float = 0.75
     /// Weight of the reference-power predictor of the residual echo (0 disables it).
     public var referenceCoupling: Float = 1
     /// Weight of the broadband (distortion) predictor of the residual echo (0 disables it).
@@ -70,9 +109,7 @@ public struct ResidualEchoSuppressor {
     public var doubleTalkEchoFloor: Float = 0.12
     /// Weight of the broadband leakage as the least per-bin leakage.
     public var globalLeakageWeight: Float = 1
-    /// Smoothing of the decision-directed a-priori SNR.
-    public var priorSmoothing: Float = 0.9
-    /// Mean squares (per sample) of the latest frame: the error (post-filter input), the output, the
+    /// Mean squares (per sample) over the latest frame: the error (post-filter input), the output, the
     /// estimated noise, the estimated residual echo, and the error in excess of noise and echo (the
     /// near-end talker's share).
     public private(set) var inputPower: Float = 0
@@ -84,40 +121,70 @@ public struct ResidualEchoSuppressor {
     /// estimate's power: near 1 while only echo reaches the microphone, lower when the near end talks.
     public private(set) var echoCoherence: Float = 1
 
-    public init(frameLength: Int) {
+    /// A suppressor for calls of `frameLength` samples (even) at `sampleRate`. `keepsNearEnd`: while the
+    /// near end talks, over-subtract the residual echo 5× instead of 6× and smooth the a-priori SNR over
+    /// `nearEndPriorSeconds`, so the talker keeps more of itself; otherwise the far-end values hold.
+    public init(frameLength: Int, sampleRate: Double, keepsNearEnd: Bool = true) {
+        precondition(frameLength >= 4 && frameLength % 2 == 0, "the frame must split into two hops")
         self.frameLength = frameLength
+        let h = frameLength / 2
+        hopLength = h
+        windowLength = 4 * h
+        let n = windowLength
         var size = 16
-        while size < 2 * frameLength { size *= 2 }
+        while size < n { size *= 2 }
         fftSize = size
         binCount = size / 2 + 1
-        // 10 ms frames: frameLength · 100 is the sample rate.
-        let hertzPerBin = Double(frameLength * 100) / Double(size)
+        let hertzPerBin = sampleRate / Double(size)
         coherenceLow = max(1, Int(200 / hertzPerBin))
         coherenceHigh = min(binCount, max(coherenceLow + 1, Int(4000 / hertzPerBin)))
+        let frameSeconds = Double(frameLength) / sampleRate
+        let hopSeconds = Double(h) / sampleRate
+        statisticsRate = Float(min(1, frameSeconds / Self.statisticsSeconds))
+        coherenceRate = Float(min(1, frameSeconds / Self.coherenceSeconds))
+        // Power factors: 10^(dB/10) is the amplitude gain of twice the level.
+        lateDecay = Float(EffectMath.decibelsToGain(-2 * Self.lateDecayDbPerSecond * hopSeconds))
+        noiseRise = Float(EffectMath.decibelsToGain(2 * Self.noiseRiseDbPerSecond * hopSeconds))
+        priorSmoothing = Float(EffectMath.exp(-hopSeconds / Self.priorSeconds))
+        nearEndPriorSmoothing = Float(
+            EffectMath.exp(-hopSeconds / (keepsNearEnd ? Self.nearEndPriorSeconds : Self.priorSeconds)))
+        doubleTalkOverSubtraction = keepsNearEnd ? 5 : 6
         fft = VoiceFFT(size: size)
-        window = .allocate(capacity: 2 * frameLength)
-        for n in 0..<(2 * frameLength) {
-            window[n] = Float(EffectMath.sin(EffectMath.pi * (Double(n) + 0.5) / Double(2 * frameLength)))
+        // Analysis: sine rise over n − h samples, sine fall over h. Analysis × synthesis: a Hann window
+        // over the last 2h samples, whose copies one hop apart sum to one.
+        analysisWindow = .allocate(capacity: n)
+        for i in 0..<n {
+            let w =
+                i < n - h
+                ? EffectMath.sin(EffectMath.pi * (Double(i) + 0.5) / Double(2 * (n - h)))
+                : EffectMath.sin(EffectMath.pi * (Double(i - (n - 2 * h)) + 0.5) / Double(2 * h))
+            analysisWindow[i] = Float(w)
         }
-        errorInput = .allocate(capacity: 2 * frameLength)
-        errorInput.initialize(repeating: 0, count: 2 * frameLength)
-        echoInput = .allocate(capacity: 2 * frameLength)
-        echoInput.initialize(repeating: 0, count: 2 * frameLength)
-        overlap = .allocate(capacity: frameLength)
-        overlap.initialize(repeating: 0, count: frameLength)
+        synthesisWindow = .allocate(capacity: 2 * h)
+        for j in 0..<(2 * h) {
+            let s = EffectMath.sin(EffectMath.pi * (Double(j) + 0.5) / Double(2 * h))
+            synthesisWindow[j] = Float(s * s) / analysisWindow[n - 2 * h + j]
+        }
+        errorInput = .allocate(capacity: n)
+        errorInput.initialize(repeating: 0, count: n)
+        echoInput = .allocate(capacity: n)
+        echoInput.initialize(repeating: 0, count: n)
+        overlap = .allocate(capacity: h)
+        overlap.initialize(repeating: 0, count: h)
         time = .allocate(capacity: size)
         time.initialize(repeating: 0, count: size)
         errorRe = .allocate(capacity: binCount)
         errorIm = .allocate(capacity: binCount)
         echoRe = .allocate(capacity: binCount)
         echoIm = .allocate(capacity: binCount)
-        state = .allocate(capacity: 18 * binCount)
-        state.initialize(repeating: 0, count: 18 * binCount)
+        state = .allocate(capacity: 22 * binCount)
+        state.initialize(repeating: 0, count: 22 * binCount)
     }
 
     public func deallocate() {
         fft.deallocate()
-        window.deallocate()
+        analysisWindow.deallocate()
+        synthesisWindow.deallocate()
         errorInput.deallocate()
         echoInput.deallocate()
         overlap.deallocate()
@@ -129,41 +196,141 @@ public struct ResidualEchoSuppressor {
         state.deallocate()
     }
 
-    /// Windows the latest two frames of `samples` into `time` (zero-padded) and transforms them.
+    /// Windows the latest four hops of `samples` into `time` (zero-padded) and transforms them.
     @inlinable
     func transform(_ samples: UnsafePointer<Float>, re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>) {
-        for n in 0..<(2 * frameLength) { time[n] = samples[n] * window[n] }
+        for n in 0..<windowLength { time[n] = samples[n] * analysisWindow[n] }
         fft.forward(time, re: re, im: im)
     }
 
     /// One frame: `error` (the linear canceller's output) and `echo` (its echo estimate), `frameLength`
     /// samples each; `referencePeak` (binCount values, see the type's comment) weighted by
-    /// `referenceWeight`; writes `frameLength` samples delayed by one frame to `output`.
-    /// `farEndActive` gates the leakage update.
+    /// `referenceWeight`; writes `frameLength` samples delayed by one hop to `output`.
+    /// `farEndActive` gates the regressions' update.
     public mutating func process(
         error: UnsafePointer<Float>, echo: UnsafePointer<Float>, referencePeak: UnsafePointer<Float>,
         referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, noiseSuppression: Bool,
         output: UnsafeMutablePointer<Float>
     ) {
-        let over = overSubtraction
+        let h = hopLength
+        var sums: (input: Float, output: Float, noise: Float, echo: Float, excess: Float) = (0, 0, 0, 0, 0)
+        for hop in 0..<2 {
+            let last = hop == 1
+            processHop(
+                error: error + hop * h, echo: echo + hop * h, referencePeak: referencePeak,
+                referenceWeight: referenceWeight, farEndActive: farEndActive, nearEndActive: nearEndActive,
+                noiseSuppression: noiseSuppression, updateStatistics: last, sums: &sums,
+                output: output + hop * h)
+        }
+        // Parseval with the window: Σ|X_k|² over half the bins ≈ fftSize · Σw²/2 · mean square, and
+        // Σw² ≈ windowLength / 2; two hops.
+        let scale = 2 / Float(fftSize * windowLength)
+        inputPower = sums.input * scale
+        outputPower = sums.output * scale
+        noisePower = sums.noise * scale
+        echoPower = sums.echo * scale
+        excessPower = sums.excess * scale
+    }
+
+    /// One hop of `hopLength` samples; on the frame's last hop, also updates the regressions.
+    mutating func processHop(
+        error: UnsafePointer<Float>, echo: UnsafePointer<Float>, referencePeak: UnsafePointer<Float>,
+        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, noiseSuppression: Bool,
+        updateStatistics: Bool, sums: inout (input: Float, output: Float, noise: Float, echo: Float, excess: Float),
+        output: UnsafeMutablePointer<Float>
+    ) {
+        let over = nearEndActive ? doubleTalkOverSubtraction : overSubtraction
         let residualFloor = nearEndActive ? doubleTalkEchoFloor : echoFloor
-        let f = frameLength
-        // Slide the two-frame analysis buffers.
-        for n in 0..<f {
-            errorInput[n] = errorInput[n + f]
-            errorInput[n + f] = error[n]
-            echoInput[n] = echoInput[n + f]
-            echoInput[n + f] = echo[n]
+        let h = hopLength
+        let n = windowLength
+        // Slide the analysis buffers by one hop.
+        for i in 0..<(n - h) {
+            errorInput[i] = errorInput[i + h]
+            echoInput[i] = echoInput[i + h]
+        }
+        for i in 0..<h {
+            errorInput[n - h + i] = error[i]
+            echoInput[n - h + i] = echo[i]
         }
         transform(errorInput, re: errorRe, im: errorIm)
         transform(echoInput, re: echoRe, im: echoIm)
         frames += 1
+        let noise = state + 4 * binCount
+        let previous = state + 5 * binCount
+        let late = state + 6 * binCount
+        let leakageFactor = state + 18 * binCount
+        let lateFactor = state + 19 * binCount
+        let couplingFactor = state + 20 * binCount
+        let spreadFactor = state + 21 * binCount
+        var total: Float = 0
+        for k in 0..<binCount { total += echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k] }
+        total *= 1 / Float(binCount)
+        if updateStatistics {
+            updateRegressions(total: total, referencePeak: referencePeak, farEndActive: farEndActive)
+        }
+        let decay = lateDecay
+        let dd = nearEndActive ? nearEndPriorSmoothing : priorSmoothing
+        let rise = noiseRise
+        var inSum: Float = 0
+        var outSum: Float = 0
+        var noiseSum: Float = 0
+        var echoSum: Float = 0
+        var excessSum: Float = 0
+        for k in 0..<binCount {
+            let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
+            let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
+            // The late echo: what the echo estimate leaves behind, decaying (excludes this hop).
+            let l = late[k]
+            late[k] = decay * (l + py)
+            // Two-argument max only: the variadic one builds an array.
+            let echoResidual = max(
+                max(leakageFactor[k] * py, lateFactor[k] * l),
+                max(couplingFactor[k] * referencePeak[k], spreadFactor[k] * total))
+            let echoEstimate = max(echoResidual, referenceWeight * referencePeak[k])
+            let residual = over * echoEstimate
+            // Noise: minimum tracking on the error (starts from the first hop).
+            if frames == 1 || pe < noise[k] {
+                noise[k] = pe
+            } else {
+                noise[k] *= rise
+            }
+            let noiseTerm = noiseSuppression ? 2 * noise[k] : 0
+            let inverse = 1 / (residual + noiseTerm + 1e-20)
+            let posterior = pe * inverse
+            let prior = dd * previous[k] + (1 - dd) * max(posterior - 1, 0)
+            var gain = prior / (1 + prior)
+            let floor = (residualFloor * residual + noiseFloor * noiseTerm + 1e-20) * inverse
+            gain = max(gain, floor)
+            previous[k] = gain * gain * posterior
+            errorRe[k] *= gain
+            errorIm[k] *= gain
+            inSum += pe
+            outSum += pe * gain * gain
+            noiseSum += noise[k]
+            echoSum += echoEstimate
+            excessSum += max(0, pe - 2 * echoEstimate - 2 * noise[k])
+        }
+        sums.input += inSum
+        sums.output += outSum
+        sums.noise += noiseSum
+        sums.echo += echoSum
+        sums.excess += excessSum
+        fft.inverse(re: errorRe, im: errorIm, time)
+        let start = n - 2 * h
+        for i in 0..<h {
+            output[i] = overlap[i] + time[start + i] * synthesisWindow[i]
+            overlap[i] = time[start + h + i] * synthesisWindow[h + i]
+        }
+    }
+
+    /// Once per frame (the current spectra span its last two frames): the coherence of the microphone
+    /// with the echo estimate, and, while the far end talks, the regressions of |E|² on the predictors,
+    /// which give the per-bin factors the hops use.
+    mutating func updateRegressions(total: Float, referencePeak: UnsafePointer<Float>, farEndActive: Bool) {
         let meanPe = state
         let meanPy = state + binCount
         let meanPePy = state + 2 * binCount
         let meanPy2 = state + 3 * binCount
-        let noise = state + 4 * binCount
-        let previous = state + 5 * binCount
         let late = state + 6 * binCount
         let meanL = state + 7 * binCount
         let meanPeL = state + 8 * binCount
@@ -172,12 +339,16 @@ public struct ResidualEchoSuppressor {
         let meanPeX = state + 11 * binCount
         let meanX2 = state + 12 * binCount
         let meanPeT = state + 13 * binCount
-        let a: Float = 0.02
         let smoothDD = state + 14 * binCount
         let smoothYY = state + 15 * binCount
         let smoothRe = state + 16 * binCount
         let smoothIm = state + 17 * binCount
-        let c: Float = 0.4
+        let leakageFactor = state + 18 * binCount
+        let lateFactor = state + 19 * binCount
+        let couplingFactor = state + 20 * binCount
+        let spreadFactor = state + 21 * binCount
+        let a = statisticsRate
+        let c = coherenceRate
         var coherent: Float = 0
         var echoWeight: Float = 0
         for k in coherenceLow..<coherenceHigh {
@@ -191,15 +362,11 @@ public struct ResidualEchoSuppressor {
             echoWeight += smoothYY[k]
         }
         echoCoherence = echoWeight > 1e-20 ? coherent / echoWeight : 0
-        var total: Float = 0
-        var errorTotal: Float = 0
-        for k in 0..<binCount {
-            total += echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
-            errorTotal += errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
-        }
-        total *= 1 / Float(binCount)
-        errorTotal *= 1 / Float(binCount)
+        guard farEndActive || frames <= 2 else { return }
         if farEndActive {
+            var errorTotal: Float = 0
+            for k in 0..<binCount { errorTotal += errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k] }
+            errorTotal *= 1 / Float(binCount)
             meanTotal += a * (total - meanTotal)
             meanTotal2 += a * (total * total - meanTotal2)
             meanErrorTotal += a * (errorTotal - meanErrorTotal)
@@ -209,23 +376,14 @@ public struct ResidualEchoSuppressor {
         // The broadband leakage (one regression over all bins, as in speex's MDF): the least a bin's
         // leakage is taken to be, so bins the far end seldom excites are not trusted to be cancelled.
         let globalCovariance = meanErrorEcho - meanErrorTotal * meanTotal
-        let globalLeakage =
+        globalLeakage =
             totalVariance > 1e-30 ? min(max(globalCovariance / totalVariance, 0), 1) * globalLeakageWeight : 0
-        let decay = lateDecay
-        let dd = priorSmoothing
-        let noiseRise: Float = 1.0046
-        var inSum: Float = 0
-        var outSum: Float = 0
-        var noiseSum: Float = 0
-        var echoSum: Float = 0
-        var excessSum: Float = 0
         for k in 0..<binCount {
-            let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
-            let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
-            // The late echo: what the echo estimate leaves behind, decaying (excludes this frame).
-            let l = late[k]
-            late[k] = decay * (l + py)
             if farEndActive {
+                let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
+                let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
+                // The late echo as it was before this hop (the hop loop adds this hop's |Y|² after).
+                let l = late[k]
                 meanPe[k] += a * (pe - meanPe[k])
                 meanPy[k] += a * (py - meanPy[k])
                 meanPePy[k] += a * (pe * py - meanPePy[k])
@@ -241,56 +399,19 @@ public struct ResidualEchoSuppressor {
             }
             let variance = meanPy2[k] - meanPy[k] * meanPy[k]
             let covariance = meanPePy[k] - meanPe[k] * meanPy[k]
-            var leakage: Float = variance > 1e-30 ? covariance / variance : 0
-            leakage = min(max(max(leakage, 0.005), globalLeakage), maximumLeakage)
+            let leakage: Float = variance > 1e-30 ? covariance / variance : 0
+            leakageFactor[k] = min(max(max(leakage, 0.005), globalLeakage), maximumLeakage)
             let lateVariance = meanL2[k] - meanL[k] * meanL[k]
             let lateCovariance = meanPeL[k] - meanPe[k] * meanL[k]
-            var lateLeakage: Float = lateVariance > 1e-30 ? lateCovariance / lateVariance : 0
-            lateLeakage = min(max(lateLeakage, 0), maximumLeakage)
+            let lateLeakage: Float = lateVariance > 1e-30 ? lateCovariance / lateVariance : 0
+            lateFactor[k] = min(max(lateLeakage, 0), maximumLeakage)
             let referenceVariance = meanX2[k] - meanX[k] * meanX[k]
             let referenceCovariance = meanPeX[k] - meanPe[k] * meanX[k]
-            var coupling: Float = referenceVariance > 1e-30 ? referenceCovariance / referenceVariance : 0
-            coupling = min(max(coupling, 0), 1) * referenceCoupling
+            let coupling: Float = referenceVariance > 1e-30 ? referenceCovariance / referenceVariance : 0
+            couplingFactor[k] = min(max(coupling, 0), 1) * referenceCoupling
             let totalCovariance = meanPeT[k] - meanPe[k] * meanTotal
-            var spread: Float = totalVariance > 1e-30 ? totalCovariance / totalVariance : 0
-            spread = min(max(spread, 0), maximumLeakage) * distortionWeight
-            // Two-argument max only: the variadic one builds an array.
-            let echoResidual = max(max(leakage * py, lateLeakage * l), max(coupling * referencePeak[k], spread * total))
-            let residual = over * max(echoResidual, referenceWeight * referencePeak[k])
-            // Noise: minimum tracking on the error (starts from the first frame).
-            if frames == 1 || pe < noise[k] {
-                noise[k] = pe
-            } else {
-                noise[k] *= noiseRise
-            }
-            let noiseTerm = noiseSuppression ? 2 * noise[k] : 0
-            let interference = residual + noiseTerm + 1e-20
-            let posterior = pe / interference
-            let prior = dd * previous[k] + (1 - dd) * max(posterior - 1, 0)
-            var gain = prior / (1 + prior)
-            let floor = (residualFloor * residual + noiseFloor * noiseTerm + 1e-20) / interference
-            gain = max(gain, floor)
-            previous[k] = gain * gain * posterior
-            errorRe[k] *= gain
-            errorIm[k] *= gain
-            inSum += pe
-            outSum += pe * gain * gain
-            noiseSum += noise[k]
-            let echoEstimate = max(echoResidual, referenceWeight * referencePeak[k])
-            echoSum += echoEstimate
-            excessSum += max(0, pe - 2 * echoEstimate - 2 * noise[k])
-        }
-        // Parseval with the window: Σ|X_k|² over half the bins ≈ fftSize · frameLength / 2 · mean square.
-        let scale = 2 / Float(fftSize * frameLength)
-        inputPower = inSum * scale
-        outputPower = outSum * scale
-        noisePower = noiseSum * scale
-        echoPower = echoSum * scale
-        excessPower = excessSum * scale
-        fft.inverse(re: errorRe, im: errorIm, time)
-        for n in 0..<f {
-            output[n] = overlap[n] + time[n] * window[n]
-            overlap[n] = time[n + f] * window[n + f]
+            let spread: Float = totalVariance > 1e-30 ? totalCovariance / totalVariance : 0
+            spreadFactor[k] = min(max(spread, 0), maximumLeakage) * distortionWeight
         }
     }
 }

@@ -10,7 +10,9 @@ public struct VoiceFFT {
     @usableFromInline let half: Int
     @usableFromInline let workRe: UnsafeMutablePointer<Float>
     @usableFromInline let workIm: UnsafeMutablePointer<Float>
-    /// e^{−2πik/half}, k < half/2: the twiddles of the complex transform.
+    /// The twiddles of the complex transform's stages of length L ≥ 8, stage after stage, each
+    /// contiguous: e^{−2πij/L}, j < L/2, from index L/2 − 4 (so the butterflies run over contiguous
+    /// memory and vectorise).
     @usableFromInline let twiddleRe: UnsafeMutablePointer<Float>
     @usableFromInline let twiddleIm: UnsafeMutablePointer<Float>
     /// e^{−2πik/n}, k ≤ half: the split twiddles.
@@ -25,16 +27,23 @@ public struct VoiceFFT {
         half = size / 2
         workRe = .allocate(capacity: half)
         workIm = .allocate(capacity: half)
-        twiddleRe = .allocate(capacity: max(1, half / 2))
-        twiddleIm = .allocate(capacity: max(1, half / 2))
+        twiddleRe = .allocate(capacity: max(1, half))
+        twiddleIm = .allocate(capacity: max(1, half))
         splitRe = .allocate(capacity: half + 1)
         splitIm = .allocate(capacity: half + 1)
         bitReverse = .allocate(capacity: half)
-        for k in 0..<max(1, half / 2) {
-            let a = -2 * EffectMath.pi * Double(k) / Double(half)
-            let (sine, cosine) = EffectMath.sinCos(a)
-            twiddleRe[k] = Float(cosine)
-            twiddleIm[k] = Float(sine)
+        twiddleRe.initialize(repeating: 1, count: max(1, half))
+        twiddleIm.initialize(repeating: 0, count: max(1, half))
+        var length = 8
+        while length <= half {
+            let step = half / length
+            for j in 0..<(length / 2) {
+                let a = -2 * EffectMath.pi * Double(j * step) / Double(half)
+                let (sine, cosine) = EffectMath.sinCos(a)
+                twiddleRe[length / 2 - 4 + j] = Float(cosine)
+                twiddleIm[length / 2 - 4 + j] = Float(sine)
+            }
+            length *= 2
         }
         for k in 0...half {
             let a = -2 * EffectMath.pi * Double(k) / Double(size)
@@ -62,8 +71,9 @@ public struct VoiceFFT {
     }
 
     /// In-place complex FFT of `workRe`/`workIm` (size half), forward sign; input already bit-reversed.
-    /// The first two stages (twiddles ±1, ±i) are done without multiplications; in the others each
-    /// twiddle is loaded once and applied to every block.
+    /// The first two stages (twiddles ±1, ±i) are done without multiplications; the others run block by
+    /// block over contiguous halves and twiddles. Each butterfly computes what it always did, in the same
+    /// stage order, so the results do not depend on the loop order.
     @inlinable
     func complexTransform() {
         let re = workRe
@@ -102,21 +112,25 @@ public struct VoiceFFT {
         var length = 8
         while length <= half {
             let h = length / 2
-            let step = half / length
-            for j in 0..<h {
-                let wr = twiddleRe[j * step]
-                let wi = twiddleIm[j * step]
-                var start = j
-                while start < half {
-                    let b = start + h
-                    let tr = re[b] * wr - im[b] * wi
-                    let ti = re[b] * wi + im[b] * wr
-                    re[b] = re[start] - tr
-                    im[b] = im[start] - ti
-                    re[start] += tr
-                    im[start] += ti
-                    start += length
+            let wRe = twiddleRe + (h - 4)
+            let wIm = twiddleIm + (h - 4)
+            var start = 0
+            while start < half {
+                let lowRe = re + start
+                let lowIm = im + start
+                let highRe = re + start + h
+                let highIm = im + start + h
+                for j in 0..<h {
+                    let wr = wRe[j]
+                    let wi = wIm[j]
+                    let tr = highRe[j] * wr - highIm[j] * wi
+                    let ti = highRe[j] * wi + highIm[j] * wr
+                    highRe[j] = lowRe[j] - tr
+                    highIm[j] = lowIm[j] - ti
+                    lowRe[j] += tr
+                    lowIm[j] += ti
                 }
+                start += length
             }
             length *= 2
         }

@@ -14,17 +14,17 @@ import Synchronization
 ///    15(3), 2007) cancels the linear echo with a filter of 155 ms (quality) or 45 ms
 ///    (lowComplexity) after the aligned reference, all reference channels against each microphone.
 /// 3. `ResidualEchoSuppressor` removes what is left (leakage, loudspeaker distortion, the unconverged
-///    start) and, when enabled, the noise; one frame of latency.
+///    start) and, when enabled, the noise; half a frame of latency (a low-delay STFT with 5 ms hops).
 /// 4. `VoiceAGC`, when enabled, brings the near-end talker to −26 dBFS.
 ///
-/// Latency: `latencyFrames` = one frame (10 ms). Allocation happens in `init` only: SpeexDSP's
+/// Latency: `latencyFrames` = half a frame (5 ms). Allocation happens in `init` only: SpeexDSP's
 /// `speex_echo_cancellation` works in its state's buffers (it allocates in `speex_echo_state_init_mc`
 /// only), and so does everything in Swift here.
 public final class VoiceProcessorKernel {
     public let settings: VoiceProcessorSettings
-    /// Samples per channel per `process` call: 10 ms (`sampleRate / 100`).
+    /// Samples per channel per `process` call: 10 ms (`sampleRate / 100`, rounded down to an even count).
     public let frameLength: Int
-    /// The delay the kernel adds, in samples: the output of a call holds the input of the call before.
+    /// The delay the kernel adds, in samples: half a frame (the suppressor's hop).
     public let latencyFrames: Int
     /// Where the echo's direct path is placed in the linear filter, in samples (5 ms).
     public let alignmentMargin: Int
@@ -91,8 +91,8 @@ public final class VoiceProcessorKernel {
         precondition(settings.sampleRate >= 8000 && settings.sampleRate <= 96_000)
         self.settings = settings
         let fs = settings.sampleRate
-        frameLength = Int(fs / 100)
-        latencyFrames = frameLength
+        // An even frame, so that the suppressor's two hops are equal (440 samples at 44.1 kHz).
+        frameLength = 2 * Int(fs / 200)
         alignmentMargin = Int(0.005 * fs)
         let tail = settings.mode == .quality ? 0.150 : 0.040
         filterLength = alignmentMargin + Int(tail * fs)
@@ -114,8 +114,13 @@ public final class VoiceProcessorKernel {
         estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
         suppressors = .allocate(capacity: settings.micChannels)
         for c in 0..<settings.micChannels {
-            (suppressors + c).initialize(to: ResidualEchoSuppressor(frameLength: frameLength))
+            // The low-complexity filter leaves more residual echo, which the double-talk detector takes
+            // for the talker now and then: it keeps the far-end suppression while the near end talks.
+            (suppressors + c).initialize(
+                to: ResidualEchoSuppressor(
+                    frameLength: frameLength, sampleRate: fs, keepsNearEnd: settings.mode == .quality))
         }
+        latencyFrames = suppressors[0].hopLength
         notchRadius = fs < 12_000 ? 0.9 : fs < 24_000 ? 0.982 : 0.992
         notchMemory = .allocate(capacity: 2 * settings.micChannels)
         notchMemory.initialize(repeating: 0, count: 2 * settings.micChannels)
@@ -195,10 +200,12 @@ public final class VoiceProcessorKernel {
             doubleTalk: flags & 1 != 0, nearEndActive: flags & 2 != 0)
     }
 
+    /// Rounds to the nearest 16-bit value (ties to even) without a library call: adding and subtracting
+    /// 1.5 · 2²³ leaves an integer for any |v| ≤ 2²².
     @inline(__always)
     static func toInt16(_ x: Float) -> Int16 {
-        let v = (x * 32768).rounded()
-        return Int16(min(max(v, -32768), 32767))
+        let v = min(max(x * 32768, -32768), 32767)
+        return Int16((v + 12_582_912) - 12_582_912)
     }
 
     @inline(__always)

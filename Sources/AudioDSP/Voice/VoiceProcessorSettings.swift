@@ -19,7 +19,7 @@ public struct VoiceProcessorSettings: Sendable, Equatable {
     public var micChannels: Int
     /// Reference (loudspeaker) channels, 1...2.
     public var referenceChannels: Int
-    /// 8 kHz ... 96 kHz; every 10 ms frame is `sampleRate / 100` samples (rounded down).
+    /// 8 kHz ... 96 kHz; every 10 ms frame is `sampleRate / 100` samples (rounded down to an even count).
     public var sampleRate: Double
     /// Longest echo delay the tracker searches for, in seconds (at most 1).
     public var maximumDelaySeconds: Double
