@@ -97,16 +97,30 @@ extension JackHostTests {
             #expect(micRecorder.connect(from: room.micPort).isConnected)
             #expect(outRecorder.connect(from: "\(client):vp_out_1").isConnected)
             // Converge, then record each side of the processor for two seconds: the far end's level repeats
-            // every 0.25 s, so two seconds hold the same echo energy whenever they start.
+            // every 0.25 s, so two seconds hold the same echo energy whenever they start. An xrun (this
+            // server runs without real-time scheduling on a loaded machine) moves the echo path by a period
+            // and the canceller re-converges: what is measured here is the converged canceller, so a
+            // measurement an xrun disturbed is taken again after the canceller has had time to settle
+            // (following such jumps is measured offline, by the delay-jump scenes).
             usleep(5_000_000)
-            let mic = micRecorder.record(frames: 96_000)
-            let out = outRecorder.record(frames: 96_000)
-            try #require(mic.count == 96_000 && out.count == 96_000, "captured \(mic.count) and \(out.count)")
-            let micEnergy = mic.reduce(0) { $0 + Double($1) * Double($1) }
-            let outEnergy = out.reduce(0) { $0 + Double($1) * Double($1) }
-            #expect(micEnergy > 1, "the room sent no echo")
-            let erle = 10 * log10(micEnergy / max(outEnergy, 1e-12))
-            #expect(erle >= 30, "ERLE \(erle) dB through the live room")
+            var measurements: [(erle: Double, xruns: Int)] = []
+            for _ in 0..<4 {
+                let xruns = host.xrunCount
+                let mic = micRecorder.record(frames: 96_000)
+                let out = outRecorder.record(frames: 96_000)
+                try #require(mic.count == 96_000 && out.count == 96_000, "captured \(mic.count) and \(out.count)")
+                let micEnergy = mic.reduce(0) { $0 + Double($1) * Double($1) }
+                let outEnergy = out.reduce(0) { $0 + Double($1) * Double($1) }
+                #expect(micEnergy > 1, "the room sent no echo")
+                measurements.append((10 * log10(micEnergy / max(outEnergy, 1e-12)), host.xrunCount - xruns))
+                if host.xrunCount == xruns { break }
+                usleep(3_000_000)
+            }
+            let undisturbed = measurements.filter { $0.xruns == 0 }.map(\.erle)
+            #expect(!undisturbed.isEmpty, "every measurement had xruns: \(measurements)")
+            if let erle = undisturbed.first {
+                #expect(erle >= 30, "ERLE \(erle) dB through the live room: \(measurements)")
+            }
         }
     }
 }
