@@ -298,6 +298,19 @@ public final class JackHost: Sendable {
     /// True while suspended.
     public var isSuspended: Bool { core.suspendMode.load(ordering: .relaxed) != 0 }
 
+    /// Control side. Asks the server for periods of `frames` (`jack_set_buffer_size`, which changes the
+    /// period of every client) and returns the period in force once the server has answered (up to a
+    /// second), or nil when the host is not running. The server may refuse a size its backend cannot
+    /// run; the period then stays what it was.
+    public func requestBufferSize(frames: Int) -> Int? {
+        let asked: Bool? = withClient { client in jack_set_buffer_size(client, jack_nframes_t(clamping: frames)) == 0 }
+        guard let asked else { return nil }
+        if asked {
+            for _ in 0..<100 where core.bufferSizeValue.load(ordering: .relaxed) != frames { usleep(10_000) }
+        }
+        return core.bufferSizeValue.load(ordering: .relaxed)
+    }
+
     /// Physical outputs first (when configured), then the configured pairs.
     private func makeConnections(client: OpaquePointer, session: JackSession) -> [JackConnectionResult] {
         var results: [JackConnectionResult] = []

@@ -19,6 +19,8 @@ public protocol OSCHost: AnyObject, Sendable {
     func wakeUp() throws(OSCHostError)
     /// The ports our main outputs and inputs are connected to, sorted.
     func route() -> [String]
+    /// Asks the server for periods of `frames`; returns the period in force afterwards.
+    func requestBufferSize(frames: Int) throws(OSCHostError) -> Int
 }
 
 extension OSCHost {
@@ -27,6 +29,9 @@ extension OSCHost {
     }
     public func wakeUp() throws(OSCHostError) { throw OSCHostError("this host cannot suspend rendering") }
     public func route() -> [String] { [] }
+    public func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
+        throw OSCHostError("this host cannot change its period")
+    }
 }
 
 /// The host's state as `/status` reports it.

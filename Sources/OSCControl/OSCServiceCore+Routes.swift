@@ -34,6 +34,10 @@ extension OSCServiceCore {
         "/recorder/list": { core, r, _ throws(OSCFailure) in try core.recorderList(r) },
         "/session/params": { core, r, _ throws(OSCFailure) in try core.sessionParams(r) },
         "/session/pauseOnRouteLoss": { core, r, _ throws(OSCFailure) in try core.sessionPauseOnRouteLoss(r) },
+        "/session/preferredIOBufferDuration": { core, r, _ throws(OSCFailure) in
+            try core.sessionPreferredIOBufferDuration(r)
+        },
+        "/session/preferredSampleRate": { core, r, _ throws(OSCFailure) in try core.sessionPreferredSampleRate(r) },
         "/session/interrupt": { core, r, _ throws(OSCFailure) in try core.sessionInterrupt(r) },
         "/session/suspend": { core, r, _ throws(OSCFailure) in try core.sessionSuspend(r) },
         "/session/wakeup": { core, r, _ throws(OSCFailure) in try core.sessionWakeUp(r) },

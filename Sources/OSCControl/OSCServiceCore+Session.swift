@@ -2,6 +2,7 @@
 // server going away and coming back), suspending rendering, and route changes from JACK, each told to
 // `/notify` subscribers. See docs/SESSION.md.
 import AudioGraph
+import Foundation
 
 /// Where an interruption comes from.
 enum InterruptionSource: Hashable {
@@ -18,6 +19,9 @@ struct SessionState {
     var interruptions: Set<InterruptionSource> = []
     /// nil: rendering; else suspended, rendering anyway or not.
     var suspendedRenderingAnyway: Bool?
+    /// The sample rate and period duration asked for (0: none).
+    var preferredSampleRate = 0.0
+    var preferredIOBufferDuration = 0.0
 
     /// `active`, `interrupted` or `suspended` (`/status.reply`, `/session/state`).
     var name: String {
@@ -29,7 +33,72 @@ struct SessionState {
 extension OSCServiceCore {
     /// The parameters `/session/params` lists, with their values.
     private var sessionParameters: [(String, OSCArgument)] {
-        [("pauseOnRouteLoss", .int32(session.pauseOnRouteLoss ? 1 : 0))]
+        [
+            ("pauseOnRouteLoss", .int32(session.pauseOnRouteLoss ? 1 : 0)),
+            ("preferredIOBufferDuration", .float(Float(session.preferredIOBufferDuration))),
+            ("preferredSampleRate", .float(Float(session.preferredSampleRate)))
+        ]
+    }
+
+    /// The server's rate and period as the host reports them (the engine's rate without a host).
+    private var hostFormat: (rate: Double, period: Int) {
+        let status = host?.status()
+        return (Double(status?.sampleRate ?? Int(engine.configuration.sampleRate)), status?.bufferSize ?? 0)
+    }
+
+    /// `/session/preferredIOBufferDuration [f:seconds]`: set → asks JACK for the nearest power-of-two
+    /// period (16…8192 frames) and answers `/done /session/preferredIOBufferDuration f:secondsInForce`;
+    /// get → `/session/preferredIOBufferDuration f:secondsInForce`.
+    func sessionPreferredIOBufferDuration(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let format = hostFormat
+        if a.isAtEnd {
+            reply(r.client, OSCMessage(r.address, [.float(Float(Double(format.period) / format.rate))]))
+            return
+        }
+        let seconds = try a.double("seconds")
+        try a.end()
+        guard seconds > 0, seconds <= 1 else {
+            throw OSCFailure(
+                .badArguments, "\(r.address): the duration must be above 0 and at most 1 s, not \(seconds)")
+        }
+        guard let host else { throw OSCFailure(.unsupported, "this engine has no JACK host to ask") }
+        let frames = Self.powerOfTwoPeriod(seconds: seconds, rate: format.rate)
+        let got: Int
+        do { got = try host.requestBufferSize(frames: frames) } catch { throw OSCFailure(.unsupported, error.message) }
+        session.preferredIOBufferDuration = seconds
+        done(r.client, r.address, [.float(Float(Double(got) / format.rate))])
+    }
+
+    /// The power of two of 16…8192 frames nearest to `seconds` (in log terms).
+    static func powerOfTwoPeriod(seconds: Double, rate: Double) -> Int {
+        let exponent = (log2(max(seconds * rate, 1))).rounded()
+        return 1 << Int(min(max(exponent, 4), 13))
+    }
+
+    /// `/session/preferredSampleRate [f:hz]`: set → `/done` when the server runs at that rate, else
+    /// `/error 69` naming the mismatch (a JACK client cannot change the server's rate); the preference is
+    /// kept either way. Get → `/session/preferredSampleRate f:rateInForce`.
+    func sessionPreferredSampleRate(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let rate = hostFormat.rate
+        if a.isAtEnd {
+            reply(r.client, OSCMessage(r.address, [.float(Float(rate))]))
+            return
+        }
+        let preferred = try a.double("sample rate")
+        try a.end()
+        guard (8_000...384_000).contains(preferred) else {
+            throw OSCFailure(.badArguments, "\(r.address): a sample rate of 8000…384000 Hz, not \(preferred)")
+        }
+        session.preferredSampleRate = preferred
+        guard abs(preferred - rate) < 0.5 else {
+            throw OSCFailure(
+                .unsupported,
+                "the JACK server runs at \(Int(rate)) Hz, not \(Int(preferred)) Hz; a client cannot change the "
+                    + "server's rate (restart jackd with -r \(Int(preferred)))")
+        }
+        done(r.client, r.address)
     }
 
     /// `/session/params` → `/session/params s:name v:value …`.

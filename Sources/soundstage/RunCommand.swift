@@ -310,6 +310,13 @@ final class JackOSCHost: OSCHost, Sendable {
 
     func route() -> [String] { host.route }
 
+    func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
+        guard let got = host.requestBufferSize(frames: frames) else {
+            throw OSCHostError("the JACK host is not running")
+        }
+        return got
+    }
+
     /// The main loop checks `quitRequested` and leaves (Relaxed: a flag polled every 10 ms).
     func quit() { quitFlag.store(true, ordering: .relaxed) }
 

@@ -103,5 +103,21 @@ extension JackHostTests {
             recorder.close()
             host.stop()
         }
+
+        @Test func aPreferredPeriodIsAskedOfTheServer() throws {
+            let server = try PrivateJackServer()
+            let events = EventLog()
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name),
+                renderEngine: RenderEngine(maxBlockFrames: 64), onEvent: events.handler)
+            #expect(host.requestBufferSize(frames: 128) == nil, "not running yet")
+            _ = try host.start()
+            #expect(host.requestBufferSize(frames: 128) == 128)
+            #expect(host.bufferSize == 128)
+            #expect(routeChange(events, .routeConfigurationChange) != nil, "\(events.all)")
+            let listed = try server.runWithDefaultServer("/usr/bin/jack_bufsize", [])
+            #expect(listed.output.contains("128"), "\(listed.output)")
+            host.stop()
+        }
     }
 }

@@ -97,7 +97,7 @@ import Testing
         #expect(playing(f, "a"), "pauseOnRouteLoss is off by default")
 
         #expect(f.client.command("/session/pauseOnRouteLoss", [.int32(1)])?.address == "/done")
-        #expect(f.client.request("/session/params")?.arguments == [.string("pauseOnRouteLoss"), .int32(1)])
+        #expect(f.client.request("/session/params")?.arguments.prefix(2) == [.string("pauseOnRouteLoss"), .int32(1)])
         f.service.post(
             .routeChanged(
                 reason: "oldDeviceUnavailable", previous: ["a:in", "b:in"], current: ["b:in"],
@@ -110,5 +110,28 @@ import Testing
         f.client.receive(timeout: 2) { $0.address == "/session/route_change" }
         _ = f.client.request("/sync", reply: "/synced")
         #expect(!playing(f, "a") && !playing(f, "b"))
+    }
+
+    @Test func preferredPeriodAndRateAreAskedOfTheHostAndAMismatchIsNamed() throws {
+        let host = MockHost()
+        let f = try OSCFixture(host: host)
+        // 5 ms at 48 kHz is 240 frames: the nearest power of two is 256.
+        let done = f.client.command("/session/preferredIOBufferDuration", [.float(0.005)])
+        #expect(done?.arguments == [.string("/session/preferredIOBufferDuration"), .float(Float(256.0 / 48_000))])
+        #expect(host.requestedPeriods.withLock { $0 } == [256])
+        #expect(
+            f.client.request("/session/preferredIOBufferDuration")?.arguments == [.float(Float(256.0 / 48_000))])
+        #expect(f.client.command("/session/preferredIOBufferDuration", [.float(0)])?.errorCode == 61)
+        #expect(f.client.command("/session/preferredIOBufferDuration", [.float(2)])?.errorCode == 61)
+        #expect(host.requestedPeriods.withLock { $0 } == [256])
+
+        #expect(f.client.command("/session/preferredSampleRate", [.float(48_000)])?.address == "/done")
+        let mismatch = f.client.command("/session/preferredSampleRate", [.float(44_100)])
+        #expect(mismatch?.errorCode == 69)
+        #expect(mismatch?.arguments.last.flatMap { $0.stringValue }?.contains("48000 Hz, not 44100 Hz") == true)
+        #expect(f.client.request("/session/preferredSampleRate")?.arguments == [.float(48_000)])
+        #expect(f.client.command("/session/preferredSampleRate", [.float(1)])?.errorCode == 61)
+        let params = f.client.request("/session/params")?.arguments ?? []
+        #expect(params.count == 6 && params[4] == .string("preferredSampleRate") && params[5] == .float(44_100))
     }
 }

@@ -281,6 +281,14 @@ final class MockHost: OSCHost, @unchecked Sendable {
     func quit() { lock.withLock { $0.quits += 1 } }
 
     var quitCount: Int { lock.withLock { $0.quits } }
+
+    /// Grants any period asked for, and remembers it.
+    func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
+        requestedPeriods.withLock { $0.append(frames) }
+        return frames
+    }
+
+    let requestedPeriods = Mutex<[Int]>([])
 }
 
 /// Engine + paced render thread + OSC service + client, all on loopback with random ports.
