@@ -4,6 +4,10 @@
 #include <jack/jack.h>
 #include <jack/types.h>
 #include <jack/statistics.h>
+#include <jack/transport.h>
+#include <jack/metadata.h>
+#include <jack/uuid.h>
+#include <jack/session.h>
 
 /// Opens a client; when `server_name` is non-NULL the JackServerName option is added and the name passed.
 static inline jack_client_t *jackshim_client_open(const char *name, jack_options_t options,

@@ -104,7 +104,9 @@ extension JackHost {
             core.state.withLock { state in
                 guard let lost = state.session, lost.isServerLost else { return nil }
                 let result = JackLibraryMessages.silenced {
-                    open(startHook: startHook, inserts: state.insertLayout, clientName: lost.actualClientName)
+                    open(
+                        startHook: startHook, inserts: state.insertLayout, properties: state.clientProperties,
+                        clientName: lost.actualClientName)
                 }
                 switch result {
                 case .failure(let error):

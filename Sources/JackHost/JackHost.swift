@@ -65,7 +65,7 @@ public final class JackHost: Sendable {
         let result: Result<JackHostStartReport, JackHostError> = core.portWork.withLock { _ in
             core.state.withLock { state in
                 if state.session != nil { return .failure(.alreadyRunning) }
-                switch open(startHook: startHook, inserts: state.insertLayout) {
+                switch open(startHook: startHook, inserts: state.insertLayout, properties: state.clientProperties) {
                 case .failure(let error):
                     return .failure(error)
                 case .success(let (report, session)):
@@ -126,7 +126,11 @@ public final class JackHost: Sendable {
 
     /// Opens and activates a client. Called with the state lock held; on failure nothing stays open.
     /// `clientName`: the name to ask for instead of the configuration's (the name a lost client had).
-    func open(startHook: (@convention(c) () -> Void)?, inserts: HostInsertLayout?, clientName: String? = nil)
+    /// `properties`: the metadata to set on the client once it is active.
+    func open(
+        startHook: (@convention(c) () -> Void)?, inserts: HostInsertLayout?, properties: [String: String] = [:],
+        clientName: String? = nil
+    )
         -> Result<(JackHostStartReport, JackSession), JackHostError>
     {
         let config = configuration
@@ -257,6 +261,7 @@ public final class JackHost: Sendable {
             serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames, insertPorts: insertPorts)
         let connections = makeConnections(client: client, session: session)
         seedRoute(client: client, session: session, context: context)
+        if !properties.isEmpty { Self.applyProperties(properties, removing: [], client: client) }
         let report = JackHostStartReport(
             requestedClientName: clientName ?? config.clientName, actualClientName: actualName, serverName: serverName,
             sampleRate: core.sampleRateValue.load(ordering: .relaxed),
@@ -461,7 +466,7 @@ public final class JackHost: Sendable {
     }
 
     /// Runs `body` under the state lock, so the client cannot be closed meanwhile.
-    private func withClientAndName<T>(_ body: (OpaquePointer, String) -> T) -> T? {
+    func withClientAndName<T>(_ body: (OpaquePointer, String) -> T) -> T? {
         core.state.withLock { state in
             guard let session = state.session, let client = session.client else { return nil }
             return body(client, session.actualClientName)

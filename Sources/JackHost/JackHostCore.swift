@@ -34,6 +34,8 @@ struct JackHostState: Sendable {
     nonisolated(unsafe) var startHook: (@convention(c) () -> Void)?
     /// The newest insert layout given to `setInserts` (applied at every start).
     var insertLayout: HostInsertLayout?
+    /// Metadata properties kept on our client (applied at every start).
+    var clientProperties: [String: String] = [:]
 }
 
 /// Insert layouts handed to the port thread (`JackHost.requestInserts`), guarded by

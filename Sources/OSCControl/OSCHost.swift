@@ -21,6 +21,8 @@ public protocol OSCHost: AnyObject, Sendable {
     func route() -> [String]
     /// Asks the server for periods of `frames`; returns the period in force afterwards.
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int
+    /// Publishes metadata on our client (key → text; JACK metadata under JACK), replacing what was set.
+    func publishProperties(_ properties: [String: String])
 }
 
 extension OSCHost {
@@ -32,6 +34,7 @@ extension OSCHost {
     public func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
         throw OSCHostError("this host cannot change its period")
     }
+    public func publishProperties(_ properties: [String: String]) {}
 }
 
 /// The host's state as `/status` reports it.
@@ -79,6 +82,9 @@ public enum OSCHostEvent: Sendable, Equatable {
     /// The route changed (`reason`: newDeviceAvailable, oldDeviceUnavailable, routeConfigurationChange);
     /// routes are the connected ports. `outputsLostLastConnection`: the outputs play nowhere now.
     case routeChanged(reason: String, previous: [String], current: [String], outputsLostLastConnection: Bool)
+    /// JACK transport started (`rolling`) or stopped, or was located (`seconds`: the new position, when
+    /// it moved other than by playing): remote control of the now-playing player.
+    case transport(rolling: Bool, locatedSeconds: Double?)
     /// Period or rate changed.
     case configurationChanged(sampleRate: Int, bufferSize: Int)
 }

@@ -49,6 +49,8 @@ public final class OSCService: Sendable {
         try running.withLock { (state: inout Running?) throws(OSCServiceError) -> Int in
             if let state { return state.core.endpoint.port }
             let core = try OSCServiceCore(engine: engine, host: host, options: options, counters: counters)
+            // The patch's now-playing node is published before the OSC thread starts (nothing else runs yet).
+            if core.session.nowPlaying != nil { core.publishNowPlaying() }
             if options.handlesEngineEvents {
                 let inbox = core.inbox
                 engine.setEventHandler { event in inbox.post(.engineEvent(event)) }

@@ -42,7 +42,10 @@ extension OSCServiceCore {
         "/session/suspend": { core, r, _ throws(OSCFailure) in try core.sessionSuspend(r) },
         "/session/wakeup": { core, r, _ throws(OSCFailure) in try core.sessionWakeUp(r) },
         "/session/route": { core, r, _ throws(OSCFailure) in try core.sessionRoute(r) },
-        "/session/state": { core, r, _ throws(OSCFailure) in try core.sessionStateRequest(r) }
+        "/session/state": { core, r, _ throws(OSCFailure) in try core.sessionStateRequest(r) },
+        "/session/nowPlaying": { core, r, _ throws(OSCFailure) in try core.sessionNowPlaying(r) },
+        "/session/nowPlayingInfo": { core, r, _ throws(OSCFailure) in try core.sessionNowPlayingInfo(r) },
+        "/session/remote": { core, r, _ throws(OSCFailure) in try core.sessionRemote(r) }
     ]
 
     /// Serves one request. `frame` is the engine sample time from the bundle's time tag (nil: next cycle).

@@ -19,6 +19,9 @@ struct SessionState {
     var interruptions: Set<InterruptionSource> = []
     /// nil: rendering; else suspended, rendering anyway or not.
     var suspendedRenderingAnyway: Bool?
+    /// The node remote commands drive, and the now-playing information set for it.
+    var nowPlaying: String?
+    var nowPlayingInfo = NowPlayingInfo()
     /// The sample rate and period duration asked for (0: none).
     var preferredSampleRate = 0.0
     var preferredIOBufferDuration = 0.0

@@ -353,6 +353,8 @@ extension OSCServiceCore {
             endInterruption(source: .server, shouldResume: true)
         case .routeChanged(let reason, let previous, let current, let lostLast):
             routeChanged(reason: reason, previous: previous, current: current, outputsLostLastConnection: lostLast)
+        case .transport(let rolling, let seconds):
+            transportChanged(rolling: rolling, locatedSeconds: seconds)
         case .configurationChanged(let rate, let frames):
             notify(OSCMessage("/engine/config", [.int32(Int32(clamping: rate)), .int32(Int32(clamping: frames))]))
         }

@@ -136,6 +136,7 @@ final class OSCServiceCore: @unchecked Sendable {
 
     init(engine: Engine, host: OSCHost?, options: OSCServiceOptions, counters: OSCCounters) throws(OSCServiceError) {
         session.pauseOnRouteLoss = options.pauseOnRouteLoss
+        session.nowPlaying = options.nowPlaying
         self.engine = engine
         self.host = host
         self.options = options

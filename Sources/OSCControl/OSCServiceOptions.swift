@@ -51,6 +51,8 @@ public struct OSCServiceOptions: Sendable {
     /// The session's `pauseOnRouteLoss` at start (a patch's `session:` section; `/session/pauseOnRouteLoss`
     /// changes it).
     public var pauseOnRouteLoss: Bool
+    /// The session's now-playing node at start (a patch's `session: nowPlaying`).
+    public var nowPlaying: String?
 
     public init(
         port: Int = OSCServiceOptions.defaultPort, host: String = "127.0.0.1", enablesTCP: Bool = true,
@@ -59,7 +61,8 @@ public struct OSCServiceOptions: Sendable {
         maxScheduledBundles: Int = 4096, errorBurst: Int = 20, errorsPerSecond: Double = 10,
         pollsEngine: Bool = false, handlesEngineEvents: Bool = true, syncTimeout: Double = 5,
         graphScanInterval: Double = 0.25, minimumMeterInterval: Int = 10,
-        programName: String = "soundstage", version: String = "0.1.0", pauseOnRouteLoss: Bool = false
+        programName: String = "soundstage", version: String = "0.1.0", pauseOnRouteLoss: Bool = false,
+        nowPlaying: String? = nil
     ) {
         self.port = port
         self.host = host
@@ -80,5 +83,6 @@ public struct OSCServiceOptions: Sendable {
         self.programName = programName
         self.version = version
         self.pauseOnRouteLoss = pauseOnRouteLoss
+        self.nowPlaying = nowPlaying
     }
 }

@@ -15,7 +15,7 @@ extension PatchSchemaReader {
     static let tapKeys = ["node", "bus"]
     static let recorderKeys = ["name", "node", "path", "format", "encoding", "duration", "record"]
     static let jackKeys = ["connect", "connectPhysical"]
-    static let sessionKeys = ["pauseOnRouteLoss"]
+    static let sessionKeys = ["pauseOnRouteLoss", "nowPlaying"]
 
     /// Reads the whole document. The result is complete only when no diagnostic was reported.
     mutating func readDocument(_ root: Node) -> PatchDocument {
@@ -50,6 +50,15 @@ extension PatchSchemaReader {
         }
         if let entry = fields["session"], !entry.isNull {
             document.session = readSession(entry) ?? PatchSessionSettings()
+        }
+        if let name = document.session.nowPlaying {
+            let kind = document.node(named: name)?.kind
+            if kind != "player" && kind != "audioplayer" {
+                report(
+                    kind.map { "session nowPlaying '\(name)' is a \($0); it must name a player or audioplayer" }
+                        ?? "session nowPlaying names no node '\(name)'",
+                    at: document.session.nowPlayingLocation)
+            }
         }
         reportDuplicateNames(document.buffers.map { ($0.name, $0.nameLocation) }, what: "buffer")
         reportDuplicateNames(document.nodes.map { ($0.name, $0.nameLocation) }, what: "node")
@@ -391,6 +400,10 @@ extension PatchSchemaReader {
         let fields = fields(of: mapping, context: "'session'", allowed: Self.sessionKeys)
         var settings = PatchSessionSettings(location: fields.location)
         if let entry = fields["pauseOnRouteLoss"], !entry.isNull { settings.pauseOnRouteLoss = bool(entry) }
+        if let entry = fields["nowPlaying"], !entry.isNull {
+            settings.nowPlaying = string(entry)
+            settings.nowPlayingLocation = entry.valueLocation
+        }
         return settings
     }
 }

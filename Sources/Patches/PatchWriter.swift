@@ -51,9 +51,10 @@ public enum PatchWriter {
             }
         }
         writeJack(document.jack, into: &lines)
-        if let pause = document.session.pauseOnRouteLoss {
+        if !document.session.isEmpty {
             lines.append("session:")
-            lines.append("  pauseOnRouteLoss: \(pause)")
+            if let pause = document.session.pauseOnRouteLoss { lines.append("  pauseOnRouteLoss: \(pause)") }
+            if let node = document.session.nowPlaying { lines.append("  nowPlaying: \(string(node))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }

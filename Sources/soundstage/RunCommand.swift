@@ -128,7 +128,8 @@ struct RunCommand: ParsableCommand {
             engine: loaded.engine, host: oscHostAdapter,
             options: OSCServiceOptions(
                 port: oscPort, host: oscHost, fileRoots: roots, programName: "soundstage", version: Soundstage.version,
-                pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false))
+                pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false,
+                nowPlaying: loaded.document.session.nowPlaying))
         do {
             let port = try osc.start()
             say("OSC: udp and tcp on \(oscHost):\(port) (file roots: \(roots.joined(separator: ", ")))")
@@ -154,6 +155,7 @@ struct RunCommand: ParsableCommand {
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var outputLatency = -1
         var heapTrim = HeapTrimmer()
+        var transport = TransportFollower()
         while true {
             // dataPlayedBack completions wait for JACK's playback latency, which follows the connections.
             if host.playbackLatencyFrames != outputLatency {
@@ -212,6 +214,11 @@ struct RunCommand: ParsableCommand {
             }
             if let deadline, Date() >= deadline { break }
             heapTrim.tick()
+            if let position = host.transportPosition(),
+                let change = transport.follow(position, sampleRate: Double(host.sampleRate), period: host.bufferSize)
+            {
+                osc.post(.transport(rolling: change.rolling, locatedSeconds: change.locatedSeconds))
+            }
             usleep(10_000)
         }
         say("xruns: \(host.xrunCount)")
@@ -309,6 +316,8 @@ final class JackOSCHost: OSCHost, Sendable {
     func wakeUp() throws(OSCHostError) { host.wakeUp() }
 
     func route() -> [String] { host.route }
+
+    func publishProperties(_ properties: [String: String]) { host.setClientProperties(properties) }
 
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
         guard let got = host.requestBufferSize(frames: frames) else {

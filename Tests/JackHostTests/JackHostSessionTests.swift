@@ -1,6 +1,7 @@
 // Route changes as the audio session sees them, from JACK's own events: our main ports gaining and
 // losing connections, a period change; and suspending rendering with and without rendering anyway.
 import AudioGraph
+import CJack
 import DSPTestSupport
 import Foundation
 import JackHost
@@ -117,6 +118,54 @@ extension JackHostTests {
             #expect(routeChange(events, .routeConfigurationChange) != nil, "\(events.all)")
             let listed = try server.runWithDefaultServer("/usr/bin/jack_bufsize", [])
             #expect(listed.output.contains("128"), "\(listed.output)")
+            host.stop()
+        }
+
+        @Test func clientPropertiesArePublishedAndComeBackWithTheServer() throws {
+            let server = try PrivateJackServer()
+            let events = EventLog()
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name, reconnectsAfterServerLoss: true),
+                renderEngine: RenderEngine(maxBlockFrames: 64), onEvent: events.handler)
+            host.setClientProperties(["urn:soundstage:test:title": "before start"])
+            _ = try host.start()
+            func listed(_ server: PrivateJackServer) throws -> String {
+                try server.runWithDefaultServer("/usr/bin/jack_property", ["-l"]).output
+            }
+            #expect(try listed(server).contains("before start"))
+            host.setClientProperties(["urn:soundstage:test:artist": "Band"])
+            let now = try listed(server)
+            #expect(now.contains("Band") && !now.contains("before start"), "\(now)")
+            server.kill9()
+            #expect(events.wait(timeout: 3) { if case .serverLost = $0 { return true } else { return false } } != nil)
+            let restarted = try PrivateJackServer(name: server.name)
+            #expect(
+                events.wait(timeout: 5) { if case .serverReturned = $0 { return true } else { return false } } != nil)
+            #expect(try listed(restarted).contains("Band"), "the metadata did not come back with the server")
+            host.stop()
+        }
+
+        @Test func transportIsReadFromTheServer() throws {
+            let server = try PrivateJackServer()
+            let host = JackHost(
+                configuration: JackHostConfiguration(serverName: server.name),
+                renderEngine: RenderEngine(maxBlockFrames: 64))
+            #expect(host.transportPosition() == nil)
+            _ = try host.start()
+            #expect(host.transportPosition()?.isRolling == false)
+            // Another client moves the transport, as a DAW would.
+            var status = jack_status_t(rawValue: 0)
+            let other = try #require(
+                jackshim_client_open(
+                    "ss_daw", jack_options_t(rawValue: JackNoStartServer.rawValue), &status, server.name))
+            defer { _ = jack_client_close(other) }
+            #expect(jack_activate(other) == 0)
+            _ = jack_transport_locate(other, 96_000)
+            jack_transport_start(other)
+            #expect(waitUntil(timeout: 2) { host.transportPosition()?.isRolling == true })
+            #expect((host.transportPosition()?.frame ?? 0) >= 96_000)
+            jack_transport_stop(other)
+            #expect(waitUntil(timeout: 2) { host.transportPosition()?.isRolling == false })
             host.stop()
         }
     }

@@ -289,6 +289,11 @@ final class MockHost: OSCHost, @unchecked Sendable {
     }
 
     let requestedPeriods = Mutex<[Int]>([])
+
+    /// The properties last published.
+    func publishProperties(_ properties: [String: String]) { published.withLock { $0 = properties } }
+
+    let published = Mutex<[String: String]>([:])
 }
 
 /// Engine + paced render thread + OSC service + client, all on loopback with random ports.

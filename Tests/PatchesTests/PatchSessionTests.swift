@@ -28,4 +28,17 @@ import Testing
         let notAMapping = diagnostics(of: "version: 1\nsession: yes\n")
         #expect(notAMapping.first?.location == Patches.SourceLocation(line: 2, column: 10))
     }
+
+    @Test func nowPlayingMustNameAPlayerOfThePatch() throws {
+        let ok = try PatchParser.parse(
+            text: "version: 1\nnodes:\n  - { name: deck, kind: audioplayer }\nsession:\n  nowPlaying: deck\n",
+            names: .unchecked)
+        #expect(ok.session.nowPlaying == "deck")
+        #expect(PatchWriter.yaml(ok).contains("  nowPlaying: deck"))
+        let ghost = diagnostics(of: "version: 1\nsession:\n  nowPlaying: ghost\n")
+        #expect(ghost.map(\.message) == ["session nowPlaying names no node 'ghost'"])
+        #expect(ghost.first?.location == Patches.SourceLocation(line: 3, column: 15))
+        let mixer = diagnostics(of: "version: 1\nnodes:\n  - { name: bus, kind: mixer }\nsession:\n  nowPlaying: bus\n")
+        #expect(mixer.map(\.message) == ["session nowPlaying 'bus' is a mixer; it must name a player or audioplayer"])
+    }
 }
