@@ -56,13 +56,17 @@ final class BandLevelFitter {
     private let reference: UnsafeMutablePointer<Double>
     private var referenceSource: UnsafePointer<Float>?
     // Work buffers: the filter's spectrum at the evaluated bins, band powers, residuals, the Jacobian
-    // (bands × taps), the normal matrix and its solution, the taps and a candidate step.
+    // (bands × taps) and JJᵀ, the damped normal matrix and its solution, the taps and a candidate step,
+    // and a copy of the current point's spectrum, powers and residuals (restored after a failed step).
     private let hr: UnsafeMutablePointer<Double>
     private let hi: UnsafeMutablePointer<Double>
     private let powers: UnsafeMutablePointer<Double>
     private let residuals: UnsafeMutablePointer<Double>
     private let jacobian: UnsafeMutablePointer<Double>
     private let normal: UnsafeMutablePointer<Double>
+    private let gram: UnsafeMutablePointer<Double>
+    private var gramTrace = 0.0
+    private let saved: UnsafeMutablePointer<Double>
     private let solution: UnsafeMutablePointer<Double>
     private let taps: UnsafeMutablePointer<Double>
     private let trial: UnsafeMutablePointer<Double>
@@ -152,6 +156,8 @@ final class BandLevelFitter {
         residuals = .allocate(capacity: bands)
         jacobian = .allocate(capacity: bands * length)
         normal = .allocate(capacity: bands * bands)
+        gram = .allocate(capacity: bands * bands)
+        saved = .allocate(capacity: 2 * binCount + 2 * bands)
         solution = .allocate(capacity: bands)
         taps = .allocate(capacity: length)
         trial = .allocate(capacity: length)
@@ -159,7 +165,9 @@ final class BandLevelFitter {
 
     deinit {
         for p in [
-            re, im, cosines, sines, spans, reference, hr, hi, powers, residuals, jacobian, normal, solution, taps,
+            re, im, cosines, sines, spans, reference, hr, hi, powers, residuals, jacobian, normal, gram, saved,
+            solution,
+            taps,
             trial
         ] {
             p.deallocate()
@@ -178,6 +186,7 @@ final class BandLevelFitter {
         while step < budget {
             if maximumResidual() < 0.15 { break }
             buildJacobian()
+            save()
             let previous = cost
             var improved = false
             for _ in 0..<8 {
@@ -191,7 +200,7 @@ final class BandLevelFitter {
                     break
                 }
                 lambda *= 10
-                _ = evaluate(taps)
+                restore()
             }
             if !improved { break }
             step += 1
@@ -242,6 +251,23 @@ final class BandLevelFitter {
         return cost
     }
 
+    /// Keeps the current point's spectrum, band powers and residuals (`restore` puts them back).
+    private func save() {
+        let bands = bandRanges.count
+        saved.update(from: hr, count: binCount)
+        (saved + binCount).update(from: hi, count: binCount)
+        (saved + 2 * binCount).update(from: powers, count: bands)
+        (saved + 2 * binCount + bands).update(from: residuals, count: bands)
+    }
+
+    private func restore() {
+        let bands = bandRanges.count
+        hr.update(from: saved, count: binCount)
+        hi.update(from: saved + binCount, count: binCount)
+        powers.update(from: saved + 2 * binCount, count: bands)
+        residuals.update(from: saved + 2 * binCount + bands, count: bands)
+    }
+
     /// Σ u[n]·v[n] over `count` terms, in four interleaved sums (independent additions pipeline).
     private static func dot(_ u: UnsafePointer<Double>, _ v: UnsafePointer<Double>, _ count: Int) -> Double {
         var (s0, s1, s2, s3) = (0.0, 0.0, 0.0, 0.0)
@@ -278,7 +304,7 @@ final class BandLevelFitter {
     }
 
     /// J[b][n] = wᵦ·(10/ln 10)/(Pᵦ·|b|)·Σₖ 2·sₖ·(Re Hₖ·cos ωₖn − Im Hₖ·sin ωₖn) at the current taps (sₖ: the
-    /// grid bins bin k stands for).
+    /// grid bins bin k stands for), and JJᵀ.
     private func buildJacobian() {
         let bands = bandRanges.count
         for i in 0..<(bands * length) { jacobian[i] = 0 }
@@ -293,21 +319,22 @@ final class BandLevelFitter {
                 for n in 0..<length { row[n] += k * (a * c[n] - m * s[n]) }
             }
         }
+        gramTrace = 0
+        for i in 0..<bands {
+            for j in 0...i {
+                let s = Self.dot(jacobian + i * length, jacobian + j * length, length)
+                gram[i * bands + j] = s
+                gram[j * bands + i] = s
+            }
+            gramTrace += gram[i * bands + i]
+        }
     }
 
     /// trial = taps − Jᵀ(JJᵀ + λ·d̄·I)⁻¹r, by Cholesky.
     private func solveStep(lambda: Double) {
         let bands = bandRanges.count
-        var trace = 0.0
-        for i in 0..<bands {
-            for j in 0...i {
-                let s = Self.dot(jacobian + i * length, jacobian + j * length, length)
-                normal[i * bands + j] = s
-                normal[j * bands + i] = s
-            }
-            trace += normal[i * bands + i]
-        }
-        let damping = lambda * max(trace / Double(bands), 1e-12)
+        normal.update(from: gram, count: bands * bands)
+        let damping = lambda * max(gramTrace / Double(bands), 1e-12)
         for i in 0..<bands { normal[i * bands + i] += damping }
         // Cholesky in place (lower triangle), then forward and back substitution.
         for j in 0..<bands {

@@ -43,6 +43,9 @@ final class MinimumPhaseDesigner {
     private let upper: UnsafeMutablePointer<Int>
     private let fade: UnsafeMutablePointer<Double>
     private let fitter: BandLevelFitter?
+    /// cos and sin of 2πk/N, k < N (the all-pass of `design`'s `lowDelay`).
+    private let unitCosines: UnsafeMutablePointer<Double>
+    private let unitSines: UnsafeMutablePointer<Double>
 
     /// A designer for filters of up to `inputLength` taps, cut to `length` taps, at `sampleRate`, with the
     /// magnitude power-averaged over `smoothingOctaves` (1/6 octave by default).
@@ -65,6 +68,13 @@ final class MinimumPhaseDesigner {
         lower = .allocate(capacity: half)
         upper = .allocate(capacity: half)
         fade = .allocate(capacity: length)
+        unitCosines = .allocate(capacity: n)
+        unitSines = .allocate(capacity: n)
+        for k in 0..<n {
+            let omega = 2 * Double.pi * Double(k) / Double(n)
+            unitCosines[k] = cos(omega)
+            unitSines[k] = sin(omega)
+        }
         let binHz = sampleRate / Double(n)
         let edge = pow(2.0, smoothingOctaves / 2)
         for k in 0..<half {
@@ -92,6 +102,8 @@ final class MinimumPhaseDesigner {
         lower.deallocate()
         upper.deallocate()
         fade.deallocate()
+        unitCosines.deallocate()
+        unitSines.deallocate()
     }
 
     /// Writes the `length`-tap minimum-phase version of `input` (`count` taps) to `output` and returns
@@ -184,9 +196,8 @@ extension MinimumPhaseDesigner {
         let x = (difference + (difference * difference + 4).squareRoot()) / 2
         let a = (1 - x) / (1 + x)
         for k in 0..<n {
-            let omega = 2 * Double.pi * Double(k) / Double(n)
-            // A(e^{iω}) = (a + e^{−iω})/(1 + a·e^{−iω})
-            let (c, s) = (cos(omega), -sin(omega))
+            // A(e^{iω}) = (a + e^{−iω})/(1 + a·e^{−iω}), ω = 2πk/n
+            let (c, s) = (unitCosines[k], -unitSines[k])
             let (nr, ni) = (a + c, s)
             let (dr, di) = (1 + a * c, a * s)
             let dd = dr * dr + di * di
