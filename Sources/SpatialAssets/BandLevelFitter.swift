@@ -25,8 +25,8 @@
 /// filter keeps most of its minimum-phase timing. λ grows tenfold when a step does not lower the cost
 /// and shrinks threefold when it does. Fitting stops when every residual above 200 Hz is below 0.15 dB,
 /// when a step gains less than 2 %, or after `iterations` steps; a filter then still off by more than
-/// 0.75 dB in a third-octave band or 0.25 dB in an octave band (mostly contralateral ears) gets up to
-/// `hardIterations` more steps, stopping only when a step gains less than 0.1 %.
+/// 0.75 dB in a third-octave band or 0.25 dB in an octave band (mostly contralateral ears) keeps going,
+/// stopping only when a step gains less than 0.1 %, to at most `iterations + hardIterations` steps.
 ///
 /// Not thread-safe; allocates its buffers once.
 final class BandLevelFitter {
@@ -73,7 +73,7 @@ final class BandLevelFitter {
 
     /// A fitter for filters of `length` taps at `sampleRate` against references of up to `referenceLength`.
     init(
-        length: Int, referenceLength: Int, sampleRate: Double, iterations: Int = 20, hardIterations: Int = 60,
+        length: Int, referenceLength: Int, sampleRate: Double, iterations: Int = 20, hardIterations: Int = 10,
         binsPerBand: Int = 12
     ) {
         self.length = length

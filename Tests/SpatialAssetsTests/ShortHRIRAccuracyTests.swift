@@ -92,13 +92,13 @@ import Testing
     /// HRTF (64 taps, band levels fitted): spectral distortion (RMS of the third-octave band errors)
     /// about 0.25 dB for the median filter and below 1 dB for every one; single bands, mostly below 1 kHz
     /// where a 1.3 ms filter cannot follow all of the measurement's low-frequency detail, stay within
-    /// 2.5 dB (4.7 dB before the fit).
+    /// 2.75 dB (4.7 dB before the fit).
     @Test func standardFiltersKeepTheBandLevelsWithinTheirBudget() throws {
         let s = try Self.summary(quality: .standard)
         #expect(s.median < 0.35, "median spectral distortion \(s.median) dB")
         #expect(s.worst < 1, "largest spectral distortion \(s.worst) dB")
-        #expect(s.band < 2.5, "largest band error \(s.band) dB")
-        #expect(s.ild < 2.5, "largest interaural level error \(s.ild) dB")
+        #expect(s.band < 2.75, "largest band error \(s.band) dB")
+        #expect(s.ild < 3, "largest interaural level error \(s.ild) dB")
     }
 
     /// HRTF HQ (128 taps, band levels fitted): every filter within 1 dB in every band up to 16 kHz,
