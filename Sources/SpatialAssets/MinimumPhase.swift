@@ -17,7 +17,9 @@
 /// 2. the minimum-phase filter with that magnitude by the real cepstrum (Oppenheim & Schafer,
 ///    *Discrete-Time Signal Processing*, §12: fold the cepstrum of log|H| onto positive quefrencies,
 ///    exponentiate);
-/// 3. the first `length` taps, the last quarter under a half raised-cosine fade (no step at the cut);
+/// 3. the first `length` taps (or `length − reservedTaps`, the rest zero), the last quarter under a half
+///    raised-cosine fade (no step at the cut); `fitBandLevels` can then fit their band levels to the
+///    original's (`BandLevelFitter`), which `SOFADataset` does;
 /// 4. its whole-frame lag (searched near the original's onset) at which it best matches h
 ///    (cross-correlation peak); `SOFADataset` refines it and sets the pair's delays from the interaural
 ///    cross-correlation (`HRIRDelayEstimator`).
@@ -28,6 +30,8 @@
 final class MinimumPhaseDesigner {
     let fftSize: Int
     let length: Int
+    /// Taps designed (the rest of `length` stay zero).
+    let active: Int
     let sampleRate: Double
     private let fft: ComplexFFT
     private let re: UnsafeMutablePointer<Double>
@@ -38,14 +42,22 @@ final class MinimumPhaseDesigner {
     private let lower: UnsafeMutablePointer<Int>
     private let upper: UnsafeMutablePointer<Int>
     private let fade: UnsafeMutablePointer<Double>
+    private let fitter: BandLevelFitter?
+    /// cos and sin of 2πk/N, k < N (the all-pass of `design`'s `lowDelay`).
+    private let unitCosines: UnsafeMutablePointer<Double>
+    private let unitSines: UnsafeMutablePointer<Double>
 
     /// A designer for filters of up to `inputLength` taps, cut to `length` taps, at `sampleRate`, with the
     /// magnitude power-averaged over `smoothingOctaves` (1/6 octave by default).
-    init(inputLength: Int, length: Int, sampleRate: Double, smoothingOctaves: Double = 1.0 / 6) {
+    init(
+        inputLength: Int, length: Int, sampleRate: Double, smoothingOctaves: Double = 1.0 / 6,
+        fitsBandLevels: Bool = false, reservedTaps: Int = 0
+    ) {
         var n = 1024
         while n < 2 * inputLength { n <<= 1 }
         fftSize = n
         self.length = length
+        active = max(1, length - reservedTaps)
         self.sampleRate = sampleRate
         fft = ComplexFFT(size: n)
         re = .allocate(capacity: n)
@@ -56,6 +68,13 @@ final class MinimumPhaseDesigner {
         lower = .allocate(capacity: half)
         upper = .allocate(capacity: half)
         fade = .allocate(capacity: length)
+        unitCosines = .allocate(capacity: n)
+        unitSines = .allocate(capacity: n)
+        for k in 0..<n {
+            let omega = 2 * Double.pi * Double(k) / Double(n)
+            unitCosines[k] = cos(omega)
+            unitSines[k] = sin(omega)
+        }
         let binHz = sampleRate / Double(n)
         let edge = pow(2.0, smoothingOctaves / 2)
         for k in 0..<half {
@@ -65,11 +84,14 @@ final class MinimumPhaseDesigner {
             lower[k] = min(max(lo, 0), half - 1)
             upper[k] = min(max(hi, lower[k] + 1), half)
         }
-        let faded = max(1, length / 4)
+        let faded = max(1, active / 4)
         for i in 0..<length {
-            let m = i - (length - faded)
-            fade[i] = m < 0 ? 1 : 0.5 + 0.5 * cos(Double.pi * Double(m + 1) / Double(faded + 1))
+            let m = i - (active - faded)
+            fade[i] = m < 0 ? 1 : m >= faded ? 0 : 0.5 + 0.5 * cos(Double.pi * Double(m + 1) / Double(faded + 1))
         }
+        fitter =
+            fitsBandLevels
+            ? BandLevelFitter(length: active, referenceLength: inputLength, sampleRate: sampleRate) : nil
     }
 
     deinit {
@@ -80,6 +102,8 @@ final class MinimumPhaseDesigner {
         lower.deallocate()
         upper.deallocate()
         fade.deallocate()
+        unitCosines.deallocate()
+        unitSines.deallocate()
     }
 
     /// Writes the `length`-tap minimum-phase version of `input` (`count` taps) to `output` and returns
@@ -159,6 +183,12 @@ final class MinimumPhaseDesigner {
 }
 
 extension MinimumPhaseDesigner {
+    /// Refines a filter from `design` (of `input`, `count` taps) so its band levels match the input's
+    /// (`BandLevelFitter`); does nothing when the designer was made without fitting.
+    func fitBandLevels(_ output: UnsafeMutablePointer<Float>, to input: UnsafePointer<Float>, count: Int) {
+        fitter?.fit(output, to: input, count: count)
+    }
+
     /// Multiplies the spectrum in `re`/`im` by the all-pass of `design`'s `lowDelay` = `difference`.
     private func delayLowFrequencies(by difference: Double) {
         let n = fftSize
@@ -166,9 +196,8 @@ extension MinimumPhaseDesigner {
         let x = (difference + (difference * difference + 4).squareRoot()) / 2
         let a = (1 - x) / (1 + x)
         for k in 0..<n {
-            let omega = 2 * Double.pi * Double(k) / Double(n)
-            // A(e^{iω}) = (a + e^{−iω})/(1 + a·e^{−iω})
-            let (c, s) = (cos(omega), -sin(omega))
+            // A(e^{iω}) = (a + e^{−iω})/(1 + a·e^{−iω}), ω = 2πk/n
+            let (c, s) = (unitCosines[k], -unitSines[k])
             let (nr, ni) = (a + c, s)
             let (dr, di) = (1 + a * c, a * s)
             let dd = dr * dr + di * di

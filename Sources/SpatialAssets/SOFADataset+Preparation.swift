@@ -1,5 +1,6 @@
 // Control side. Loading steps of `SOFADataset` that rewrite libmysofa's arrays: resampling, onset
 // alignment and trimming, and the left/right symmetry check.
+import AudioDSP
 import CMySofa
 
 #if canImport(Glibc)
@@ -87,81 +88,10 @@ extension SOFADataset {
         let delays = malloc(filters * MemoryLayout<Float>.stride)!.bindMemory(to: Float.self, capacity: filters)
         var maximumDelay = 0.0
         if options.minimumPhase {
-            // 1/6-octave smoothing for the 64-tap filters (HRTF at 48 kHz); 1/12 octave from 2.1 ms up
-            // (HRTF HQ's 128 taps), which follow a notch closely enough to keep it.
-            let smoothing = Double(span) / sampleRate >= 2.1e-3 ? 1.0 / 12 : 1.0 / 6
-            let designer = MinimumPhaseDesigner(
-                inputLength: length, length: span, sampleRate: sampleRate,
-                smoothingOctaves: smoothing)
-            let estimator = HRIRDelayEstimator(maximumLength: length, sampleRate: sampleRate)
-            let itdRange = Int((1.5e-3 * sampleRate).rounded(.up))
-            samples.withUnsafeBufferPointer { all in
-                for pair in 0..<m {
-                    let (l, r) = (2 * pair, 2 * pair + 1)
-                    let range = -itdRange...itdRange
-                    var aligned = (0.0, 0.0)
-                    /// Designs ear `slot` (0 left, 1 right) with `lowDelay` and measures where it sits.
-                    func design(_ slot: Int, lowDelay: Double) {
-                        let f = slot == 0 ? l : r
-                        let source = all.baseAddress! + f * length
-                        let lag = designer.design(
-                            source, count: length, into: ir + f * span,
-                            lags: (starts[f] - 8)...(starts[f] + span), lowDelay: lowDelay)
-                        estimator.load(slot + 2, ir + f * span, count: span)
-                        // Where the short filter sits on its original, to a fraction of a frame.
-                        let a = estimator.lag(slot + 2, slot, lowpass: false, range: (lag - 2)...(lag + 2))
-                        if slot == 0 { aligned.0 = a } else { aligned.1 = a }
-                    }
-                    for slot in 0..<2 {
-                        estimator.load(slot, all.baseAddress! + (slot == 0 ? l : r) * length, count: length)
-                        design(slot, lowDelay: 0)
-                    }
-                    // The measured pair's interaural delays (cross-correlation lags), broadband and below
-                    // 1.5 kHz, and the same for the minimum-phase pair by itself.
-                    let target = (
-                        estimator.lag(0, 1, lowpass: false, range: range),
-                        estimator.lag(0, 1, lowpass: true, range: range)
-                    )
-                    var own = (
-                        estimator.lag(2, 3, lowpass: false, range: range),
-                        estimator.lag(2, 3, lowpass: true, range: range)
-                    )
-                    // A minimum-phase pair's low-frequency and broadband delays differ by what its
-                    // magnitudes imply, not by what the measurement's excess phase does. Where the two
-                    // differences disagree by more than a third of a frame, delay the low frequencies of
-                    // one ear against its high ones with an all-pass (by up to 4 frames; positive `shift`:
-                    // the right ear) until they agree.
-                    var shift = 0.0
-                    for _ in 0..<6 {
-                        let mismatch = (target.1 - target.0) - (own.1 - own.0)
-                        if abs(mismatch) < (shift == 0 ? 0.33 : 0.05) { break }
-                        let next = min(max(shift + mismatch, -12), 12)
-                        if next == shift { break }
-                        if (next > 0) != (shift > 0), shift != 0 { design(shift > 0 ? 1 : 0, lowDelay: 0) }
-                        shift = next
-                        design(shift > 0 ? 1 : 0, lowDelay: abs(shift))
-                        own = (
-                            estimator.lag(2, 3, lowpass: false, range: range),
-                            estimator.lag(2, 3, lowpass: true, range: range)
-                        )
-                    }
-                    // The pair keeps the measured interaural delay: the mean of what the broadband and the
-                    // low-frequency lags ask for (which now differ as the measurement's do), but never more
-                    // than 0.45 frame from the low-frequency one, which localisation relies on. (Where the
-                    // far ear has two paths round the head the broadband peak of the measurement can sit
-                    // several frames from the low-frequency one, more than the all-pass above can follow.)
-                    let broadband = target.0 - own.0
-                    let low = target.1 - own.1
-                    let interaural = min(max(0.5 * (broadband + low), low - 0.45), low + 0.45)
-                    let lags = aligned
-                    let centre = 0.5 * (lags.0 + lags.1)
-                    let dl = max(0, centre - 0.5 * interaural + fileDelay(l))
-                    let dr = max(0, centre + 0.5 * interaural + fileDelay(r))
-                    delays[l] = Float(dl)
-                    delays[r] = Float(dr)
-                    maximumDelay = max(maximumDelay, dl, dr)
-                }
-            }
+            maximumDelay = designMinimumPhasePairs(
+                samples, pairs: m, length: length, span: span, starts: starts, sampleRate: sampleRate,
+                fitsBandLevels: true, reservedTaps: HRIRFractionalDelay.taps - 1, ir: ir, delays: delays,
+                fileDelay: fileDelay)
         } else {
             let faded = span < trimmedSpan ? max(1, span / 4) : 0
             for f in 0..<filters {

@@ -16,7 +16,8 @@ import CMySofa
 /// of its energy) and stored, with the file's own Data.Delay, as that filter's delay in frames; all IRs
 /// are cut to the longest remaining span (the tail after the last `discardedEnergyFraction`
 /// of energy goes), or to `Options.maximumFilterLength`. With `Options.minimumPhase` each IR is
-/// instead replaced by a short minimum-phase filter with the same smoothed magnitude, and the pair's
+/// instead replaced by a short minimum-phase filter with the same smoothed magnitude, its band levels
+/// fitted to the measurement's, and the pair's
 /// delays (fractional frames) are set so that its interaural cross-correlation lags, broadband and below
 /// 1.5 kHz, are the measurement's (`SPATIAL.md`, "How the delays are extracted"; what the engine uses:
 /// `Options(quality:)`). What is left replaces libmysofa's Data.IR / Data.Delay, so `mysofa_interpolate`
@@ -41,8 +42,9 @@ public final class SOFADataset: HRIRSet {
         /// last quarter is faded out with a half raised cosine.
         public var maximumFilterLength: Int?
         /// Replace each filter by the minimum-phase filter with its smoothed magnitude (1/6 octave, or
-        /// 1/12 for filters of 2.1 ms or more), cut to `maximumFilterLength` taps (128 if nil), with
-        /// fractional delays that keep the measured pair's interaural delay (`MinimumPhaseDesigner`,
+        /// 1/12 for filters of 2.1 ms or more), cut to `maximumFilterLength` taps (128 if nil; the last 7
+        /// left zero) and fitted to the measurement's band levels, with fractional delays that keep the
+        /// measured pair's interaural delay (`MinimumPhaseDesigner`, `BandLevelFitter`,
         /// `HRIRDelayEstimator`). Short filters lose much less this way than by cutting.
         public var minimumPhase: Bool
 

@@ -21,15 +21,18 @@ struct FidelityFigures: CustomStringConvertible {
     var ildBand = 0.0, ildBandAt = ""
     var magnitude = 0.0, magnitudeAt = ""
     var directions = 0
+    /// Directions whose octave-band ILD is off by more than 0.5 dB; ears whose magnitude is off by more than
+    /// 0.5 and 1 dB RMS.
+    var ildBandOver = 0, magnitudeOverHalf = 0, magnitudeOverOne = 0
 
     var description: String {
         String(
             format:
                 "%d directions: ITD %.2f (%@), <1.5 kHz %.2f (%@) frames, > 0.5: %d, > 1: %d, wrong side %d; ILD %.2f dB (%@), "
-                + "octave %.2f dB (%@); third-octave RMS %.2f dB (%@)",
+                + "octave %.2f dB (%@), > 0.5: %d; third-octave RMS %.2f dB (%@), ears > 0.5: %d, > 1: %d",
             directions, itdBroadband, itdBroadbandAt, itdLow, itdLowAt, itdOverHalf, itdOverOne, wrongSide, ild, ildAt,
-            ildBand, ildBandAt,
-            magnitude, magnitudeAt)
+            ildBand, ildBandAt, ildBandOver,
+            magnitude, magnitudeAt, magnitudeOverHalf, magnitudeOverOne)
     }
 }
 
@@ -228,13 +231,18 @@ struct RawDataset {
             if itdError > 1 { figures.itdOverOne += 1 }
             let ild = abs(meter.ild(yl, yr) - meter.ild(rl, rr))
             if ild > figures.ild { (figures.ild, figures.ildAt) = (ild, at) }
+            var octaveError = 0.0
             for band in meter.octaves {
                 let e = abs(meter.ild(yl, yr, band.bins) - meter.ild(rl, rr, band.bins))
+                octaveError = max(octaveError, e)
                 if e > figures.ildBand { (figures.ildBand, figures.ildBandAt) = (e, "\(at) \(Int(band.centre)) Hz") }
             }
+            if octaveError > 0.5 { figures.ildBandOver += 1 }
             for (y, r, ear) in [(yl, rl, "L"), (yr, rr, "R")] {
                 let errors = zip(meter.bandLevels(y), meter.bandLevels(r)).map { $0 - $1 }
                 let rms = (errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)).squareRoot()
+                if rms > 0.5 { figures.magnitudeOverHalf += 1 }
+                if rms > 1 { figures.magnitudeOverOne += 1 }
                 if rms > figures.magnitude { (figures.magnitude, figures.magnitudeAt) = (rms, "\(at) \(ear)") }
             }
         }
@@ -243,17 +251,18 @@ struct RawDataset {
 
     /// Every measured direction at 48 and 44.1 kHz (the file's own rate: no resampling, 64 and 120 taps),
     /// every third at 96 kHz (to keep the suite short). Targets met: ITD below 1.5 kHz within 0.5 frame
-    /// everywhere, never on the wrong side; broadband ITD within 0.5 frame except at the few directions
-    /// (105–115° azimuth, −10° to 0° elevation, both sides) where the far ear hears two paths round the head
-    /// and the measurement's broadband peak sits 4–14 frames from its low-frequency one, which a
-    /// minimum-phase filter with one delay cannot reproduce together; broadband ILD within 0.5 dB.
-    /// Not met, bounded at what is measured (`SPATIAL.md`): octave-band ILD and third-octave magnitude of
-    /// the 64-tap filters (1.3 ms cannot follow the measurement below about 1 kHz), and HRTF HQ's
-    /// third-octave magnitude (0.53 dB RMS against 0.5 at one direction).
+    /// everywhere, never on the wrong side; broadband ILD within 0.5 dB; third-octave magnitude within
+    /// 1 dB RMS per ear for HRTF and 0.5 dB for HRTF HQ (band levels fitted, `BandLevelFitter`);
+    /// octave-band ILD within 0.5 dB, except for HRTF at 44.1 kHz (0.53 dB at two directions, 16 kHz
+    /// octave: the fractional-delay kernel a slot folds into the taps rolls off towards 22 kHz).
+    /// Broadband ITD within 0.5 frame except at the directions near the side-rear (85–115° azimuth, at
+    /// and below the horizontal plane, both sides) where the far ear hears two paths round the head and the measurement's
+    /// broadband peak sits up to 14 frames from its low-frequency one, which a minimum-phase filter with
+    /// one delay cannot reproduce together (bounded at what is measured, `SPATIAL.md`).
     @Test(arguments: [
-        (48_000.0, HRTFQuality.standard, 1, 8, 2.1, 1.8), (48_000, .high, 1, 10, 0.5, 0.55),
-        (44_100, .standard, 1, 6, 1.3, 1.85), (44_100, .high, 1, 6, 0.5, 0.6),
-        (96_000, .standard, 3, 10, 2.1, 1.8), (96_000, .high, 3, 10, 0.5, 0.6)
+        (48_000.0, HRTFQuality.standard, 1, 14, 0.5, 1.0), (48_000, .high, 1, 8, 0.5, 0.5),
+        (44_100, .standard, 1, 8, 0.55, 1.0), (44_100, .high, 1, 6, 0.5, 0.5),
+        (96_000, .standard, 3, 9, 0.5, 1.0), (96_000, .high, 3, 9, 0.5, 0.5)
     ])
     func renderedCuesMatchTheDataset(
         rate: Double, quality: HRTFQuality, stride: Int, broadbandExceptions: Int,

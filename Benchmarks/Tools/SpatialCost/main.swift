@@ -118,7 +118,9 @@ do {
         ("HRTF HQ, full-length filters", .high, SOFADataset.Options())
     ]
     for (name, quality, options) in cases {
+        let loadStart = threadCPUSeconds()
         let set = try SOFADataset(path: SOFADataset.debianKEMARPath, sampleRate: rate, options: options)
+        let loadMilliseconds = ((threadCPUSeconds() - loadStart) * 1000).rounded()
         var hrtf = set.makeConvolver(maxBlockFrames: block, quality: quality)
         let exchange = hrtf.exchange
         var lookups = 0.0
@@ -153,7 +155,10 @@ do {
             }
         ) { hrtf.process(input: input, output: $0, frames: block) }
         let micros = (lookups / Double(count) * 1e7).rounded() / 10
-        row(name, cost, "\(set.filterLength) taps per ear; control-side lookup \(micros) µs per update")
+        row(
+            name, cost,
+            "\(set.filterLength) taps per ear; control-side lookup \(micros) µs per update; set load \(Int(loadMilliseconds)) ms"
+        )
         hrtf.deallocate()
     }
 } catch {

@@ -12,7 +12,7 @@
 /// sinc costs nothing on the render side because it is applied once per slot, not per sample.
 ///
 /// The folded filter is 7 taps longer than the original; what does not fit in the slot is cut (the
-/// engine's minimum-phase filters end in a faded quarter, so the cut drops nearly nothing). Delays below
+/// engine's minimum-phase filters leave their last 7 taps zero, so nothing is cut). Delays below
 /// 3 frames, or within 1e-6 of a whole frame, are rounded to whole frames instead.
 public enum HRIRFractionalDelay {
     /// Frames the kernel reaches ahead of the delayed point.
