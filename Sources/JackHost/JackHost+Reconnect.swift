@@ -52,12 +52,13 @@ extension JackHost {
     private static func runReconnectThread(_ arguments: ReconnectArguments) {
         let core = arguments.core
         let engine = arguments.engine
-        // The lost session's event thread is ending (it started this thread); join it.
+        // The lost session's event thread (which started this thread) closes the lost client, which can
+        // take long inside libjack, then frees its context: it ends by itself.
         let oldEventThread: pthread_t? = core.state.withLock { state in
             defer { state.session?.eventThread = nil }
             return state.session?.eventThread
         }
-        if let oldEventThread { _ = pthread_join(oldEventThread, nil) }
+        if let oldEventThread { _ = pthread_detach(oldEventThread) }
 
         var watch = JackServerSocketWatch(server: arguments.serverName)
         var delay = JackHostConfiguration.reconnectFirstDelay
@@ -114,8 +115,7 @@ extension JackHost {
                 case .success(let (report, session)):
                     var session = session
                     session.reconnectThread = lost.reconnectThread
-                    // The lost session's pipe: its event thread has ended (joined above).
-                    close(lost.wakeFD)
+                    // The lost session's pipe is its event thread's to close.
                     state.session = session
                     // Every remembered connection waits until it is made again.
                     let toRestore = core.connectionMemory.withLock { memory in

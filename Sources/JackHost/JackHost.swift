@@ -82,6 +82,14 @@ public final class JackHost: Sendable {
     public func stop() {
         // Relaxed: a request the reconnect thread polls; it also finds the session gone under the lock.
         core.reconnectCancelled.store(true, ordering: .relaxed)
+        // A lost client being closed by the event thread: its callbacks may still read the tables freed
+        // below. Waited for (a few ms normally); should libjack never return, the tables are kept.
+        var closed = true
+        for _ in 0..<1000 where core.closingLostClient.load(ordering: .acquiring) {
+            usleep(5_000)
+            closed = false
+        }
+        closed = closed || !core.closingLostClient.load(ordering: .acquiring)
         let threads: (event: pthread_t?, reconnect: pthread_t?)? = core.portWork.withLock { _ in
             core.state.withLock { state in
                 guard var session = state.session else { return nil }
@@ -90,10 +98,16 @@ public final class JackHost: Sendable {
                     _ = jack_client_close(client)
                     session.client = nil
                 }
-                releaseInserts()
-                close(session.wakeFD)
+                if closed { releaseInserts() }
                 state.session = nil
-                return (session.eventThread, session.reconnectThread)
+                guard session.isServerLost else {
+                    close(session.wakeFD)
+                    return (session.eventThread, session.reconnectThread)
+                }
+                // After a loss the event thread closes the lost client and the pipe and frees its
+                // context by itself: it is let go rather than waited for.
+                if let thread = session.eventThread { _ = pthread_detach(thread) }
+                return (nil, session.reconnectThread)
             }
         }
         if let thread = threads?.reconnect { Self.finish(thread) }

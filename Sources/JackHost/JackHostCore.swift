@@ -73,6 +73,9 @@ final class JackHostCore: Sendable {
     let processRunning = Atomic<Bool>(false)
     /// Set by the first shutdown callback of a session (either kind); cleared by `start()`.
     let shutdownRecorded = Atomic<Bool>(false)
+    /// True while the event thread closes a lost client (outside the locks); `stop()` waits for it
+    /// before freeing what the client's callbacks read.
+    let closingLostClient = Atomic<Bool>(false)
     /// Set by `stop()` so the reconnect thread ends.
     let reconnectCancelled = Atomic<Bool>(false)
     /// The connections of our ports, kept for a return of the server.
@@ -167,7 +170,14 @@ final class JackHostCore: Sendable {
             if lost {
                 let now = Self.monotonicSeconds()
                 connectionMemory.withLock { $0.serverLost(now: now) }
-                closeLostClient(context: context)
+                // Closed outside every lock: closing a client whose server is stopping can take long
+                // inside libjack, and status reads, OSC and the control loop must not wait for it.
+                if let client = takeLostClient(context: context) {
+                    _ = jack_client_close(client)
+                    // The callbacks are gone with the client: the write end is ours to close.
+                    close(context.pointee.wakeFD)
+                    closingLostClient.store(false, ordering: .releasing)
+                }
                 deliver(.serverLost(reason: String(cString: context.pointee.reason)))
                 lossHook.withLock { $0 }?.call(())
                 break loop
@@ -259,20 +269,24 @@ final class JackHostCore: Sendable {
         return ports
     }
 
-    /// Event thread, after the server died: closes the client (jack.h: never inside the shutdown
-    /// callback, but the handle must still be closed) and marks the session lost.
-    private func closeLostClient(context: UnsafeMutablePointer<JackRenderContext>) {
+    /// Event thread, after the server died: marks the session lost and takes its client, which the
+    /// event thread then closes outside every lock (jack.h: never inside the shutdown callback, but the
+    /// handle must still be closed). From then on the event thread owns the pipe's write end. Returns nil
+    /// when `stop()` closed the client first.
+    private func takeLostClient(context: UnsafeMutablePointer<JackRenderContext>) -> OpaquePointer? {
         // A cycle under way when the server died ends by itself (nothing in it waits for the server);
         // closing cancels the process thread, which must not happen inside the render.
         for _ in 0..<200 where processRunning.load(ordering: .acquiring) { usleep(1_000) }
-        portWork.withLock { _ in
-            state.withLock { state in
-                guard state.session?.context == context else { return }
-                if let client = state.session?.client {
-                    _ = jack_client_close(client)
-                    state.session?.client = nil
-                }
+        return portWork.withLock { _ in
+            state.withLock { state -> OpaquePointer? in
+                // stop() got there first: it closed the client and the pipe.
+                guard state.session?.context == context else { return nil }
+                let client = state.session?.client
+                state.session?.client = nil
                 state.session?.isServerLost = true
+                // Relaxed: set under the state lock, which `stop()` takes before it waits on the flag.
+                if client != nil { closingLostClient.store(true, ordering: .relaxed) }
+                return client
             }
         }
     }

@@ -323,11 +323,27 @@ extension OSCExternalSerialSuites.ServerLossRecoveryTests {
             ChildProcess.run("/usr/bin/pgrep", ["-f", "jackd -n \(server) "], timeout: 5).output
                 .split(separator: "\n").map(String.init)
         }
-        let run = try SoundstageRun(
-            child: ChildProcess(
-                SoundstageRun.executable,
-                ["run", patchPath, "--server", server, "--name", "ss_own", "--osc-port", "0", "--duration", "120"]),
-            clientName: "ss_own")
+        // run starts the server itself; on a busy machine (JACK's per-user table of 8 servers full for a
+        // moment) that can fail once, so it is given three tries.
+        var started: SoundstageRun?
+        var failures: [String] = []
+        for _ in 0..<3 where started == nil {
+            do {
+                started = try SoundstageRun(
+                    child: ChildProcess(
+                        SoundstageRun.executable,
+                        [
+                            "run", patchPath, "--server", server, "--name", "ss_own", "--osc-port", "0", "--duration",
+                            "120"
+                        ]
+                    ),
+                    clientName: "ss_own")
+            } catch {
+                failures.append("\(error)")
+                usleep(500_000)
+            }
+        }
+        let run = try #require(started, "soundstage run did not start: \(failures)")
         let client = OSCTestClient(port: run.port)
         #expect(client.command("/notify", [.int32(1)])?.address == "/done")
         let first = jackdPIDs()
