@@ -28,24 +28,38 @@ final class PrivateJackServer: @unchecked Sendable {
         self.name = name
         logPath = NSTemporaryDirectory() + "\(name).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        process.arguments = [
-            "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate),
-            "-p", String(period), "-C", "2", "-P", "2"
-        ]
-        let log = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        pid = process.processIdentifier
-        var wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
-        if wait.status != 0 && process.isRunning {
-            // Under heavy load (many suites start servers at once) jackd can take longer to accept
-            // clients: give a running server a second, longer chance.
-            wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "20"])
-        }
+        // JACK keeps a per-user table of 8 servers; while other suites' servers fill it, jackd refuses
+        // to start ("Too many servers already active"): try again for a while before giving up.
+        var attempt = 0
+        var launched: Process
+        var wait: (status: Int32, output: String)
+        repeat {
+            attempt += 1
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+            launched = Process()
+            launched.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+            launched.arguments = [
+                "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate),
+                "-p", String(period), "-C", "2", "-P", "2"
+            ]
+            let log = FileHandle(forWritingAtPath: logPath)
+            launched.standardOutput = log
+            launched.standardError = log
+            launched.standardInput = FileHandle.nullDevice
+            try launched.run()
+            wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
+            if wait.status != 0 && launched.isRunning {
+                // Under heavy load (many suites start servers at once) jackd can take longer to accept
+                // clients: give a running server a second, longer chance.
+                wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "20"])
+            }
+            let full = (try? String(contentsOfFile: logPath, encoding: .utf8))?.contains("Too many servers") == true
+            guard wait.status != 0, full, attempt < 20 else { break }
+            launched.waitUntilExit()
+            usleep(500_000)
+        } while true
+        process = launched
+        pid = launched.processIdentifier
         guard wait.status == 0 else {
             stop()
             throw FixtureError("jackd '\(name)' did not come up: \(wait.output)\n\(logTail())")

@@ -1,6 +1,5 @@
 // Remote control end to end: `soundstage run` with a patch whose session names a now-playing
-// audioplayer; JACK transport, moved by `jack_transport` as a DAW would, starts, locates and stops it,
-// and the now-playing information is on the client as JACK metadata.
+// audioplayer; JACK transport, moved by `jack_transport` as a DAW would, starts, locates and stops it.
 import Foundation
 @testable import OSCControl
 import Testing
@@ -48,10 +47,7 @@ extension OSCExternalSerialSuites.RemoteControlRunTests {
         let run = try SoundstageRun(patch: patchPath, server: server, clientName: "ss_remote")
         let client = OSCTestClient(port: run.port)
         #expect(client.request("/session/nowPlaying")?.arguments.first == .string("deck"))
-        let properties = ChildProcess.run("/usr/bin/jack_property", ["-l"], environment: server.environment).output
-        #expect(
-            properties.contains("urn:soundstage:session:nowPlaying:node") && properties.contains("deck"),
-            "\(properties)")
+        // The metadata itself is checked on the host (JackHostSessionTests), against jack_property.
 
         transport(server, "locate 96000\\nplay\\n")
         #expect(waitFor { value(client, "playing")?.boolValue == true }, "did not start")
