@@ -84,12 +84,8 @@ public final class JackHost: Sendable {
         core.reconnectCancelled.store(true, ordering: .relaxed)
         // A lost client being closed by the event thread: its callbacks may still read the tables freed
         // below. Waited for (a few ms normally); should libjack never return, the tables are kept.
-        var closed = true
-        for _ in 0..<1000 where core.closingLostClient.load(ordering: .acquiring) {
-            usleep(5_000)
-            closed = false
-        }
-        closed = closed || !core.closingLostClient.load(ordering: .acquiring)
+        for _ in 0..<1000 where core.closingLostClient.load(ordering: .acquiring) { usleep(5_000) }
+        let closed = !core.closingLostClient.load(ordering: .acquiring)
         let threads: (event: pthread_t?, reconnect: pthread_t?)? = core.portWork.withLock { _ in
             core.state.withLock { state in
                 guard var session = state.session else { return nil }
