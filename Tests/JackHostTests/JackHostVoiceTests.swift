@@ -116,6 +116,9 @@ extension JackHostTests {
                 if host.xrunCount == xruns { break }
                 usleep(3_000_000)
             }
+            // Under a sanitizer the canceller runs several times slower than real time on a small machine and
+            // JACK's dummy driver skips cycles throughout; that run checks memory, the plain build the ERLE.
+            if AllocationProbe.isSanitized { return }
             let undisturbed = measurements.filter { $0.xruns == 0 }.map(\.erle)
             #expect(!undisturbed.isEmpty, "every measurement had xruns: \(measurements)")
             if let erle = undisturbed.first {
