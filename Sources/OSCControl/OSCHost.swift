@@ -23,6 +23,15 @@ public protocol OSCHost: AnyObject, Sendable {
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int
     /// Publishes metadata on our client (key → text; JACK metadata under JACK), replacing what was set.
     func publishProperties(_ properties: [String: String])
+    /// The metadata of every client on the server (ours included) whose keys start with `prefix`:
+    /// client name → key → value (other sessions' published state).
+    func clientProperties(withPrefix prefix: String) -> [String: [String: String]]
+    /// Registers or unregisters the main outputs and inputs (the session's category); returns problems.
+    func setMainPorts(outputs: Bool, inputs: Bool) -> [String]
+    /// Publishes our metadata again when it is no longer there; true when it had to.
+    func refreshProperties() -> Bool
+    /// Whether a client of that name is open on the server.
+    func clientExists(_ name: String) -> Bool
 }
 
 extension OSCHost {
@@ -35,6 +44,10 @@ extension OSCHost {
         throw OSCHostError("this host cannot change its period")
     }
     public func publishProperties(_ properties: [String: String]) {}
+    public func clientProperties(withPrefix prefix: String) -> [String: [String: String]] { [:] }
+    public func setMainPorts(outputs: Bool, inputs: Bool) -> [String] { [] }
+    public func refreshProperties() -> Bool { false }
+    public func clientExists(_ name: String) -> Bool { false }
 }
 
 /// The host's state as `/status` reports it.
@@ -87,4 +100,6 @@ public enum OSCHostEvent: Sendable, Equatable {
     case transport(rolling: Bool, locatedSeconds: Double?)
     /// Period or rate changed.
     case configurationChanged(sampleRate: Int, bufferSize: Int)
+    /// Other sessions' published state may have changed (metadata changed, a client came or went).
+    case sessionPeersChanged
 }

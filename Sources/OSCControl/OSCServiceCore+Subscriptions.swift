@@ -357,6 +357,8 @@ extension OSCServiceCore {
             transportChanged(rolling: rolling, locatedSeconds: seconds)
         case .configurationChanged(let rate, let frames):
             notify(OSCMessage("/engine/config", [.int32(Int32(clamping: rate)), .int32(Int32(clamping: frames))]))
+        case .sessionPeersChanged:
+            evaluateSessionPeers()
         }
     }
 

@@ -129,7 +129,7 @@ struct RunCommand: ParsableCommand {
             options: OSCServiceOptions(
                 port: oscPort, host: oscHost, fileRoots: roots, programName: "soundstage", version: Soundstage.version,
                 pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false,
-                nowPlaying: loaded.document.session.nowPlaying))
+                nowPlaying: loaded.document.session.nowPlaying, sessionStart: SessionStart(loaded.document.session)))
         do {
             let port = try osc.start()
             say("OSC: udp and tcp on \(oscHost):\(port) (file roots: \(roots.joined(separator: ", ")))")
@@ -183,6 +183,8 @@ struct RunCommand: ParsableCommand {
                         .servicesReset(
                             clientName: back.start.actualClientName, sampleRate: back.start.sampleRate,
                             bufferSize: back.start.bufferSize))
+                case .peersChanged:
+                    osc.post(.sessionPeersChanged)
                 case .routeChanged(let change):
                     say(
                         "route change (\(change.reason.rawValue)): [\(change.previousRoute.joined(separator: ","))] → "
@@ -248,6 +250,10 @@ struct RunCommand: ParsableCommand {
             inputChannelCount: config.inputChannelCount, connectPhysicalOutputs: connect || loaded.connectPhysical,
             connections: loaded.jackConnections, reconnectsAfterServerLoss: true)
         let host = JackHost(configuration: hostConfig, renderEngine: loaded.engine.renderEngine) { events.post($0) }
+        // The session's category decides which main ports exist from the start.
+        let category = SessionCategory.starting(
+            SessionStart(loaded.document.session).category, hasInputs: config.inputChannelCount > 0)
+        host.setMainPorts(JackMainPorts(outputs: category.mainPorts.outputs, inputs: category.mainPorts.inputs))
         // Effects with `insert: true` get ports now (before connections are made) and whenever it changes.
         host.setInserts(loaded.engine.hostInsertLayout)
         // Later changes go to the host's port thread: the thread that edited the graph (OSC's) never
@@ -318,6 +324,18 @@ final class JackOSCHost: OSCHost, Sendable {
     func route() -> [String] { host.route }
 
     func publishProperties(_ properties: [String: String]) { host.setClientProperties(properties) }
+
+    func clientProperties(withPrefix prefix: String) -> [String: [String: String]] {
+        host.clientProperties(withPrefix: prefix)
+    }
+
+    func setMainPorts(outputs: Bool, inputs: Bool) -> [String] {
+        host.setMainPorts(JackMainPorts(outputs: outputs, inputs: inputs))
+    }
+
+    func refreshProperties() -> Bool { host.refreshClientProperties() }
+
+    func clientExists(_ name: String) -> Bool { host.clientExists(name) }
 
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
         guard let got = host.requestBufferSize(frames: frames) else {
