@@ -33,4 +33,16 @@ extension Engine {
             try core.send(time: -1, .sessionGain(target: gain, rampFrames: frames))
         }
     }
+
+    /// Other audio plays (`true`) or stopped (`false`): nodes marked `secondary` fade out over 0.3 s, or
+    /// back in to their volume (Wwise's BGM bus under the secondary-audio hint). Returns the nodes faded.
+    @discardableResult
+    public func silenceSecondaryAudio(_ silenced: Bool) throws(EngineError) -> [String] {
+        try control.withLock { core throws(EngineError) in try core.silenceSecondaryAudio(silenced) }
+    }
+
+    /// True while secondary audio is silenced.
+    public var isSecondaryAudioSilenced: Bool {
+        control.withLock { core in core.state.session.secondaryAudioSilenced }
+    }
 }
