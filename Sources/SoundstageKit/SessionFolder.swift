@@ -1,0 +1,144 @@
+// Control side; blocks on the disk. A session folder (NSM's per-client path): the running state saved as
+// `patch.yaml` beside copies of every file it reads, so the folder alone plays the same again.
+import AudioFiles
+import AudioGraph
+import Foundation
+import Patches
+
+/// A folder that holds one Soundstage session: `patch.yaml` and the files it reads.
+public struct SessionFolder: Sendable, Equatable {
+    /// The patch file's name inside the folder.
+    public static let patchFileName = "patch.yaml"
+
+    /// Absolute, standardized folder path.
+    public let path: String
+
+    public init(path: String) {
+        self.path = URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// `path/patch.yaml`.
+    public var patchPath: String { path + "/" + Self.patchFileName }
+
+    /// Whether a saved session exists.
+    public var hasPatch: Bool { FileManager.default.fileExists(atPath: patchPath) }
+
+    /// Creates the folder (and its parents) when missing.
+    public func create() throws(SessionFolderError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw SessionFolderError("cannot create the session folder '\(path)': \(error.localizedDescription)")
+        }
+    }
+
+    /// The running state as a patch: `PatchSnapshot` (nodes with their current parameter values, buffers,
+    /// connections) plus `jackConnections` (full port names; those of `clientName` are written short, as
+    /// the patch format has them) and what `carrying` says beyond the graph (its `session:` section, and
+    /// its recorders whose node still exists). File references are as the engine holds them.
+    public static func document(
+        of engine: Engine, jackConnections: [(source: String, destination: String)], clientName: String?,
+        carrying previous: PatchDocument?
+    ) -> PatchDocument {
+        let own = clientName.map { $0 + ":" }
+        func short(_ port: String) -> String {
+            guard let own, port.hasPrefix(own) else { return port }
+            return String(port.dropFirst(own.count))
+        }
+        var connections: [PatchJackConnection] = jackConnections.map { edge in
+            PatchJackConnection(from: short(edge.source), to: short(edge.destination))
+        }
+        connections.sort { a, b in a.from == b.from ? a.to < b.to : a.from < b.from }
+        var document = PatchSnapshot.document(of: engine, jack: PatchJackSettings(connections: connections)).document
+        if let previous {
+            let names = Set(document.nodes.map { (node: PatchNode) in node.name }).union(["main", "output"])
+            document.recorders = previous.recorders.filter { names.contains($0.node) }.map { $0.withoutLocations() }
+            document.session = previous.session.withoutLocations()
+        }
+        return document
+    }
+
+    /// Writes `document` as `patch.yaml`: every file it reads (buffer files and file parameters such as a
+    /// player's `file` or an HRTF set) that lies outside the folder is copied in and referred to by its
+    /// name in the folder; files inside are referred to relative to it. Relative references are taken
+    /// relative to `base` (the folder of the patch they came from; the working directory when nil).
+    /// Returns the files copied. The patch file is replaced only when complete.
+    @discardableResult
+    public func save(_ document: PatchDocument, base: String? = nil) throws(SessionFolderError) -> [String] {
+        try create()
+        var document = document
+        var copied: [String] = []
+        var byOrigin: [String: String] = [:]
+        func adopt(_ reference: String) throws(SessionFolderError) -> String {
+            guard !reference.isEmpty else { return reference }
+            let absolute =
+                reference.hasPrefix("/")
+                ? reference
+                : URL(fileURLWithPath: reference, relativeTo: base.map { URL(fileURLWithPath: $0, isDirectory: true) })
+                    .path
+            let source = URL(fileURLWithPath: absolute).standardizedFileURL.path
+            if source.hasPrefix(path + "/") { return String(source.dropFirst(path.count + 1)) }
+            if let known = byOrigin[source] { return known }
+            let name = try copyIn(source)
+            byOrigin[source] = name
+            copied.append(name)
+            return name
+        }
+        for index in document.buffers.indices {
+            if case .file(let file) = document.buffers[index].source {
+                document.buffers[index].source = .file(path: try adopt(file))
+            }
+        }
+        for n in document.nodes.indices {
+            guard let kind = NodeKind(rawValue: document.nodes[n].kind) else { continue }
+            for p in document.nodes[n].params.indices {
+                let parameter = document.nodes[n].params[p]
+                guard kind.isFilePathParameter(parameter.key), case .string(let file) = parameter.value else {
+                    continue
+                }
+                document.nodes[n].params[p].value = .string(try adopt(file))
+            }
+        }
+        document.path = patchPath
+        do {
+            try OutputDestination.write(Data(PatchWriter.yaml(document).utf8), to: patchPath)
+        } catch {
+            throw SessionFolderError("cannot write '\(patchPath)': \(error)")
+        }
+        return copied
+    }
+
+    /// Copies `source` into the folder under its own name, or a numbered variant when another file has
+    /// that name; a file with the same name and the same bytes is used as it is. Returns the name.
+    private func copyIn(_ source: String) throws(SessionFolderError) -> String {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: source) else {
+            throw SessionFolderError("'\(source)' does not exist: it cannot be copied into the session")
+        }
+        let url = URL(fileURLWithPath: source)
+        let stem = url.deletingPathExtension().lastPathComponent
+        let ext = url.pathExtension
+        for attempt in 1...1000 {
+            let name = attempt == 1 ? url.lastPathComponent : "\(stem)-\(attempt)" + (ext.isEmpty ? "" : ".\(ext)")
+            let destination = path + "/" + name
+            if manager.fileExists(atPath: destination) {
+                if manager.contentsEqual(atPath: source, andPath: destination) { return name }
+                continue
+            }
+            do {
+                try manager.copyItem(atPath: source, toPath: destination)
+            } catch {
+                throw SessionFolderError("cannot copy '\(source)' into the session: \(error.localizedDescription)")
+            }
+            return name
+        }
+        throw SessionFolderError("no free name for a copy of '\(source)' in the session")
+    }
+}
+
+/// A session folder could not be created or written.
+public struct SessionFolderError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
