@@ -58,16 +58,25 @@ public struct SessionFolder: Sendable, Equatable {
         return document
     }
 
+    /// What a save did with the files the patch reads.
+    public struct SaveReport: Sendable, Equatable {
+        /// Names of the files copied into the folder.
+        public var copied: [String] = []
+        /// Files outside the folder that do not exist (kept as absolute references, not copied).
+        public var missing: [String] = []
+    }
+
     /// Writes `document` as `patch.yaml`: every file it reads (buffer files and file parameters such as a
     /// player's `file` or an HRTF set) that lies outside the folder is copied in and referred to by its
-    /// name in the folder; files inside are referred to relative to it. Relative references are taken
-    /// relative to `base` (the folder of the patch they came from; the working directory when nil).
-    /// Returns the files copied. The patch file is replaced only when complete.
+    /// name in the folder; files inside are referred to relative to it; a file that does not exist keeps
+    /// its absolute path (the save still happens). Relative references are taken relative to `base` (the
+    /// folder of the patch they came from; the working directory when nil). The patch file is replaced
+    /// only when complete.
     @discardableResult
-    public func save(_ document: PatchDocument, base: String? = nil) throws(SessionFolderError) -> [String] {
+    public func save(_ document: PatchDocument, base: String? = nil) throws(SessionFolderError) -> SaveReport {
         try create()
         var document = document
-        var copied: [String] = []
+        var report = SaveReport()
         var byOrigin: [String: String] = [:]
         func adopt(_ reference: String) throws(SessionFolderError) -> String {
             guard !reference.isEmpty else { return reference }
@@ -79,9 +88,13 @@ public struct SessionFolder: Sendable, Equatable {
             let source = URL(fileURLWithPath: absolute).standardizedFileURL.path
             if source.hasPrefix(path + "/") { return String(source.dropFirst(path.count + 1)) }
             if let known = byOrigin[source] { return known }
+            guard FileManager.default.fileExists(atPath: source) else {
+                if !report.missing.contains(source) { report.missing.append(source) }
+                return source
+            }
             let name = try copyIn(source)
             byOrigin[source] = name
-            copied.append(name)
+            report.copied.append(name)
             return name
         }
         for index in document.buffers.indices {
@@ -105,16 +118,13 @@ public struct SessionFolder: Sendable, Equatable {
         } catch {
             throw SessionFolderError("cannot write '\(patchPath)': \(error)")
         }
-        return copied
+        return report
     }
 
     /// Copies `source` into the folder under its own name, or a numbered variant when another file has
     /// that name; a file with the same name and the same bytes is used as it is. Returns the name.
     private func copyIn(_ source: String) throws(SessionFolderError) -> String {
         let manager = FileManager.default
-        guard manager.fileExists(atPath: source) else {
-            throw SessionFolderError("'\(source)' does not exist: it cannot be copied into the session")
-        }
         let url = URL(fileURLWithPath: source)
         let stem = url.deletingPathExtension().lastPathComponent
         let ext = url.pathExtension

@@ -197,10 +197,11 @@ final class ManagedSession {
                     jackConnections: source.jackConnections.map { (source: $0.from, destination: $0.to) },
                     clientName: nil, carrying: source.document)
                 document.jack.connectPhysical = source.document.jack.connectPhysical
-                let copied = try folder.save(document)
+                let saved = try folder.save(document)
                 say(
                     "New session in \(folder.path)" + (template.map { " from \($0)" } ?? " (empty graph)")
-                        + (copied.isEmpty ? "" : "; copied in: \(copied.joined(separator: ", "))"))
+                        + (saved.copied.isEmpty ? "" : "; copied in: \(saved.copied.joined(separator: ", "))"))
+                tellMissing(saved.missing)
             } catch let error as PatchLoadError {
                 nsm.error(
                     "/nsm/client/open", .badProject, "the patch \(template ?? "") has errors: \(error.description)")
@@ -231,12 +232,13 @@ final class ManagedSession {
             of: loaded.engine, jackConnections: host.listConnections(), clientName: host.host.actualClientName,
             carrying: loaded.document)
         do {
-            let copied = try current.folder.save(document)
-            let note = copied.isEmpty ? "" : " (copied in: \(copied.joined(separator: ", ")))"
-            say("Saved the session to \(current.folder.patchPath)\(note).")
-            if !copied.isEmpty {
-                nsm.message(priority: 1, "copied into the session: \(copied.joined(separator: ", "))")
-            }
+            let saved = try current.folder.save(document)
+            let copied = saved.copied.joined(separator: ", ")
+            say(
+                "Saved the session to \(current.folder.patchPath)" + (copied.isEmpty ? "." : " (copied in: \(copied)).")
+            )
+            if !copied.isEmpty { nsm.message(priority: 1, "copied into the session: \(copied)") }
+            tellMissing(saved.missing)
             nsm.reply(to: "/nsm/client/save", "saved \(current.folder.patchPath)")
             savedState = state(of: loaded, host: host)
             report(dirty: false)
@@ -252,6 +254,14 @@ final class ManagedSession {
             SessionFolder.document(
                 of: loaded.engine, jackConnections: host.listConnections(), clientName: host.host.actualClientName,
                 carrying: nil))
+    }
+
+    /// Files the session refers to that do not exist: on stderr and to the manager's user.
+    private func tellMissing(_ missing: [String]) {
+        guard !missing.isEmpty else { return }
+        let text = "missing, so not copied into the session: \(missing.joined(separator: ", "))"
+        printError(text)
+        nsm.message(priority: 2, text)
     }
 
     private func report(dirty: Bool) {

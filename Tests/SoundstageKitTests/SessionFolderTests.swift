@@ -70,8 +70,8 @@ import Testing
             of: engine,
             jackConnections: [("Soundstage.nTEST:out_1", "system:playback_1"), ("system:capture_1", "other:in")],
             clientName: "Soundstage.nTEST", carrying: loaded.document)
-        let copied = try session.save(document)
-        #expect(copied == ["noise.wav"])
+        let report = try session.save(document)
+        #expect(report.copied == ["noise.wav"] && report.missing.isEmpty)
         #expect(FileManager.default.contentsEqual(atPath: outside + "/noise.wav", andPath: sessionPath + "/noise.wav"))
 
         let saved = try PatchParser.parse(contentsOf: session.patchPath, names: .engine)
@@ -100,8 +100,8 @@ import Testing
         // Saving again copies nothing new: the file is now inside the session.
         #expect(
             try session.save(
-                SessionFolder.document(of: reloaded.engine, jackConnections: [], clientName: nil, carrying: saved))
-                == [])
+                SessionFolder.document(of: reloaded.engine, jackConnections: [], clientName: nil, carrying: saved)
+            ).copied == [])
     }
 
     @Test func aNameClashGetsANumberedCopyAndTheSameFileIsReused() throws {
@@ -117,13 +117,17 @@ import Testing
         let document = PatchDocument(buffers: [
             PatchBuffer(name: "inside", source: .file(path: session.path + "/noise.wav")),
             PatchBuffer(name: "outside", source: .file(path: other + "/noise.wav")),
-            PatchBuffer(name: "again", source: .file(path: other + "/noise.wav"))
+            PatchBuffer(name: "again", source: .file(path: other + "/noise.wav")),
+            PatchBuffer(name: "gone", source: .file(path: other + "/gone.wav"))
         ])
-        #expect(try session.save(document) == ["noise-2.wav"])
+        let report = try session.save(document)
+        #expect(report.copied == ["noise-2.wav"])
+        #expect(report.missing == [other + "/gone.wav"], "a missing file is reported, and the save happens")
         let saved = try PatchParser.parse(contentsOf: session.patchPath, names: .engine)
         #expect(
             saved.buffers.map(\.source) == [
-                .file(path: "noise.wav"), .file(path: "noise-2.wav"), .file(path: "noise-2.wav")
+                .file(path: "noise.wav"), .file(path: "noise-2.wav"), .file(path: "noise-2.wav"),
+                .file(path: other + "/gone.wav")
             ])
     }
 
