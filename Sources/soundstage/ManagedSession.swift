@@ -3,6 +3,7 @@
 // sessions in place. The protocol itself is `NSMClient`'s; the folder's format is `SessionFolder`'s.
 import ArgumentParser
 import Foundation
+import JackHost
 import OSCControl
 import Patches
 import SoundstageKit
@@ -229,7 +230,7 @@ final class ManagedSession {
             return
         }
         let document = SessionFolder.document(
-            of: loaded.engine, jackConnections: host.listConnections(), clientName: host.host.actualClientName,
+            of: loaded.engine, jackConnections: jackConnections(host), clientName: host.host.actualClientName,
             carrying: loaded.document)
         do {
             let saved = try current.folder.save(document)
@@ -252,8 +253,16 @@ final class ManagedSession {
     private func state(of loaded: LoadedPatch, host: JackOSCHost) -> String {
         PatchWriter.yaml(
             SessionFolder.document(
-                of: loaded.engine, jackConnections: host.listConnections(), clientName: host.host.actualClientName,
+                of: loaded.engine, jackConnections: jackConnections(host), clientName: host.host.actualClientName,
                 carrying: nil))
+    }
+
+    /// The JACK connections a save holds: the live ones, and those waiting for a port (all of them while
+    /// the server is lost, so a save then keeps them and the loss alone does not make the session dirty).
+    private func jackConnections(_ host: JackOSCHost) -> [(source: String, destination: String)] {
+        var edges = Set(host.listConnections().map { JackEdge(source: $0.source, destination: $0.destination) })
+        edges.formUnion(host.host.pendingConnections)
+        return edges.map { (source: $0.source, destination: $0.destination) }
     }
 
     /// Files the session refers to that do not exist: on stderr and to the manager's user.

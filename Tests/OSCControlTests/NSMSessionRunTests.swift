@@ -254,4 +254,35 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
         #expect(managed.child.stop(signal: SIGTERM, grace: 10) == false)
         #expect(managed.child.terminationStatus == 0, managed.log)
     }
+
+    @Test(.needsJackAndSoundstage, .timeLimit(.minutes(3)))
+    func aSaveWhileTheServerIsLostKeepsTheJackConnectionsAndTheLossIsNoEdit() throws {
+        let server = try DummyJackServer()
+        let managed = try ManagedRun(server: server, patch: nil)
+        _ = try #require(managed.nsm.acceptAnnounce(), managed.log)
+        let session = managed.root + "/Loss/Soundstage.nLOSS"
+        #expect(managed.nsm.open(path: session, clientID: "Soundstage.nLOSS")?.address == "/reply", managed.log)
+        let client = OSCTestClient(port: try #require(managed.oscPort(), managed.log))
+        #expect(
+            client.command("/graph/connect", [.string("Soundstage.nLOSS:out_2"), .string("system:playback_1")])?
+                .address == "/done")
+        #expect(managed.nsm.save()?.address == "/reply", managed.log)
+        #expect(managed.nsm.waitFor("/nsm/client/is_clean") != nil)
+        _ = managed.nsm.waitFor(timeout: 0.5) { _ in false }
+        _ = managed.nsm.take("/nsm/client/is_dirty")
+
+        server.kill(signal: SIGKILL)
+        #expect(managed.child.waitForOutput(containing: "JACK server lost", timeout: 10) != nil, managed.log)
+        // The loss changes nothing a save would write, so the session stays clean; a save keeps the connection.
+        #expect(managed.nsm.waitFor("/nsm/client/is_dirty", timeout: 1.5) == nil, managed.log)
+        try FileManager.default.removeItem(atPath: session + "/patch.yaml")
+        #expect(managed.nsm.save()?.address == "/reply", managed.log)
+        let text = try String(contentsOfFile: session + "/patch.yaml", encoding: .utf8)
+        #expect(text.contains("from: out_2") && text.contains("to: \"system:playback_1\""), Comment(rawValue: text))
+
+        try server.startAgain(period: 256)
+        #expect(managed.child.waitForOutput(containing: "JACK server back", timeout: 15) != nil, managed.log)
+        #expect(managed.child.stop(signal: SIGTERM, grace: 10) == false)
+        #expect(managed.child.terminationStatus == 0, managed.log)
+    }
 }
