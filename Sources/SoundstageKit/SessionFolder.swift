@@ -33,23 +33,15 @@ public struct SessionFolder: Sendable, Equatable {
     }
 
     /// The running state as a patch: `PatchSnapshot` (nodes with their current parameter values, buffers,
-    /// connections) plus `jackConnections` (full port names; those of `clientName` are written short, as
-    /// the patch format has them) and what `carrying` says beyond the graph (its `session:` section, and
-    /// its recorders whose node still exists). File references are as the engine holds them.
+    /// connections) plus `jackConnections` (`PatchSnapshot.jackSettings`) and what `carrying` says beyond
+    /// the graph (its `session:` section, and its recorders whose node still exists). File references are
+    /// as the engine holds them.
     public static func document(
         of engine: Engine, jackConnections: [(source: String, destination: String)], clientName: String?,
         carrying previous: PatchDocument?
     ) -> PatchDocument {
-        let own = clientName.map { $0 + ":" }
-        func short(_ port: String) -> String {
-            guard let own, port.hasPrefix(own) else { return port }
-            return String(port.dropFirst(own.count))
-        }
-        var connections: [PatchJackConnection] = jackConnections.map { edge in
-            PatchJackConnection(from: short(edge.source), to: short(edge.destination))
-        }
-        connections.sort { a, b in a.from == b.from ? a.to < b.to : a.from < b.from }
-        var document = PatchSnapshot.document(of: engine, jack: PatchJackSettings(connections: connections)).document
+        let jack = PatchSnapshot.jackSettings(connections: jackConnections, clientName: clientName)
+        var document = PatchSnapshot.document(of: engine, jack: jack).document
         if let previous {
             let names = Set(document.nodes.map { (node: PatchNode) in node.name }).union(["main", "output"])
             document.recorders = previous.recorders.filter { names.contains($0.node) }.map { $0.withoutLocations() }
