@@ -61,9 +61,9 @@ public struct SessionFolder: Sendable, Equatable {
     /// Writes `document` as `patch.yaml`: every file it reads (buffer files and file parameters such as a
     /// player's `file` or an HRTF set) that lies outside the folder is copied in and referred to by its
     /// name in the folder; files inside are referred to relative to it; a file that does not exist keeps
-    /// its absolute path (the save still happens). Relative references are taken relative to `base` (the
-    /// folder of the patch they came from; the working directory when nil). The patch file is replaced
-    /// only when complete.
+    /// its absolute path (the save still happens). Relative references are taken relative to `base`: the
+    /// folder of the patch the engine was loaded from (an engine keeps a player's `file` as the patch
+    /// wrote it), or the working directory when nil. The patch file is replaced only when complete.
     @discardableResult
     public func save(_ document: PatchDocument, base: String? = nil) throws(SessionFolderError) -> SaveReport {
         try create()

@@ -190,15 +190,19 @@ final class ManagedSession {
         let overrides = PatchLoader.Overrides(sampleRate: rate, toleratesFileProblems: true)
         if !folder.hasPatch {
             do {
+                // By its absolute path, so every file reference it makes resolves wherever it is saved.
                 let source =
-                    try template.map { try PatchLoader.load(path: $0, overrides: overrides) }
+                    try template.map {
+                        try PatchLoader.load(
+                            path: URL(fileURLWithPath: $0).standardizedFileURL.path, overrides: overrides)
+                    }
                     ?? PatchLoader.build(PatchDocument(), overrides: overrides)
                 var document = SessionFolder.document(
                     of: source.engine,
                     jackConnections: source.jackConnections.map { (source: $0.from, destination: $0.to) },
                     clientName: nil, carrying: source.document)
                 document.jack.connectPhysical = source.document.jack.connectPhysical
-                let saved = try folder.save(document)
+                let saved = try folder.save(document, base: Self.folder(of: source.document))
                 say(
                     "New session in \(folder.path)" + (template.map { " from \($0)" } ?? " (empty graph)")
                         + (saved.copied.isEmpty ? "" : "; copied in: \(saved.copied.joined(separator: ", "))"))
@@ -233,7 +237,7 @@ final class ManagedSession {
             of: loaded.engine, jackConnections: jackConnections(host), clientName: host.host.actualClientName,
             carrying: loaded.document)
         do {
-            let saved = try current.folder.save(document)
+            let saved = try current.folder.save(document, base: Self.folder(of: loaded.document))
             let copied = saved.copied.joined(separator: ", ")
             say(
                 "Saved the session to \(current.folder.patchPath)" + (copied.isEmpty ? "." : " (copied in: \(copied)).")
@@ -263,6 +267,11 @@ final class ManagedSession {
         var edges = Set(host.listConnections().map { JackEdge(source: $0.source, destination: $0.destination) })
         edges.formUnion(host.host.pendingConnections)
         return edges.map { (source: $0.source, destination: $0.destination) }
+    }
+
+    /// The folder of the patch file `document` was read from (what its relative references mean).
+    private static func folder(of document: PatchDocument) -> String? {
+        document.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().standardizedFileURL.path }
     }
 
     /// Files the session refers to that do not exist: on stderr and to the manager's user.

@@ -219,6 +219,17 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
     }
 
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(3)))
+    func sigtermBeforeOpenQuitsAtOnceWithoutEverOpeningAJackClient() throws {
+        let server = try DummyJackServer()
+        let managed = try ManagedRun(server: server, patch: nil)
+        _ = try #require(managed.nsm.acceptAnnounce(), managed.log)
+        usleep(300_000)
+        #expect(!server.connections().contains("soundstage") && !server.connections().contains("Soundstage"))
+        #expect(managed.child.stop(signal: SIGTERM, grace: 5) == false)
+        #expect(managed.child.terminationStatus == 0, managed.log)
+    }
+
+    @Test(.needsJackAndSoundstage, .timeLimit(.minutes(3)))
     func protocolErrorsAreAnsweredWithNSMCodes() throws {
         let server = try DummyJackServer()
         let managed = try ManagedRun(server: server, patch: nil)

@@ -131,6 +131,26 @@ import Testing
             ])
     }
 
+    @Test func filesNamedByParametersAreCopiedInToo() throws {
+        let session = SessionFolder(path: try folder("params"))
+        let other = try folder("song")
+        defer {
+            try? FileManager.default.removeItem(atPath: session.path)
+            try? FileManager.default.removeItem(atPath: other)
+        }
+        try AudioFileWriter.write(AudioData(channels: [[0.1, -0.1, 0.2]], sampleRate: 48_000), to: other + "/song.wav")
+        try "version: 1\nnodes:\n  - { name: deck, kind: audioplayer, params: { file: song.wav } }\n".write(
+            toFile: other + "/deck.yaml", atomically: true, encoding: .utf8)
+        let engine = try PatchLoader.load(path: other + "/deck.yaml").engine
+        let document = SessionFolder.document(of: engine, jackConnections: [], clientName: nil, carrying: nil)
+        #expect(try session.save(document, base: other).copied == ["song.wav"])
+        let saved = try PatchParser.parse(contentsOf: session.patchPath, names: .engine)
+        #expect(saved.node(named: "deck")?.params.first { $0.key == "file" }?.value == .string("song.wav"))
+        // The reload finds it in the folder (a missing file would fail the load).
+        let reloaded = try PatchLoader.load(path: session.patchPath)
+        #expect(try reloaded.engine.get("deck", "file") == .string("song.wav"))
+    }
+
     @Test func aFolderThatCannotBeMadeIsAClearError() throws {
         let session = SessionFolder(path: "/proc/soundstage-cannot-exist/Soundstage.nX")
         #expect(throws: SessionFolderError.self) { try session.save(PatchDocument()) }
