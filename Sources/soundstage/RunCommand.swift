@@ -93,8 +93,7 @@ struct RunCommand: ParsableCommand {
         defer { ownServer?.stop() }
         let roots = fileRoot.isEmpty ? FileAccessPolicy.defaults(patchPath: patch).roots : fileRoot
         _ = try play(
-            loaded, patchPath: patch, clientName: name, roots: roots, ownServer: ownServer, signals: SignalWatcher(),
-            managed: nil)
+            loaded, patchPath: patch, clientName: name, roots: roots, ownServer: ownServer, signals: nil, managed: nil)
     }
 
     /// 2. A server: use the running one, or start one and say so (and start it again if it dies).
@@ -126,10 +125,11 @@ struct RunCommand: ParsableCommand {
     }
 
     /// Plays `first` through JACK as `clientName` until a signal, the duration, /quit or (managed) a
-    /// switch to another session. `patchPath` is reloaded when the server runs at another rate.
+    /// switch to another session. `patchPath` is reloaded when the server runs at another rate. Without
+    /// `signals`, SIGINT and SIGTERM are caught from the control loop on (before it they end the program).
     func play(
         _ first: LoadedPatch, patchPath: String, clientName: String, roots: [String], ownServer: ServerKeeper?,
-        signals stopSignal: SignalWatcher, managed: ManagedSession?
+        signals: SignalWatcher?, managed: ManagedSession?
     ) throws -> PlayOutcome {
         var loaded = first
         // 3. The host; if the server runs at another rate, rebuild the patch at that rate once.
@@ -180,6 +180,7 @@ struct RunCommand: ParsableCommand {
 
         // 4. Control loop: housekeeping every 10 ms until a signal, the duration or /quit (a lost server is
         // waited for).
+        let stopSignal = signals ?? SignalWatcher()
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var outputLatency = -1
         var heapTrim = HeapTrimmer()
