@@ -218,6 +218,21 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
         #expect(info.frameCount > 4_800, "recorded \(info.frameCount) frames")
     }
 
+    /// The same cycle with a manager nobody here wrote the OSC of: python-osc builds and parses every
+    /// message, and the script launches `soundstage run` itself, as nsmd does.
+    @Test(
+        .requiresTool(
+            "python-osc", PythonOSC.interpreter.path != nil, "python-osc is not available (PyPI unreachable?)"),
+        .needsJackAndSoundstage, .timeLimit(.minutes(2)))
+    func aPythonOSCSessionManagerDrivesAFullCycle() throws {
+        let server = try DummyJackServer()
+        let root = NSTemporaryDirectory() + "osct-nsm-py-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try ExternalPythonOSCTests.runScript(
+            "ext_nsm_server.py", [SoundstageRun.executable, server.name, root, root + "/soundstage.log"])
+    }
+
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(3)))
     func sigtermBeforeOpenQuitsAtOnceWithoutEverOpeningAJackClient() throws {
         let server = try DummyJackServer()
