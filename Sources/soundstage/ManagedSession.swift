@@ -51,8 +51,10 @@ final class ManagedSession {
     static let applicationName = "Soundstage"
     /// How long to wait for the manager's answer to the announce before running unmanaged.
     static let announceTimeout = 5.0
-    /// How often the running state is compared with the saved one (seconds).
+    /// How often the running state is compared with the saved one when engine commands or JACK
+    /// connections changed, and at the latest (seconds).
     static let dirtyCheckInterval = 0.2
+    static let fullCheckInterval = 2.0
 
     private let nsm: NSMClient
     /// The patch given on the command line: what a new session starts from.
@@ -65,6 +67,8 @@ final class ManagedSession {
     private var savedState: String?
     private var reportedDirty: Bool?
     private var nextDirtyCheck = Date.distantPast
+    private var nextFullCheck = Date.distantPast
+    private var lastMarker: ChangeMarker?
 
     private init(nsm: NSMClient, template: String?) {
         self.nsm = nsm
@@ -129,6 +133,7 @@ final class ManagedSession {
         current = session
         savedState = nil
         reportedDirty = nil
+        lastMarker = nil
     }
 
     /// The session plays (JACK client open as the client id, OSC up): answers the `open`.
@@ -166,11 +171,26 @@ final class ManagedSession {
                 answer(event)
             }
         }
-        if Date() >= nextDirtyCheck {
-            nextDirtyCheck = Date().addingTimeInterval(Self.dirtyCheckInterval)
-            if let savedState { report(dirty: state(of: loaded, host: host) != savedState) }
+        let now = Date()
+        if let savedState, now >= nextDirtyCheck {
+            nextDirtyCheck = now.addingTimeInterval(Self.dirtyCheckInterval)
+            // The snapshot costs in proportion to the graph: taken when an engine command or a JACK
+            // connection changed since the last one, and every `fullCheckInterval` for the rest.
+            let edges = jackEdges(host)
+            let marker = ChangeMarker(commands: loaded.engine.renderEngine.commands.producedCount, edges: edges)
+            if marker != lastMarker || now >= nextFullCheck {
+                lastMarker = marker
+                nextFullCheck = now.addingTimeInterval(Self.fullCheckInterval)
+                report(dirty: state(of: loaded, host: host, edges: edges) != savedState)
+            }
         }
         return nil
+    }
+
+    /// What tells the dirty check that something may have changed.
+    private struct ChangeMarker: Equatable {
+        var commands: Int
+        var edges: Set<JackEdge>
     }
 
     // MARK: Work
@@ -234,7 +254,7 @@ final class ManagedSession {
             return
         }
         let document = SessionFolder.document(
-            of: loaded.engine, jackConnections: jackConnections(host), clientName: host.host.actualClientName,
+            of: loaded.engine, jackConnections: pairs(jackEdges(host)), clientName: host.host.actualClientName,
             carrying: loaded.document)
         do {
             let saved = try current.folder.save(document, base: Self.folder(of: loaded.document))
@@ -254,19 +274,23 @@ final class ManagedSession {
     }
 
     /// The running state as compared for dirtiness: what a save would write, before files are copied.
-    private func state(of loaded: LoadedPatch, host: JackOSCHost) -> String {
+    private func state(of loaded: LoadedPatch, host: JackOSCHost, edges: Set<JackEdge>? = nil) -> String {
         PatchWriter.yaml(
             SessionFolder.document(
-                of: loaded.engine, jackConnections: jackConnections(host), clientName: host.host.actualClientName,
-                carrying: nil))
+                of: loaded.engine, jackConnections: pairs(edges ?? jackEdges(host)),
+                clientName: host.host.actualClientName, carrying: nil))
     }
 
     /// The JACK connections a save holds: the live ones, and those waiting for a port (all of them while
     /// the server is lost, so a save then keeps them and the loss alone does not make the session dirty).
-    private func jackConnections(_ host: JackOSCHost) -> [(source: String, destination: String)] {
+    private func jackEdges(_ host: JackOSCHost) -> Set<JackEdge> {
         var edges = Set(host.listConnections().map { JackEdge(source: $0.source, destination: $0.destination) })
         edges.formUnion(host.host.pendingConnections)
-        return edges.map { (source: $0.source, destination: $0.destination) }
+        return edges
+    }
+
+    private func pairs(_ edges: Set<JackEdge>) -> [(source: String, destination: String)] {
+        edges.map { (source: $0.source, destination: $0.destination) }
     }
 
     /// The folder of the patch file `document` was read from (what its relative references mean).
