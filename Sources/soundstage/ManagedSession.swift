@@ -12,8 +12,9 @@ extension RunCommand {
     /// Runs under the session manager at `url`. Returns false when the manager cannot be reached or
     /// refuses us (the caller then runs unmanaged, as the protocol asks).
     func runManaged(url: String) throws -> Bool {
-        let signals = SignalWatcher()
         guard let managed = ManagedSession.connect(url: url, template: patch) else { return false }
+        // Managed from here on: SIGTERM is the manager's quit, caught even before the session opens.
+        let signals = SignalWatcher()
         guard var session = managed.waitForOpen(signals: signals) else {
             say("\(signals.received ?? "signal") received before the session opened: stopping.")
             return true
@@ -113,9 +114,11 @@ final class ManagedSession {
         while signals.received == nil {
             let events = early + nsm.receive(timeoutMilliseconds: 50)
             early = []
-            for event in events {
+            for (index, event) in events.enumerated() {
                 if case .open(let path, let displayName, let clientID) = event {
                     if let prepared = prepare(path: path, displayName: displayName, clientID: clientID, rate: nil) {
+                        // What came after the open is for the session it opens.
+                        early = Array(events[(index + 1)...])
                         return prepared
                     }
                 } else if case .save = event {
@@ -155,7 +158,7 @@ final class ManagedSession {
     func service(_ loaded: LoadedPatch, host: JackOSCHost) -> Prepared? {
         let events = early + nsm.receive()
         early = []
-        for event in events {
+        for (index, event) in events.enumerated() {
             switch event {
             case .save:
                 save(loaded, host: host)
@@ -165,6 +168,7 @@ final class ManagedSession {
                     path: path, displayName: displayName, clientID: clientID,
                     rate: loaded.engine.configuration.sampleRate)
                 {
+                    early = Array(events[(index + 1)...])
                     return next
                 }
             default:

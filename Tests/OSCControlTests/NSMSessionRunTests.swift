@@ -184,8 +184,12 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
 
         // The second session: another folder, another id; the same process.
         let second = managed.root + "/Two/Soundstage.nBBBB"
-        let switched = managed.nsm.open(path: second, clientID: "Soundstage.nBBBB")
+        // The save that follows at once (one burst) is for the new session.
+        managed.nsm.send("/nsm/client/open", [.string(second), .string("Two"), .string("Soundstage.nBBBB")])
+        managed.nsm.send("/nsm/client/save")
+        let switched = managed.nsm.awaitAnswer(to: "/nsm/client/open")
         #expect(switched?.address == "/reply", managed.log)
+        #expect(managed.nsm.awaitAnswer(to: "/nsm/client/save")?.address == "/reply", managed.log)
         #expect(managed.child.isRunning)
         #expect(ports(server, of: "Soundstage.nAAAA").isEmpty)
         #expect(ports(server, of: "Soundstage.nBBBB").count == 2)
