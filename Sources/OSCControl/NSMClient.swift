@@ -207,8 +207,10 @@ public final class NSMClient {
         case "/nsm/client/session_is_loaded":
             return .sessionIsLoaded
         default:
+            // A client message we did not claim gets an error; anything else (a peer's broadcast the
+            // manager relays) is not the manager asking, and is left unanswered.
             return .refused(
-                address: address, answer: .general,
+                address: address, answer: address.hasPrefix("/nsm/client/") ? .general : nil,
                 reason: "Soundstage does not serve '\(OSCText.sanitized(address))' (capabilities \(capabilities))")
         }
     }
