@@ -163,6 +163,13 @@ final class ManagedSession {
             case .save:
                 save(loaded, host: host)
             case .open(let path, let displayName, let clientID):
+                // A new JACK client cannot open while the server is away: the session in force waits for it.
+                if host.host.isServerLost {
+                    nsm.error(
+                        "/nsm/client/open", .notNow,
+                        "the JACK server is away; the session in force waits for it (open again once it is back)")
+                    continue
+                }
                 // The running session keeps playing until the new one is ready, and when it cannot be.
                 if let next = prepare(
                     path: path, displayName: displayName, clientID: clientID,

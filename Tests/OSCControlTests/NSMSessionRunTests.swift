@@ -310,6 +310,10 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
         let text = try String(contentsOfFile: session + "/patch.yaml", encoding: .utf8)
         #expect(text.contains("from: out_2") && text.contains("to: \"system:playback_1\""), Comment(rawValue: text))
 
+        // No switch while the server is away: ERR_NOT_NOW, and the session in force stays.
+        let notNow = managed.nsm.open(path: managed.root + "/Other/Soundstage.nO", clientID: "Soundstage.nO")
+        #expect(notNow?.address == "/error" && notNow?.arguments.dropFirst().first == .int32(-8), managed.log)
+
         try server.startAgain(period: 256)
         #expect(managed.child.waitForOutput(containing: "JACK server back", timeout: 15) != nil, managed.log)
         #expect(managed.child.stop(signal: SIGTERM, grace: 10) == false)
