@@ -215,6 +215,7 @@ final class ManagedSession {
             return nil
         }
         do { try folder.create() } catch {
+            printError(error.message)
             nsm.error("/nsm/client/open", .createFailed, error.message)
             return nil
         }
@@ -228,6 +229,7 @@ final class ManagedSession {
                             path: URL(fileURLWithPath: $0).standardizedFileURL.path, overrides: overrides)
                     }
                     ?? PatchLoader.build(PatchDocument(), overrides: overrides)
+                for warning in source.warnings { printError(warning.description) }
                 var document = SessionFolder.document(
                     of: source.engine,
                     jackConnections: source.jackConnections.map { (source: $0.from, destination: $0.to) },
@@ -239,10 +241,12 @@ final class ManagedSession {
                         + (saved.copied.isEmpty ? "" : "; copied in: \(saved.copied.joined(separator: ", "))"))
                 tellMissing(saved.missing)
             } catch let error as PatchLoadError {
+                printError(error.description)
                 nsm.error(
                     "/nsm/client/open", .badProject, "the patch \(template ?? "") has errors: \(error.description)")
                 return nil
             } catch {
+                printError("cannot make the session in \(folder.path): \(error)")
                 nsm.error("/nsm/client/open", .createFailed, "\(error)")
                 return nil
             }
