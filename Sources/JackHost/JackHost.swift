@@ -390,6 +390,13 @@ public final class JackHost: Sendable {
     /// True after the server died, until `stop()` or the next `start()`.
     public var isServerLost: Bool { core.state.withLock { $0.session?.isServerLost ?? false } }
 
+    /// Connections of our ports the host will make when both ports exist: all of them while the server
+    /// is lost, afterwards those whose other port has not come (back) yet. With the live connections,
+    /// what a saved session should hold.
+    public var pendingConnections: [JackEdge] {
+        core.connectionMemory.withLock { Array($0.pending) }
+    }
+
     /// The server's sample rate in Hz, as last reported (0 before the first start).
     public var sampleRate: Int { core.sampleRateValue.load(ordering: .relaxed) }
 

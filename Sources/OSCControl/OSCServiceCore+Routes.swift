@@ -148,6 +148,7 @@ extension OSCServiceCore {
     private func quit(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         guard let host else { throw OSCFailure(.unsupported, "this engine has no host to quit") }
+        if let refusal = options.quitRefusal { throw OSCFailure(.unsupported, refusal) }
         done(r.client, "/quit")
         host.quit()
     }
