@@ -107,7 +107,7 @@ extension JackHost {
                 let result = JackLibraryMessages.silenced {
                     open(
                         startHook: startHook, inserts: state.insertLayout, properties: state.clientProperties,
-                        clientName: lost.actualClientName)
+                        clientName: lost.actualClientName, monitorsOtherAudio: state.monitorsOtherAudio)
                 }
                 switch result {
                 case .failure(let error):

@@ -65,7 +65,10 @@ public final class JackHost: Sendable {
         let result: Result<JackHostStartReport, JackHostError> = core.portWork.withLock { _ in
             core.state.withLock { state in
                 if state.session != nil { return .failure(.alreadyRunning) }
-                switch open(startHook: startHook, inserts: state.insertLayout, properties: state.clientProperties) {
+                switch open(
+                    startHook: startHook, inserts: state.insertLayout, properties: state.clientProperties,
+                    monitorsOtherAudio: state.monitorsOtherAudio)
+                {
                 case .failure(let error):
                     return .failure(error)
                 case .success(let (report, session)):
@@ -139,7 +142,7 @@ public final class JackHost: Sendable {
     /// `properties`: the metadata to set on the client once it is active.
     func open(
         startHook: (@convention(c) () -> Void)?, inserts: HostInsertLayout?, properties: [String: String] = [:],
-        clientName: String? = nil
+        clientName: String? = nil, monitorsOtherAudio: Bool = false
     )
         -> Result<(JackHostStartReport, JackSession), JackHostError>
     {
@@ -249,6 +252,11 @@ public final class JackHost: Sendable {
                 if let p = context.pointee.inputPorts[i] { ports.mainInputs.append(p) }
             }
         }
+        // The other-audio monitor (the old port, if any, went with the old client).
+        core.monitorPort.store(nil, ordering: .releasing)
+        if monitorsOtherAudio && registerMonitorPort(client: client) == nil {
+            return fail(.portRegistrationFailed(port: Self.otherAudioPortName))
+        }
         // Inserts exposed before this start (no cycle runs yet).
         var insertPorts: [String: JackInsertPorts] = [:]
         if let inserts { _ = applyInserts(inserts, client: client, ports: &insertPorts, isActive: false) }
@@ -277,6 +285,7 @@ public final class JackHost: Sendable {
             serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames, insertPorts: insertPorts)
         let connections = makeConnections(client: client, session: session)
         seedRoute(client: client, session: session, context: context)
+        core.followOtherAudio(client: client)
         if !properties.isEmpty { Self.applyProperties(properties, removing: [], client: client) }
         let report = JackHostStartReport(
             requestedClientName: clientName ?? config.clientName, actualClientName: actualName, serverName: serverName,

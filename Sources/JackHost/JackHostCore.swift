@@ -39,6 +39,8 @@ struct JackHostState: Sendable {
     /// The connections of the main outputs / inputs when they were last unregistered (`setMainPorts`).
     var parkedOutputEdges: Set<JackEdge> = []
     var parkedInputEdges: Set<JackEdge> = []
+    /// `other_audio` is wanted (registered at every open).
+    var monitorsOtherAudio = false
 }
 
 /// Insert layouts handed to the port thread (`JackHost.requestInserts`), guarded by
@@ -69,6 +71,10 @@ final class JackHostCore: Sendable {
     let cycleCounter = Atomic<Int>(0)
     /// Which main port sets exist (`JackMainPorts.bits`): the process callback reads those slots only.
     let mainPortBits = Atomic<UInt8>(3)
+    /// The `other_audio` monitor port (a `jack_port_t *`), nil when not monitoring; and the largest
+    /// absolute sample it heard since the control side last took it (Float bits).
+    nonisolated(unsafe) let monitorPort = Atomic<UnsafeMutableRawPointer?>(nil)
+    let otherAudioPeakBits = Atomic<UInt32>(0)
     /// Set before activation when a start hook is installed; cleared by the first process cycle.
     let startHookPending = Atomic<Bool>(false)
     /// Set by the info-shutdown callback; cleared by `start()`.
@@ -249,6 +255,7 @@ final class JackHostCore: Sendable {
                 memory.observe(edges, now: now)
                 return memory.pending
             }
+            followOtherAudio(client: target.client)
             guard retryPending, !pending.isEmpty else { return changes }
             let made = JackHost.makePending(pending, client: target.client, clientName: target.name)
             connectionMemory.withLock {

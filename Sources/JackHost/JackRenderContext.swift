@@ -131,6 +131,19 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
     }
     // Relaxed: paired with the releasing store at the end (the event thread waits for `false`).
     context.pointee.core._withUnsafeGuaranteedRef { $0.processRunning.store(true, ordering: .relaxed) }
+    // The other-audio monitor: only its peak is kept; it never reaches the graph.
+    context.pointee.core._withUnsafeGuaranteedRef { core in
+        // Acquire: pairs with the registering store (the port is registered before it is published).
+        guard let raw = core.monitorPort.load(ordering: .acquiring),
+            let samples = jack_port_get_buffer(OpaquePointer(raw), frames)?.assumingMemoryBound(to: Float.self)
+        else { return }
+        var peak: Float = 0
+        for i in 0..<Int(frames) { peak = max(peak, abs(samples[i])) }
+        // Relaxed: a statistic; a peak lost to the control side's exchange is the next cycle's anyway.
+        if peak > Float(bitPattern: core.otherAudioPeakBits.load(ordering: .relaxed)) {
+            core.otherAudioPeakBits.store(peak.bitPattern, ordering: .relaxed)
+        }
+    }
     let inserts = context.pointee.core._withUnsafeGuaranteedRef { core -> HostInsertIO in
         // Relaxed: the flag only gates a one-shot test hook; the exchange makes it run once.
         if core.startHookPending.load(ordering: .relaxed),

@@ -32,6 +32,10 @@ public protocol OSCHost: AnyObject, Sendable {
     func refreshProperties() -> Bool
     /// Whether a client of that name is open on the server.
     func clientExists(_ name: String) -> Bool
+    /// Registers (or unregisters) the other-audio monitor port; returns a problem, or nil.
+    func setOtherAudioMonitoring(_ on: Bool) -> String?
+    /// The largest sample the monitor port heard since the last call (0 when not monitoring).
+    func takeOtherAudioPeak() -> Float
 }
 
 extension OSCHost {
@@ -48,6 +52,8 @@ extension OSCHost {
     public func setMainPorts(outputs: Bool, inputs: Bool) -> [String] { [] }
     public func refreshProperties() -> Bool { false }
     public func clientExists(_ name: String) -> Bool { false }
+    public func setOtherAudioMonitoring(_ on: Bool) -> String? { "this host cannot monitor other audio" }
+    public func takeOtherAudioPeak() -> Float { 0 }
 }
 
 /// The host's state as `/status` reports it.

@@ -61,7 +61,9 @@ extension OSCServiceCore {
                 r, \.interruptSpokenAudioAndMixWithOthers, name: "interruptSpokenAudioAndMixWithOthers")
         },
         "/session/duckLevel": { core, r, _ throws(OSCFailure) in try core.sessionDuckLevel(r) },
-        "/session/silentSwitch": { core, r, _ throws(OSCFailure) in try core.sessionSilentSwitch(r) }
+        "/session/silentSwitch": { core, r, _ throws(OSCFailure) in try core.sessionSilentSwitch(r) },
+        "/session/monitorOtherAudio": { core, r, _ throws(OSCFailure) in try core.sessionMonitorOtherAudio(r) },
+        "/session/otherAudioPlaying": { core, r, _ throws(OSCFailure) in try core.sessionOtherAudioPlaying(r) }
     ]
 
     /// Serves one request. `frame` is the engine sample time from the bundle's time tag (nil: next cycle).

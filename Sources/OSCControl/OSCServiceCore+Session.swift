@@ -37,6 +37,9 @@ struct SessionState {
     var interruptingPeers: [String: UInt64] = [:]
     /// The other sessions as last read.
     var knownPeers: [String: SessionPeerState] = [:]
+    /// Listening to the other clients that play (opt-in), and what it concluded.
+    var monitorsOtherAudio = false
+    var otherAudio = OtherAudioDetector()
     /// The gain ducking and the silent switch put on the output now, and what other sessions' ducking
     /// asks for.
     var gain = 1.0
@@ -68,6 +71,7 @@ extension OSCServiceCore {
             ("duckLevel", .float(Float(session.published.duckLevel))),
             ("silentSwitch", .int32(session.published.silentSwitch ? 1 : 0)),
             ("isActive", .int32(session.published.isActive ? 1 : 0)),
+            ("monitorOtherAudio", .int32(session.monitorsOtherAudio ? 1 : 0)),
             ("pauseOnRouteLoss", .int32(session.pauseOnRouteLoss ? 1 : 0)),
             ("preferredIOBufferDuration", .float(Float(session.preferredIOBufferDuration))),
             ("preferredSampleRate", .float(Float(session.preferredSampleRate)))

@@ -13,6 +13,8 @@ public struct SessionStart: Sendable, Equatable {
     public var duckLevel: Double?
     /// Activate the session at start.
     public var activates = false
+    /// Listen to the other clients that play (`monitorOtherAudio`).
+    public var monitorsOtherAudio = false
 
     public init(
         category: SessionCategory? = nil, mode: SessionMode? = nil, options: SessionOptions = SessionOptions(),
@@ -40,6 +42,7 @@ extension OSCServiceCore {
         session.published.options = start.options
         if let level = start.duckLevel { session.published.duckLevel = level }
         if start.activates { activateSession() }
+        if start.monitorsOtherAudio, host?.setOtherAudioMonitoring(true) == nil { session.monitorsOtherAudio = true }
         publishSession()
     }
 

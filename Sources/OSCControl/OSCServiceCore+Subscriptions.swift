@@ -174,6 +174,11 @@ extension OSCServiceCore {
 
     /// Sends `message` to every subscriber.
     func notify(_ message: OSCMessage) {
+        if let journal = options.sessionJournal,
+            message.address.hasPrefix("/session/") || message.address.hasPrefix("/engine/services_")
+        {
+            journal("session: \(message)")
+        }
         for subscription in subscriptions.byID.values { endpoint.send(message, to: subscription.address.raw) }
     }
 

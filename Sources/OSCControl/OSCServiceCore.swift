@@ -129,6 +129,7 @@ final class OSCServiceCore: @unchecked Sendable {
     var nextPoll = 0.0
     var nextLeaseCheck = 0.0
     var nextPropertyCheck = 0.0
+    var nextOtherAudioCheck = 0.0
     /// The kernel's running count of dropped UDP datagrams, as last reported.
     var kernelDropCount: UInt32 = 0
     // Receive buffer: one datagram plus one byte to detect oversized ones.
@@ -202,6 +203,10 @@ final class OSCServiceCore: @unchecked Sendable {
         if now >= nextLeaseCheck {
             expireLeases(now: now)
             nextLeaseCheck = now + 0.05
+        }
+        if session.monitorsOtherAudio && now >= nextOtherAudioCheck {
+            followOtherAudio(now: now)
+            nextOtherAudioCheck = now + 0.01
         }
         if now >= nextPropertyCheck {
             // jackd keeps metadata per user and wipes it whenever any server of the user starts: what

@@ -59,6 +59,10 @@ public struct OSCServiceOptions: Sendable {
     /// When set, `/quit` is refused with this reason (`/error /quit 69`): under a session manager the
     /// manager ends the program (SIGTERM), never a controller.
     public var quitRefusal: String?
+    /// Called on the OSC thread with each audio-session notification (`/session/…`, `/engine/services_…`)
+    /// as one line, whether or not anyone subscribed: `soundstage run` writes them to stderr for a rig's
+    /// journal.
+    public var sessionJournal: (@Sendable (String) -> Void)?
 
     public init(
         port: Int = OSCServiceOptions.defaultPort, host: String = "127.0.0.1", enablesTCP: Bool = true,
@@ -68,8 +72,10 @@ public struct OSCServiceOptions: Sendable {
         pollsEngine: Bool = false, handlesEngineEvents: Bool = true, syncTimeout: Double = 5,
         graphScanInterval: Double = 0.25, minimumMeterInterval: Int = 10,
         programName: String = "soundstage", version: String = "0.1.0", pauseOnRouteLoss: Bool = false,
-        nowPlaying: String? = nil, sessionStart: SessionStart = SessionStart(), quitRefusal: String? = nil
+        nowPlaying: String? = nil, sessionStart: SessionStart = SessionStart(), quitRefusal: String? = nil,
+        sessionJournal: (@Sendable (String) -> Void)? = nil
     ) {
+        self.sessionJournal = sessionJournal
         self.sessionStart = sessionStart
         self.port = port
         self.host = host

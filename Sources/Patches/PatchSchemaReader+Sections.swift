@@ -17,7 +17,7 @@ extension PatchSchemaReader {
     static let jackKeys = ["connect", "connectPhysical"]
     static let sessionKeys = [
         "pauseOnRouteLoss", "nowPlaying", "category", "mode", "mixWithOthers", "duckOthers",
-        "interruptSpokenAudioAndMixWithOthers", "duckLevel", "active"
+        "interruptSpokenAudioAndMixWithOthers", "duckLevel", "active", "monitorOtherAudio"
     ]
 
     /// Reads the whole document. The result is complete only when no diagnostic was reported.
@@ -413,6 +413,7 @@ extension PatchSchemaReader {
             settings.duckLevel = double(entry, requirement: "between -120 and 0 dB") { (-120...0).contains($0) }
         }
         if let entry = fields["active"], !entry.isNull { settings.active = bool(entry) }
+        if let entry = fields["monitorOtherAudio"], !entry.isNull { settings.monitorOtherAudio = bool(entry) }
         let category = settings.category ?? "soloAmbient"
         let options: [(String, WritableKeyPath<PatchSessionSettings, Bool?>, [String])] = [
             ("mixWithOthers", \.mixWithOthers, PatchSessionSettings.mixingOptionCategories),

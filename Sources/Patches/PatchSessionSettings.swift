@@ -29,6 +29,8 @@ public struct PatchSessionSettings: Sendable, Equatable {
     public var duckLevel: Double?
     /// Activate the session when the engine starts (key `active`).
     public var active: Bool?
+    /// Listen to the other clients that feed physical playback ports (key `monitorOtherAudio`).
+    public var monitorOtherAudio: Bool?
     /// Where the `session` mapping starts; `nil` when the section is absent or built in code.
     public var location: SourceLocation?
     /// Where the value of `nowPlaying` starts.

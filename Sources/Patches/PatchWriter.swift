@@ -65,6 +65,7 @@ public enum PatchWriter {
             }
             if let level = session.duckLevel { lines.append("  duckLevel: \(level)") }
             if let active = session.active { lines.append("  active: \(active)") }
+            if let on = session.monitorOtherAudio { lines.append("  monitorOtherAudio: \(on)") }
         }
         return lines.joined(separator: "\n") + "\n"
     }

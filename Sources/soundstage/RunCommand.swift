@@ -216,9 +216,7 @@ struct RunCommand: ParsableCommand {
                 case .peersChanged:
                     osc.post(.sessionPeersChanged)
                 case .routeChanged(let change):
-                    say(
-                        "route change (\(change.reason.rawValue)): [\(change.previousRoute.joined(separator: ","))] → "
-                            + "[\(change.currentRoute.joined(separator: ","))]")
+                    // Printed on stderr by the session journal, with every other session event.
                     osc.post(
                         .routeChanged(
                             reason: change.reason.rawValue, previous: change.previousRoute,
@@ -277,7 +275,8 @@ struct RunCommand: ParsableCommand {
                     version: Soundstage.version, pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false,
                     nowPlaying: loaded.document.session.nowPlaying, sessionStart: SessionStart(loaded.document.session),
                     quitRefusal: managed
-                        ? "under a session manager Soundstage quits on SIGTERM, which the manager sends" : nil))
+                        ? "under a session manager Soundstage quits on SIGTERM, which the manager sends" : nil,
+                    sessionJournal: { printError($0) }))
         }
         var osc = service(port: oscPort ?? OSCServiceOptions.defaultPort)
         do {
@@ -403,6 +402,10 @@ final class JackOSCHost: OSCHost, Sendable {
     func refreshProperties() -> Bool { host.refreshClientProperties() }
 
     func clientExists(_ name: String) -> Bool { host.clientExists(name) }
+
+    func setOtherAudioMonitoring(_ on: Bool) -> String? { host.setOtherAudioMonitoring(on) }
+
+    func takeOtherAudioPeak() -> Float { host.takeOtherAudioPeak() }
 
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
         guard let got = host.requestBufferSize(frames: frames) else {

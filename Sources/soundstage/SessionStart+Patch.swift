@@ -11,5 +11,6 @@ extension SessionStart {
                 mixWithOthers: settings.mixWithOthers ?? false, duckOthers: settings.duckOthers ?? false,
                 interruptSpokenAudioAndMixWithOthers: settings.interruptSpokenAudioAndMixWithOthers ?? false),
             duckLevel: settings.duckLevel, activates: settings.active ?? false)
+        monitorsOtherAudio = settings.monitorOtherAudio ?? false
     }
 }
