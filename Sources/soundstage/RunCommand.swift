@@ -48,6 +48,13 @@ struct RunCommand: ParsableCommand {
     )
     var fileRoot: [String] = []
 
+    @Flag(
+        name: .long,
+        help:
+            "Reload the patch when its file changes, as a diff: what stays keeps playing (SIGHUP reloads with or without it)."
+    )
+    var watch = false
+
     @OptionGroup var quiet: QuietOption
 
     func validate() throws {
@@ -115,6 +122,10 @@ struct RunCommand: ParsableCommand {
         let insertPorts = host.insertPortNames.sorted { $0.key < $1.key }.flatMap { $0.value.inputs + $0.value.outputs }
         say("ports: " + (report.outputPorts + report.inputPorts + insertPorts).joined(separator: ", "))
         for c in report.connections { say("connection: \(c)") }
+        // Whether the render thread got real-time scheduling (a service must know; docs/SERVICE.md).
+        if let realtime = host.realtimeStatus {
+            (realtime.isRealtime || !realtime.serverIsRealtime ? say : printError)("real-time scheduling: \(realtime)")
+        }
         say(loaded.summary())
 
         // Live from here on: an HRTF set first needed now loads on a worker, so no request waits for it.
@@ -147,6 +158,15 @@ struct RunCommand: ParsableCommand {
         osc.adopt(recorders: recorders)
         // Files are complete before the program exits (stop waits for the disk).
         defer { for recorder in recorders.values { recorder.stop() } }
+        // Hot reload: SIGHUP always, the file's changes with --watch; applied on the reloader's queue.
+        let reloader = PatchReloader(
+            path: patch, engine: loaded.engine, host: host, osc: osc, loaded: loaded.document)
+        reloader.reloadOnHangup()
+        if watch {
+            reloader.watch()
+            say("watching \(patch): a change reloads it (a patch with errors is refused whole).")
+        }
+        defer { reloader.stop() }
         say(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
 
         // 4. Control loop: housekeeping every 10 ms until a signal, the duration or /quit (a lost server is
@@ -222,6 +242,7 @@ struct RunCommand: ParsableCommand {
             usleep(10_000)
         }
         say("xruns: \(host.xrunCount)")
+        reloader.stop()
         osc.stop()
         host.stop()
         ownServer?.stop()
@@ -318,6 +339,11 @@ final class JackOSCHost: OSCHost, Sendable {
     func route() -> [String] { host.route }
 
     func publishProperties(_ properties: [String: String]) { host.setClientProperties(properties) }
+
+    func realtime() -> (state: String, policy: String, priority: Int) {
+        guard let status = host.realtimeStatus else { return ("unknown", "unknown", 0) }
+        return (status.word, status.policy, status.priority)
+    }
 
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
         guard let got = host.requestBufferSize(frames: frames) else {
