@@ -1,0 +1,124 @@
+// Hot reload's diff (`PatchLoader.reload`), offline: what stays keeps playing and glides, what the edit
+// did not touch keeps its live value, what goes fades, and a broken patch changes nothing.
+import AudioGraph
+import DSPTestSupport
+import Foundation
+import Patches
+import SoundstageKit
+import Testing
+
+@Suite struct PatchReloadTests {
+    static func patch(_ nodes: String, connections: String, buffers: String = "") -> String {
+        """
+        version: 1
+        engine: { sampleRate: 48000, outputs: 2 }
+        buffers:
+          - name: low
+            generate: { waveform: sine, frequency: 220, duration: 1.0, amplitude: 1.0 }
+        \(buffers)
+        nodes:
+        \(nodes)
+        connections:
+        \(connections)
+        """
+    }
+
+    static let tone =
+        "  - { name: tone, kind: player, params: { buffer: low, loop: true, playing: true, volume: 0.25 } }"
+    static let echo = "  - { name: echo, kind: delay, params: { delayTime: 0.1, wetDryMix: 20 } }"
+
+    /// A loaded patch, its file, and the folder to remove.
+    private func start(_ text: String) throws -> (LoadedPatch, String, URL) {
+        let dir = try Fixtures.temporaryDirectory()
+        let path = try Fixtures.write(text, to: "live.yaml", in: dir)
+        return (try PatchLoader.load(path: path), path, dir)
+    }
+
+    private func edit(_ path: String, _ text: String) throws {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    @Test func whatStaysKeepsPlayingAndGlidesWhatTheEditLeftKeepsItsLiveValue() throws {
+        let (loaded, path, dir) = try start(
+            Self.patch(
+                Self.tone + "\n" + Self.echo, connections: "  - { from: tone, to: echo }\n  - { from: echo, to: main }")
+        )
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let engine = loaded.engine
+        let renderer = OfflineRenderer(engine: engine)
+        _ = renderer.render(frameCount: 4800, hostBlockFrames: 256)
+        // Set over OSC, not in the patch: an edit elsewhere leaves it.
+        try engine.set("tone", "pan", to: .float(-0.5))
+        let origin = try #require(try engine.playerTime("tone", forSampleTime: 4800))
+
+        try edit(
+            path,
+            Self.patch(
+                Self.tone.replacingOccurrences(of: "volume: 0.25", with: "volume: 0.75"),
+                connections: "  - { from: tone, to: main }"))
+        let (document, summary) = try PatchLoader.reload(path: path, into: engine, baseline: loaded.document)
+        #expect(summary.removed == ["echo"])
+        #expect(summary.changedParameters == ["tone.volume"])
+        #expect(summary.added.isEmpty && summary.replaced.isEmpty)
+        #expect(try engine.get("tone", "volume") == .float(0.75))
+        #expect(try engine.get("tone", "pan") == .float(-0.5))
+        #expect(Set(engine.connections().map(\.description)) == ["tone:0 → main:0", "main:0 → output:0"])
+        let after = renderer.render(frameCount: 9600, hostBlockFrames: 256)
+        // The player's timeline went on (no restart), and the level rose without a step.
+        #expect(try engine.playerTime("tone", forSampleTime: 4800 + 9600) == origin + 9600)
+        let ratio = ClickDetector.secondDifferenceRatio(after[0][...], frequency: 220, sampleRate: 48_000)
+        #expect(ratio < 2, "ratio \(ratio)")
+        #expect(abs(SignalStats.rms(after[0][4800...]) / SignalStats.rms(after[1][4800...]) - 1) > 0.1)
+
+        // The same file again changes nothing.
+        let again = try PatchLoader.reload(path: path, into: engine, baseline: document)
+        #expect(again.summary.isEmpty, "\(again.summary)")
+    }
+
+    @Test func removedParametersReturnToTheirDefaultKindChangesReplaceAndBuffersFollow() throws {
+        let (loaded, path, dir) = try start(
+            Self.patch(
+                Self.tone + "\n" + Self.echo, connections: "  - { from: tone, to: echo }\n  - { from: echo, to: main }")
+        )
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let engine = loaded.engine
+        let tone = Self.tone.replacingOccurrences(of: ", volume: 0.25", with: "")
+            .replacingOccurrences(of: "buffer: low", with: "buffer: high")
+        try edit(
+            path,
+            Self.patch(
+                tone + "\n  - { name: echo, kind: reverb, params: { wetDryMix: 30 } }",
+                connections: "  - { from: tone, to: echo }\n  - { from: echo, to: main }",
+                buffers:
+                    "  - name: high\n    generate: { waveform: sine, frequency: 330, duration: 1.0, amplitude: 0.5 }"))
+        let (_, summary) = try PatchLoader.reload(path: path, into: engine, baseline: loaded.document)
+        #expect(try engine.get("tone", "volume") == .float(1))
+        #expect(try engine.get("tone", "buffer") == .string("high"))
+        #expect(summary.replaced == ["echo"])
+        #expect(engine.nodes().first { $0.name == "echo" }?.kind == .reverb)
+        #expect(summary.buffersLoaded == ["high"])
+        #expect(
+            Set(engine.connections().map(\.description)) == ["tone:0 → echo:0", "echo:0 → main:0", "main:0 → output:0"])
+    }
+
+    @Test func aBrokenEditChangesNothingAndSaysWhere() throws {
+        let (loaded, path, dir) = try start(Self.patch(Self.tone, connections: "  - { from: tone, to: main }"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let engine = loaded.engine
+        let before = (engine.nodes(), engine.connections(), engine.buffers().map(\.name))
+        try edit(
+            path,
+            Self.patch(
+                Self.tone.replacingOccurrences(of: "volume: 0.25", with: "volume: 3") + "\n" + Self.echo,
+                connections: "  - { from: echo, to: nowhere }"))
+        let error = #expect(throws: PatchLoadError.self) {
+            try PatchLoader.reload(path: path, into: engine, baseline: loaded.document)
+        }
+        let text = error?.description ?? ""
+        #expect(text.contains("\(path):8:"), "\(text)")
+        #expect(text.contains("nowhere"), "\(text)")
+        #expect(engine.nodes() == before.0)
+        #expect(engine.connections() == before.1)
+        #expect(engine.buffers().map(\.name) == before.2)
+    }
+}
