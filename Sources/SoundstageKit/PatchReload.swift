@@ -23,12 +23,15 @@ public struct PatchReloadSummary: Sendable, Equatable, CustomStringConvertible {
     public var needsRestart: [String] = []
     /// Audio files that could not be read (what needed them goes without, as in a load).
     public var warnings: [PatchDiagnostic] = []
+    /// Why the diff could not be applied and the graph was replaced whole instead (nil: it was a diff).
+    public var replacedWhole: String?
 
     public init() {}
 
     /// True when the running graph was left exactly as it was.
     public var isEmpty: Bool {
-        added.isEmpty && removed.isEmpty && replaced.isEmpty && changedParameters.isEmpty && connected.isEmpty
+        replacedWhole == nil && added.isEmpty && removed.isEmpty && replaced.isEmpty && changedParameters.isEmpty
+            && connected.isEmpty
             && disconnected.isEmpty && buffersLoaded.isEmpty && buffersRemoved.isEmpty
     }
 
@@ -45,6 +48,7 @@ public struct PatchReloadSummary: Sendable, Equatable, CustomStringConvertible {
         if !disconnected.isEmpty { parts.append("\(disconnected.count) connection(s) removed") }
         list("buffers loaded", buffersLoaded)
         list("buffers removed", buffersRemoved)
+        if let replacedWhole { return "the graph was replaced whole (the diff could not be applied: \(replacedWhole))" }
         return parts.isEmpty ? "no change" : parts.joined(separator: "; ")
     }
 }
@@ -90,9 +94,14 @@ extension PatchLoader {
                 try applyDiff(document, scratch: scratch.engine, to: engine, baseline: baseline, into: &summary)
             }
         } catch {
-            throw PatchLoadError(diagnostics: [
-                PatchDiagnostic(path: document.path, message: "applying the patch failed: \(error)")
-            ])
+            // The patch is valid (the scratch engine built it), but the running engine refused a step of
+            // the diff. What the batch did so far is applied, so the graph is made the patch's the sure
+            // way: replaced whole, with a crossfade, as `/patch/load` does.
+            var whole = PatchReloadSummary()
+            whole.warnings = try apply(document, to: engine)
+            whole.needsRestart = summary.needsRestart
+            whole.replacedWhole = "\(error)"
+            return whole
         }
         return summary
     }
@@ -140,9 +149,22 @@ extension PatchLoader {
             let written = parameters(of: node, built: built, in: document)
             if let live = liveNodes[node.name], live.kind == kind {
                 let old = before?.node(named: node.name).flatMap { $0.kind == node.kind ? $0 : nil }
-                try retune(
-                    node.name, live: live, built: built, written: written, old: old,
-                    new: after.node(named: node.name), engine: engine, into: &summary)
+                let changes = retuning(
+                    live: live, built: built, written: written, old: old, new: after.node(named: node.name))
+                // A parameter fixed at creation (an EQ's band count, a voice processor's channels) that
+                // the edit changed: the node is made again, as when its kind changes.
+                let specs = kind.parameters(bandCount: 16)
+                let fixed = changes.contains { change in specs.contains { $0.name == change.key && $0.isCreationOnly } }
+                if fixed && !isBuiltIn(node.name) {
+                    try engine.detach(node.name)
+                    try engine.attach(kind, name: node.name, parameters: written)
+                    summary.replaced.append(node.name)
+                    continue
+                }
+                for (key, value) in changes {
+                    try engine.set(node.name, key, to: value)
+                    summary.changedParameters.append("\(node.name).\(key)")
+                }
             } else if !isBuiltIn(node.name) {
                 try engine.attach(kind, name: node.name, parameters: written)
                 if liveNodes[node.name] == nil { summary.added.append(node.name) }
@@ -174,22 +196,23 @@ extension PatchLoader {
         }
     }
 
-    /// Sets the parameters of a node that stays: those the edit changed (or, without a baseline node,
-    /// those that differ from the live value); a parameter the edit removed returns to its default.
-    private static func retune(
-        _ name: String, live: NodeInfo, built: NodeInfo, written: [String: ParameterValue], old: PatchNode?,
-        new: PatchNode?, engine: Engine, into summary: inout PatchReloadSummary
-    ) throws(EngineError) {
+    /// The parameters to set on a node that stays, in the patch's order: those the edit changed (or,
+    /// without a baseline node, those that differ from the live value); a parameter the edit removed
+    /// returns to its default. Values already live are left out.
+    private static func retuning(
+        live: NodeInfo, built: NodeInfo, written: [String: ParameterValue], old: PatchNode?, new: PatchNode?
+    ) -> [(key: String, value: ParameterValue)] {
         var keys = new?.params.map(\.key) ?? []
         for param in old?.params ?? [] where !keys.contains(param.key) { keys.append(param.key) }
+        var changes: [(key: String, value: ParameterValue)] = []
         for key in keys {
             let newValue = new?.parameter(key)?.value
             if let old, old.parameter(key)?.value == newValue { continue }
             guard let target = newValue == nil ? built.parameters[key] : written[key] else { continue }
             if live.parameters[key] == target { continue }
-            try engine.set(name, key, to: target)
-            summary.changedParameters.append("\(name).\(key)")
+            changes.append((key, target))
         }
+        return changes
     }
 
     /// The node's written parameters as the scratch engine took them (coerced and checked), with a
@@ -215,10 +238,15 @@ extension PatchLoader {
         from baseline: PatchDocument?, to document: PatchDocument, running: EngineConfiguration
     ) -> [String] {
         var notes: [String] = []
-        if let rate = document.engine.sampleRate, Double(rate) != running.sampleRate {
+        // Said when the edit changed them (a patch at 48 kHz on a 44.1 kHz server is not news each time).
+        if let rate = document.engine.sampleRate, Double(rate) != running.sampleRate,
+            baseline?.engine.sampleRate != rate
+        {
             notes.append("engine.sampleRate \(rate) (running at \(Int(running.sampleRate)) Hz, the JACK server's rate)")
         }
-        if let frames = document.engine.blockFrames, frames != running.blockFrames {
+        if let frames = document.engine.blockFrames, frames != running.blockFrames,
+            baseline?.engine.blockFrames != frames
+        {
             notes.append("engine.blockFrames \(frames) (running with \(running.blockFrames))")
         }
         guard let baseline = baseline?.withoutLocations() else { return notes }

@@ -73,6 +73,8 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         quiet.apply()
+        // SIGHUP reloads the patch once the engine plays (PatchReloader); until then it must not end run.
+        signal(SIGHUP, SIG_IGN)
         // 1. Validate the whole patch before touching JACK: nothing half-started on error.
         var loaded = try loadPatch(rate: nil)
         let serverName = JackHostConfiguration.resolveServerName(server)

@@ -14,7 +14,7 @@ extension OSCExternalSerialSuites {
 extension OSCExternalSerialSuites.HotReloadRunTests {
     /// A 220 Hz sine (`tone`) hard left, and a 330 Hz one hard right when `right` names it. Both buffers
     /// hold whole cycles, so their loops are seamless.
-    static func patch(toneVolume: Double, right: String?, extra: String = "") -> String {
+    static func patch(toneVolume: Double, right: String?, extra: String = "", jack: String? = nil) -> String {
         var text = """
             version: 1
             engine: { sampleRate: 48000, outputs: 2 }
@@ -39,6 +39,7 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
 
             """
         if let right { text += "  - { from: \(right), to: main }\n" }
+        if let jack { text += "jack:\n  connect:\n    - { from: \(jack), to: \"system:playback_1\" }\n" }
         return text
     }
 
@@ -120,8 +121,11 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
 
         // 2. `arriving` comes in on the right (written in place this time).
         Thread.sleep(until: start.addingTimeInterval(2.0))
-        try Data(Self.patch(toneVolume: 0.75, right: "arriving").utf8).write(to: URL(fileURLWithPath: path))
+        try Data(Self.patch(toneVolume: 0.75, right: "arriving", jack: "out_1").utf8).write(
+            to: URL(fileURLWithPath: path))
         #expect(notification(client, "/patch/reload") != nil, "no second /patch/reload")
+        // The JACK connection the edit added is made.
+        #expect(server.isConnected(run.outputPort(1), to: "system:playback_1"), "\(server.connections())")
         #expect(volume(client, "arriving").map { abs($0 - 0.25) < 1e-6 } == true)
         // The tone played on through both reloads: its timeline was never restarted.
         #expect(playerOrigin(client, "tone") == origin)
@@ -174,7 +178,7 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         let windows = stride(from: 0, to: right.count - 4_800, by: 4_800).map { Self.rms(right, $0..<($0 + 4_800)) }
         #expect(windows.contains { $0 < 1e-5 }, "the removed node never went silent: \(windows)")
         print(
-            "hot reload: left ratio \(ClickDetector.secondDifferenceRatio(left[...], frequency: 220, sampleRate: 48_000)), "
+            "hot reload: left clicks \(leftClicks), right clicks \(rightClicks), left ratio \(ClickDetector.secondDifferenceRatio(left[...], frequency: 220, sampleRate: 48_000)), "
                 + "right ratio \(ClickDetector.secondDifferenceRatio(right[...], frequency: 330, sampleRate: 48_000)), "
                 + "xruns \(xrunCount.map(String.init) ?? "?")")
     }
@@ -196,8 +200,10 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/live.yaml"
-        try Self.patch(toneVolume: 0.25, right: nil).write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.patch(toneVolume: 0.25, right: nil, jack: "out_1").write(
+            toFile: path, atomically: true, encoding: .utf8)
         let run = try SoundstageRun(patch: path, server: server, clientName: "ss_sighup")
+        #expect(server.isConnected(run.outputPort(1), to: "system:playback_1"))
         let client = OSCTestClient(port: run.port)
         #expect(client.command("/notify", [.int32(1)])?.address == "/done")
 
@@ -213,6 +219,8 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         #expect(volume(client, "arriving").map { abs($0 - 0.25) < 1e-6 } == true)
         #expect(client.request("/node/tone/playing")?.arguments.first?.boolValue == true)
         #expect(run.child.isRunning, "SIGHUP ended soundstage run")
+        // The JACK connection the edit removed is undone.
+        #expect(!server.isConnected(run.outputPort(1), to: "system:playback_1"), "\(server.connections())")
         #expect(client.command("/quit")?.address == "/done")
         #expect(run.child.waitForExit(timeout: 10) == 0)
         #expect(run.child.output.contains("patch reloaded (SIGHUP)"), "\(run.child.output.suffix(1500))")

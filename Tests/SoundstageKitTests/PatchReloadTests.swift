@@ -101,6 +101,30 @@ import Testing
             Set(engine.connections().map(\.description)) == ["tone:0 → echo:0", "echo:0 → main:0", "main:0 → output:0"])
     }
 
+    /// A parameter fixed at creation (an EQ's band count) cannot be set on a live node: the node is made
+    /// again with the patch's parameters, and the rest of the diff applies as usual.
+    @Test func aChangeToACreationOnlyParameterMakesTheNodeAgain() throws {
+        let eq = "  - { name: tone2, kind: eq, params: { bands: 2, band0.frequency: 500 } }"
+        let (loaded, path, dir) = try start(
+            Self.patch(
+                Self.tone + "\n" + eq, connections: "  - { from: tone, to: tone2 }\n  - { from: tone2, to: main }"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let engine = loaded.engine
+        try edit(
+            path,
+            Self.patch(
+                Self.tone.replacingOccurrences(of: "volume: 0.25", with: "volume: 0.5") + "\n"
+                    + eq.replacingOccurrences(of: "bands: 2", with: "bands: 3"),
+                connections: "  - { from: tone, to: tone2 }\n  - { from: tone2, to: main }"))
+        let (_, summary) = try PatchLoader.reload(path: path, into: engine, baseline: loaded.document)
+        #expect(summary.replacedWhole == nil, "\(summary)")
+        #expect(summary.replaced == ["tone2"])
+        #expect(summary.changedParameters == ["tone.volume"])
+        #expect(try engine.get("tone2", "bands") == .int(3))
+        #expect(try engine.get("tone2", "band0.frequency") == .float(500))
+        #expect(Set(engine.connections().map(\.description)).contains("tone:0 → tone2:0"))
+    }
+
     @Test func aBrokenEditChangesNothingAndSaysWhere() throws {
         let (loaded, path, dir) = try start(Self.patch(Self.tone, connections: "  - { from: tone, to: main }"))
         defer { try? FileManager.default.removeItem(at: dir) }
