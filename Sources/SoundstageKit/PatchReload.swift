@@ -118,14 +118,12 @@ extension PatchLoader {
         let before = baseline?.withoutLocations()
         let after = document.withoutLocations()
 
-        // Buffers first, so new and changed material is there for the nodes. Replacing a buffer gives
-        // the players that use it the new material (`Engine.addBuffer`).
-        let liveBuffers = Set(engine.buffers().map(\.name))
-        let oldBuffers = Dictionary(
-            (before?.buffers ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // Buffers first, so new and changed material is there for the nodes. A buffer whose audio
+        // changed (its entry, or the file on disk) replaces the live one, which gives the players that
+        // use it the new material (`Engine.addBuffer`); one whose samples are the same is kept.
+        let liveBuffers = Dictionary(engine.buffers().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for buffer in scratch.buffers() {
-            let declared = after.buffers.first { $0.name == buffer.name }
-            if liveBuffers.contains(buffer.name), let declared, oldBuffers[buffer.name] == declared { continue }
+            if let live = liveBuffers[buffer.name], live.hasSameAudio(as: buffer) { continue }
             try engine.addBuffer(buffer)
             summary.buffersLoaded.append(buffer.name)
         }
@@ -190,7 +188,8 @@ extension PatchLoader {
 
         // Buffers the edit removed (buffers made over OSC, which no patch declared, are left alone).
         let declaredNow = Set(after.buffers.map(\.name))
-        for name in oldBuffers.keys.sorted() where !declaredNow.contains(name) && liveBuffers.contains(name) {
+        let declaredBefore = Set((before?.buffers ?? []).map(\.name))
+        for name in declaredBefore.sorted() where !declaredNow.contains(name) && liveBuffers[name] != nil {
             try engine.removeBuffer(name)
             summary.buffersRemoved.append(name)
         }
@@ -209,7 +208,8 @@ extension PatchLoader {
             let newValue = new?.parameter(key)?.value
             if let old, old.parameter(key)?.value == newValue { continue }
             guard let target = newValue == nil ? built.parameters[key] : written[key] else { continue }
-            if live.parameters[key] == target { continue }
+            // (A player's `file` is resolved against the patch in `written`; live it may be as written.)
+            if live.parameters[key] == target || live.parameters[key] == built.parameters[key] { continue }
             changes.append((key, target))
         }
         return changes

@@ -1,5 +1,6 @@
 // Hot reload's diff (`PatchLoader.reload`), offline: what stays keeps playing and glides, what the edit
 // did not touch keeps its live value, what goes fades, and a broken patch changes nothing.
+import AudioFiles
 import AudioGraph
 import DSPTestSupport
 import Foundation
@@ -123,6 +124,30 @@ import Testing
         #expect(try engine.get("tone2", "bands") == .int(3))
         #expect(try engine.get("tone2", "band0.frequency") == .float(500))
         #expect(Set(engine.connections().map(\.description)).contains("tone:0 → tone2:0"))
+    }
+
+    /// A buffer is reloaded when its audio changed, in the patch or in the file on disk, and kept when
+    /// it did not (its players keep their material).
+    @Test func aBufferIsReloadedWhenItsFileChangedOnDiskAndKeptOtherwise() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("loop.wav").path
+        func writeLoop(_ amplitude: Float) throws {
+            let samples = (0..<4800).map { amplitude * Float(sin(2 * Double.pi * 100 * Double($0) / 48_000)) }
+            try AudioFileWriter.write(AudioData(channels: [samples], sampleRate: 48_000), to: wav)
+        }
+        try writeLoop(0.2)
+        let text = Self.patch(
+            "  - { name: deck, kind: player, params: { buffer: loop, loop: true, playing: true } }",
+            connections: "  - { from: deck, to: main }", buffers: "  - { name: loop, file: loop.wav }")
+        let path = try Fixtures.write(text, to: "live.yaml", in: dir)
+        let loaded = try PatchLoader.load(path: path)
+        let same = try PatchLoader.reload(path: path, into: loaded.engine, baseline: loaded.document)
+        #expect(same.summary.isEmpty, "\(same.summary)")
+        try writeLoop(0.4)
+        let changed = try PatchLoader.reload(path: path, into: loaded.engine, baseline: same.document)
+        #expect(changed.summary.buffersLoaded == ["loop"])
+        #expect(changed.summary.changedParameters.isEmpty && changed.summary.replaced.isEmpty)
     }
 
     @Test func aBrokenEditChangesNothingAndSaysWhere() throws {
