@@ -124,9 +124,11 @@ struct RunCommand: ParsableCommand {
         let insertPorts = host.insertPortNames.sorted { $0.key < $1.key }.flatMap { $0.value.inputs + $0.value.outputs }
         say("ports: " + (report.outputPorts + report.inputPorts + insertPorts).joined(separator: ", "))
         for c in report.connections { say("connection: \(c)") }
-        // Whether the render thread got real-time scheduling (a service must know; docs/SERVICE.md).
+        // Whether the render thread got real-time scheduling, on stderr (a service must know; docs/SERVICE.md).
+        // A real-time server whose client was refused it is an error, printed even with --quiet.
         if let realtime = host.realtimeStatus {
-            (realtime.isRealtime || !realtime.serverIsRealtime ? say : printError)("real-time scheduling: \(realtime)")
+            let refused = realtime.serverIsRealtime && !realtime.isRealtime
+            (refused ? printError : chatter)("real-time scheduling: \(realtime)")
         }
         say(loaded.summary())
 
