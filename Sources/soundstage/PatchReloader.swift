@@ -26,13 +26,18 @@ final class PatchReloader: Sendable {
     /// The watched file's last seen state, and since when it has not changed (the debounce).
     private let seen = Locked<FileStamp.Watch>(FileStamp.Watch())
 
-    init(path: String, engine: Engine, host: JackHost, osc: OSCService, loaded: PatchDocument) {
+    /// `stamp`: the file as it was before `loaded` was read, so an edit saved while `run` was starting
+    /// is reloaded by the first poll.
+    init(path: String, engine: Engine, host: JackHost, osc: OSCService, loaded: PatchDocument, stamp: FileStamp?) {
         self.path = path
         self.engine = engine
         self.host = host
         self.osc = osc
         baseline = Locked(loaded)
-        seen.withLock { $0.reloaded = FileStamp(path: path) }
+        seen.withLock {
+            $0.reloaded = stamp
+            $0.last = stamp
+        }
     }
 
     /// SIGHUP reloads (the signal is no longer fatal to `run`).

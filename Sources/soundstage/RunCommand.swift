@@ -76,6 +76,7 @@ struct RunCommand: ParsableCommand {
         // SIGHUP reloads the patch once the engine plays (PatchReloader); until then it must not end run.
         signal(SIGHUP, SIG_IGN)
         // 1. Validate the whole patch before touching JACK: nothing half-started on error.
+        let patchStamp = FileStamp(path: patch)
         var loaded = try loadPatch(rate: nil)
         let serverName = JackHostConfiguration.resolveServerName(server)
 
@@ -164,7 +165,7 @@ struct RunCommand: ParsableCommand {
         defer { for recorder in recorders.values { recorder.stop() } }
         // Hot reload: SIGHUP always, the file's changes with --watch; applied on the reloader's queue.
         let reloader = PatchReloader(
-            path: patch, engine: loaded.engine, host: host, osc: osc, loaded: loaded.document)
+            path: patch, engine: loaded.engine, host: host, osc: osc, loaded: loaded.document, stamp: patchStamp)
         reloader.reloadOnHangup()
         if watch {
             reloader.watch()
