@@ -64,16 +64,6 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         return sample - player
     }
 
-    /// True once `condition` holds, asked every 100 ms for up to 3 s.
-    private func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(3)
-        repeat {
-            if condition() { return true }
-            usleep(100_000)
-        } while Date() < deadline
-        return false
-    }
-
     /// Waits for a `/patch/reload…` notification.
     private func notification(_ client: OSCTestClient, _ address: String, timeout: Double = 5) -> OSCMessage? {
         if let hit = client.take(address).first { return hit }
@@ -136,7 +126,9 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         #expect(notification(client, "/patch/reload") != nil, "no second /patch/reload")
         // The JACK connection the edit added is made (jack_lsp asked until it answers with it).
         #expect(
-            eventually { server.isConnected(run.outputPort(1), to: "system:playback_1") },
+            ExternalLibloToolsTests.waitUntil(timeout: 3) {
+                server.isConnected(run.outputPort(1), to: "system:playback_1")
+            },
             "\(server.connections())\n\(run.child.output.suffix(1500))")
         #expect(volume(client, "arriving").map { abs($0 - 0.25) < 1e-6 } == true)
         // The tone played on through both reloads: its timeline was never restarted.
@@ -217,7 +209,10 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         try Self.patch(toneVolume: 0.25, right: nil, jack: "out_1").write(
             toFile: path, atomically: true, encoding: .utf8)
         let run = try SoundstageRun(patch: path, server: server, clientName: "ss_sighup")
-        #expect(eventually { server.isConnected(run.outputPort(1), to: "system:playback_1") })
+        #expect(
+            ExternalLibloToolsTests.waitUntil(timeout: 3) {
+                server.isConnected(run.outputPort(1), to: "system:playback_1")
+            })
         let client = OSCTestClient(port: run.port)
         #expect(client.command("/notify", [.int32(1)])?.address == "/done")
 
@@ -235,7 +230,9 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         #expect(run.child.isRunning, "SIGHUP ended soundstage run")
         // The JACK connection the edit removed is undone.
         #expect(
-            eventually { !server.isConnected(run.outputPort(1), to: "system:playback_1") },
+            ExternalLibloToolsTests.waitUntil(timeout: 3) {
+                !server.isConnected(run.outputPort(1), to: "system:playback_1")
+            },
             "\(server.connections())\n\(run.child.output.suffix(1500))")
         #expect(client.command("/quit")?.address == "/done")
         #expect(run.child.waitForExit(timeout: 10) == 0)
