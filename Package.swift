@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(
             name: "OSCControlTests",
             dependencies: [
-                "OSCControl", "AudioGraph", "AudioFiles", "SoundstageKit", "CLibLo", "DSPTestSupport",
+                "OSCControl", "AudioGraph", "AudioFiles", "SoundstageKit", "Patches", "CLibLo", "DSPTestSupport",
                 "CAllocationCounter"
             ],
             exclude: ["Python"]

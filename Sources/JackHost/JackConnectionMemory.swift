@@ -26,10 +26,11 @@ public struct JackEdge: Sendable, Hashable, CustomStringConvertible {
 
 /// Every connection of our ports, made by us or by anyone else (`jack_connect`, a patchbay, the peer
 /// itself), as of the last graph change the server announced while it was alive; plus the connections
-/// waiting for a port: those still to restore after a return, and those that went because the other
-/// port went (its client quit or restarted; jackd tearing down may announce that before the shutdown).
-/// A connection asked away while both ports exist is forgotten. Guarded by
-/// `JackHostCore.connectionMemory`.
+/// still to restore after a return, waiting for their ports. A connection that goes while the server
+/// lives (asked away, or its other client quit) is forgotten, as every JACK client forgets it: a
+/// recorder that connects itself again must find the port free. Only those gone in the second before a
+/// loss (jackd tearing down may disconnect before it announces the shutdown) are restored with the rest.
+/// Guarded by `JackHostCore.connectionMemory`.
 struct JackConnectionMemory: Sendable {
     /// The connections the server showed last (replaced whole by each snapshot).
     var observed: Set<JackEdge> = []
@@ -42,14 +43,12 @@ struct JackConnectionMemory: Sendable {
     /// Connections removed this long before a loss are restored with the others.
     static let lossGrace = 1.0
 
-    /// The event thread's new snapshot. `vanished`: connections that went with their other port.
-    mutating func observe(_ edges: Set<JackEdge>, vanished: Set<JackEdge>, now: Double) {
+    /// The event thread's new snapshot.
+    mutating func observe(_ edges: Set<JackEdge>, now: Double) {
         for edge in observed.subtracting(edges) { recentlyRemoved[edge] = now }
         recentlyRemoved = recentlyRemoved.filter { now - $0.value <= Self.lossGrace && !edges.contains($0.key) }
         observed = edges
-        pending.formUnion(vanished)
         pending.subtract(edges)
-        trimPending()
     }
 
     /// At a loss: everything our ports had (and lost in the last second) waits to be made again.

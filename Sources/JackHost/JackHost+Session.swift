@@ -35,7 +35,10 @@ extension JackHost {
             let old = state.clientProperties
             state.clientProperties = properties
             guard let session = state.session, let client = session.client else { return }
-            Self.applyProperties(properties, removing: Set(old.keys).subtracting(properties.keys), client: client)
+            // Only what changed: every set wakes every client's property callback.
+            Self.applyProperties(
+                properties.filter { old[$0.key] != $0.value }, removing: Set(old.keys).subtracting(properties.keys),
+                client: client)
         }
     }
 
@@ -50,7 +53,87 @@ extension JackHost {
         guard jack_uuid_parse(text, &uuid) == 0 else { return }
         for key in removed { _ = jack_remove_property(client, uuid, key) }
         for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
-            _ = jack_set_property(client, uuid, key, value, "text/plain")
+            // JACK refuses empty values: an empty text is no property.
+            if value.isEmpty {
+                _ = jack_remove_property(client, uuid, key)
+            } else {
+                _ = jack_set_property(client, uuid, key, value, "text/plain")
+            }
         }
+    }
+
+    /// Control side. The metadata of every client open on the server (ours included) whose keys start
+    /// with `prefix`: client name → key → value. Clients that closed are left out even where the server
+    /// still keeps their properties. Empty when the host is not running.
+    public func clientProperties(withPrefix prefix: String) -> [String: [String: String]] {
+        withClientAndName { client, _ in
+            var descriptions: UnsafeMutablePointer<jack_description_t>?
+            let count = jack_get_all_properties(&descriptions)
+            guard count > 0, let descriptions else { return [:] }
+            defer {
+                for i in 0..<Int(count) { jack_free_description(descriptions + i, 0) }
+                jack_free(descriptions)
+            }
+            var result: [String: [String: String]] = [:]
+            for i in 0..<Int(count) {
+                let description = descriptions[i]
+                var properties: [String: String] = [:]
+                for p in 0..<Int(description.property_cnt) {
+                    let property = description.properties[p]
+                    guard let key = property.key, let data = property.data else { continue }
+                    let name = String(cString: key)
+                    if name.hasPrefix(prefix) { properties[name] = String(cString: data) }
+                }
+                guard !properties.isEmpty, let owner = Self.clientName(of: description.subject, client: client)
+                else { continue }
+                result[owner] = properties
+            }
+            return result
+        } ?? [:]
+    }
+
+    /// The name of the open client whose uuid is `subject`; nil for a port or a client that closed.
+    private static func clientName(of subject: jack_uuid_t, client: OpaquePointer) -> String? {
+        var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
+        jack_uuid_unparse(subject, &text)
+        guard let name = jack_get_client_name_by_uuid(client, text) else { return nil }
+        defer { jack_free(name) }
+        return String(cString: name)
+    }
+
+    /// Control side. Sets our metadata again when the server no longer has it: jackd keeps metadata in
+    /// one database per user, which every server start wipes, whichever server it is. Reads one property
+    /// in-process (no IPC). Returns true when it had to.
+    public func refreshClientProperties() -> Bool {
+        core.state.withLock { state -> Bool in
+            guard !state.clientProperties.isEmpty, let session = state.session, let client = session.client,
+                !session.isServerLost, let text = jack_client_get_uuid(client)
+            else { return false }
+            defer { jack_free(text) }
+            var uuid = jack_uuid_t()
+            guard jack_uuid_parse(text, &uuid) == 0 else { return false }
+            let intact = state.clientProperties.allSatisfy { key, value in
+                var stored: UnsafeMutablePointer<CChar>?
+                var type: UnsafeMutablePointer<CChar>?
+                let found = jack_get_property(uuid, key, &stored, &type) == 0
+                defer {
+                    if let stored { jack_free(stored) }
+                    if let type { jack_free(type) }
+                }
+                return value.isEmpty ? !found : found && stored.map { String(cString: $0) } == value
+            }
+            if intact { return false }
+            Self.applyProperties(state.clientProperties, removing: [], client: client)
+            return true
+        }
+    }
+
+    /// Control side. Whether a client of that name is open on the server (one IPC).
+    public func clientExists(_ name: String) -> Bool {
+        withClientAndName { client, _ in
+            guard let uuid = jack_get_uuid_for_client_name(client, name) else { return false }
+            jack_free(uuid)
+            return true
+        } ?? false
     }
 }

@@ -212,13 +212,19 @@ public final class JackHost: Sendable {
         if jack_set_port_registration_callback(client, jackPortRegistrationCallback, arg) != 0 {
             return fail(.callbackRegistrationFailed(callback: "port-registration"))
         }
+        // Other sessions' state lives in metadata; a server without metadata support just never calls.
+        _ = jack_set_property_change_callback(client, jackPropertyChangeCallback, arg)
+        _ = jack_set_client_registration_callback(client, jackClientRegistrationCallback, arg)
         jack_on_info_shutdown(client, jackInfoShutdownCallback, arg)
         jack_on_shutdown(client, jackShutdownCallback, arg)
 
         var outputNames: [String] = []
         var inputNames: [String] = []
         let portFlags = [UInt(JackPortIsOutput.rawValue), UInt(JackPortIsInput.rawValue)]
+        // Only the sets the session's category keeps (`setMainPorts`); the others' slots stay empty.
+        let main = JackMainPorts(bits: core.mainPortBits.load(ordering: .acquiring))
         for (direction, count) in [config.outputChannelCount, config.inputChannelCount].enumerated() {
+            if direction == 0 ? !main.outputs : !main.inputs { continue }
             for i in 0..<count {
                 let shortName = (direction == 0 ? "out_" : "in_") + String(i + 1)
                 guard let port = jack_port_register(client, shortName, JACK_DEFAULT_AUDIO_TYPE, portFlags[direction], 0)
@@ -327,7 +333,7 @@ public final class JackHost: Sendable {
     }
 
     /// Physical outputs first (when configured), then the configured pairs.
-    private func makeConnections(client: OpaquePointer, session: JackSession) -> [JackConnectionResult] {
+    func makeConnections(client: OpaquePointer, session: JackSession) -> [JackConnectionResult] {
         var results: [JackConnectionResult] = []
         if configuration.connectPhysicalOutputs {
             let physical = JackPorts.physicalPorts(client: client, direction: .playback)
@@ -383,6 +389,13 @@ public final class JackHost: Sendable {
 
     /// True after the server died, until `stop()` or the next `start()`.
     public var isServerLost: Bool { core.state.withLock { $0.session?.isServerLost ?? false } }
+
+    /// Connections of our ports the host will make when both ports exist: all of them while the server
+    /// is lost, afterwards those whose other port has not come (back) yet. With the live connections,
+    /// what a saved session should hold.
+    public var pendingConnections: [JackEdge] {
+        core.connectionMemory.withLock { Array($0.pending) }
+    }
 
     /// The server's sample rate in Hz, as last reported (0 before the first start).
     public var sampleRate: Int { core.sampleRateValue.load(ordering: .relaxed) }

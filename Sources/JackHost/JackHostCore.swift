@@ -36,6 +36,9 @@ struct JackHostState: Sendable {
     var insertLayout: HostInsertLayout?
     /// Metadata properties kept on our client (applied at every start).
     var clientProperties: [String: String] = [:]
+    /// The connections of the main outputs / inputs when they were last unregistered (`setMainPorts`).
+    var parkedOutputEdges: Set<JackEdge> = []
+    var parkedInputEdges: Set<JackEdge> = []
 }
 
 /// Insert layouts handed to the port thread (`JackHost.requestInserts`), guarded by
@@ -64,6 +67,8 @@ final class JackHostCore: Sendable {
     let playbackLatencyValue = Atomic<Int>(0)
     /// Process cycles run since the host was created.
     let cycleCounter = Atomic<Int>(0)
+    /// Which main port sets exist (`JackMainPorts.bits`): the process callback reads those slots only.
+    let mainPortBits = Atomic<UInt8>(3)
     /// Set before activation when a start hook is installed; cleared by the first process cycle.
     let startHookPending = Atomic<Bool>(false)
     /// Set by the info-shutdown callback; cleared by `start()`.
@@ -142,6 +147,7 @@ final class JackHostCore: Sendable {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             var xrun = false, bufferSize = false, sampleRate = false, graph = false, portRegistered = false
+            var peers = false
             for byte in bytes[0..<count] {
                 switch JackWakeByte(rawValue: byte) {
                 case .xrun: xrun = true
@@ -149,6 +155,7 @@ final class JackHostCore: Sendable {
                 case .sampleRate: sampleRate = true
                 case .graph: graph = true
                 case .portRegistered: portRegistered = true
+                case .peers: peers = true
                 case .shutdown, nil: break
                 }
             }
@@ -187,6 +194,7 @@ final class JackHostCore: Sendable {
                     deliver(.routeChanged(change))
                 }
             }
+            if peers { deliver(.peersChanged) }
         }
         close(readFD)
         // The client is closed on every path out of the loop: the host closes it before closing the
@@ -236,17 +244,9 @@ final class JackHostCore: Sendable {
                 }
                 if let physical, let change = route.observe(physicalPorts: physical) { changes.append(change) }
             }
-            let previous = connectionMemory.withLock { $0.observed }
-            // A connection that went because the other port went (its client quit, or the server is
-            // tearing down, which jackd may announce before the shutdown itself) waits for that port.
-            let prefix = target.name + ":"
-            let vanished = previous.subtracting(edges).filter { edge in
-                let other = edge.source.hasPrefix(prefix) ? edge.destination : edge.source
-                return !other.hasPrefix(prefix) && jack_port_by_name(target.client, other) == nil
-            }
             let now = Self.monotonicSeconds()
             let pending = connectionMemory.withLock { memory in
-                memory.observe(edges, vanished: vanished, now: now)
+                memory.observe(edges, now: now)
                 return memory.pending
             }
             guard retryPending, !pending.isEmpty else { return changes }

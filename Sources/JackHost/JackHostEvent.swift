@@ -23,4 +23,7 @@ public enum JackHostEvent: Sendable, Equatable {
     /// (after `bufferSizeChanged` / `sampleRateChanged`). Not sent while the server is away: a return
     /// starts a new route (in `serverReturned`'s report).
     case routeChanged(JackRouteChange)
+    /// Metadata changed somewhere on the server, or a client opened or closed: other sessions' published
+    /// state may differ (`JackHost.clientProperties(withPrefix:)` reads it).
+    case peersChanged
 }

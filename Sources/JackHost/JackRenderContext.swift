@@ -96,6 +96,8 @@ enum JackWakeByte: UInt8 {
     case graph = 5
     /// A port appeared (a connection waiting for it may now be made).
     case portRegistered = 6
+    /// Metadata changed on some subject, or a client came or went (other sessions' state).
+    case peers = 7
 }
 
 // MARK: - Callbacks (non-capturing closures, so they convert to C function pointers)
@@ -111,14 +113,21 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
     let inputCount = context.pointee.inputCount
     let outputs = context.pointee.outputBuffers
     let inputs = context.pointee.inputBuffers
+    // Acquire: pairs with `setMainPorts`' release (a set's slots are written before its bit is set).
+    let main = context.pointee.core._withUnsafeGuaranteedRef { $0.mainPortBits.load(ordering: .acquiring) }
     for i in 0..<outputCount {
-        outputs[i] = jack_port_get_buffer(context.pointee.outputPorts[i], frames)?
-            .assumingMemoryBound(to: Float.self)
+        if main & 1 != 0, let port = context.pointee.outputPorts[i] {
+            outputs[i] = jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self)
+        } else {
+            outputs[i] = nil
+        }
     }
     for i in 0..<inputCount {
-        inputs[i] = UnsafePointer(
-            jack_port_get_buffer(context.pointee.inputPorts[i], frames)?
-                .assumingMemoryBound(to: Float.self))
+        if main & 2 != 0, let port = context.pointee.inputPorts[i] {
+            inputs[i] = UnsafePointer(jack_port_get_buffer(port, frames)?.assumingMemoryBound(to: Float.self))
+        } else {
+            inputs[i] = nil
+        }
     }
     // Relaxed: paired with the releasing store at the end (the event thread waits for `false`).
     context.pointee.core._withUnsafeGuaranteedRef { $0.processRunning.store(true, ordering: .relaxed) }
@@ -221,6 +230,18 @@ let jackPortConnectCallback: JackPortConnectCallback = { _, _, _, arg in
 let jackPortRegistrationCallback: JackPortRegistrationCallback = { _, registered, arg in
     guard let arg, registered != 0 else { return }
     JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .portRegistered)
+}
+
+/// Notification thread, for every metadata property set, changed or removed on any subject.
+let jackPropertyChangeCallback: JackPropertyChangeCallback = { _, _, _, arg in
+    guard let arg else { return }
+    JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .peers)
+}
+
+/// Notification thread, for every client that opens or closes (a session that vanished).
+let jackClientRegistrationCallback: JackClientRegistrationCallback = { _, _, arg in
+    guard let arg else { return }
+    JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .peers)
 }
 
 extension JackRenderContext {

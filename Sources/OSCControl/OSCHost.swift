@@ -26,6 +26,15 @@ public protocol OSCHost: AnyObject, Sendable {
     /// The render thread's scheduling for `/status/realtime`: a word (`realtime`, `not-realtime`,
     /// `denied`, `unknown`), the policy (`SCHED_FIFO`…) and the priority.
     func realtime() -> (state: String, policy: String, priority: Int)
+    /// The metadata of every client on the server (ours included) whose keys start with `prefix`:
+    /// client name → key → value (other sessions' published state).
+    func clientProperties(withPrefix prefix: String) -> [String: [String: String]]
+    /// Registers or unregisters the main outputs and inputs (the session's category); returns problems.
+    func setMainPorts(outputs: Bool, inputs: Bool) -> [String]
+    /// Publishes our metadata again when it is no longer there; true when it had to.
+    func refreshProperties() -> Bool
+    /// Whether a client of that name is open on the server.
+    func clientExists(_ name: String) -> Bool
 }
 
 extension OSCHost {
@@ -39,6 +48,10 @@ extension OSCHost {
     }
     public func publishProperties(_ properties: [String: String]) {}
     public func realtime() -> (state: String, policy: String, priority: Int) { ("unknown", "unknown", 0) }
+    public func clientProperties(withPrefix prefix: String) -> [String: [String: String]] { [:] }
+    public func setMainPorts(outputs: Bool, inputs: Bool) -> [String] { [] }
+    public func refreshProperties() -> Bool { false }
+    public func clientExists(_ name: String) -> Bool { false }
 }
 
 /// The host's state as `/status` reports it.
@@ -95,4 +108,6 @@ public enum OSCHostEvent: Sendable, Equatable {
     case patchReloaded(path: String)
     /// A reload was refused: `message` lists every problem (line:column); the graph is untouched.
     case patchReloadFailed(path: String, message: String)
+    /// Other sessions' published state may have changed (metadata changed, a client came or went).
+    case sessionPeersChanged
 }

@@ -122,7 +122,7 @@ extension OSCServiceCore {
         }
     }
 
-    /// `/patch/save s:path` — writes the running graph as a patch (`OutputDestination`: replaced when complete, devices written through) → `/done /patch/save s:path`.
+    /// `/patch/save s:path` — writes the running graph, with the JACK connections of our ports, as a patch (`OutputDestination`: replaced when complete, devices written through) → `/done /patch/save s:path`.
     func patchSave(_ r: OSCRequest) throws(OSCFailure) {
         var a = OSCArguments(r)
         let path = try a.string("path")
@@ -130,9 +130,12 @@ extension OSCServiceCore {
         let resolved = try resolve(path)
         let files = self.files
         let client = r.client.detached
+        // The host's connections are read here (JACK calls belong to this thread), written by the job.
+        let jack = PatchSnapshot.jackSettings(
+            connections: host?.listConnections() ?? [], clientName: host?.status().clientName)
         runJob {
             do throws(AudioFileError) {
-                try files.savePatch(to: resolved)
+                try files.savePatch(to: resolved, jack: jack)
                 return { core in core.done(client, "/patch/save", [.string(path)]) }
             } catch {
                 let failure = OSCFailure(.patchError, error.description.replacingOccurrences(of: resolved, with: path))

@@ -113,7 +113,8 @@ extension OSCServiceCore {
         let figures = nowPlayingFigures()
         var properties: [String: String] = [:]
         guard let node = session.nowPlaying else {
-            host?.publishProperties([:])
+            session.nowPlayingProperties = [:]
+            publishSession()
             return
         }
         properties[Self.nowPlayingPropertyKey("node")] = node
@@ -121,7 +122,8 @@ extension OSCServiceCore {
         properties[Self.nowPlayingPropertyKey("artist")] = info.artist
         properties[Self.nowPlayingPropertyKey("album")] = info.album
         properties[Self.nowPlayingPropertyKey("duration")] = String(figures.duration)
-        host?.publishProperties(properties)
+        session.nowPlayingProperties = properties
+        publishSession()
     }
 
     /// `/session/remote s:play|pause|togglePlayPause|stop|nextTrack|previousTrack|seek [f:seconds]` →

@@ -46,7 +46,23 @@ extension OSCServiceCore {
         "/session/state": { core, r, _ throws(OSCFailure) in try core.sessionStateRequest(r) },
         "/session/nowPlaying": { core, r, _ throws(OSCFailure) in try core.sessionNowPlaying(r) },
         "/session/nowPlayingInfo": { core, r, _ throws(OSCFailure) in try core.sessionNowPlayingInfo(r) },
-        "/session/remote": { core, r, _ throws(OSCFailure) in try core.sessionRemote(r) }
+        "/session/remote": { core, r, _ throws(OSCFailure) in try core.sessionRemote(r) },
+        "/session/activate": { core, r, _ throws(OSCFailure) in try core.sessionActivate(r) },
+        "/session/deactivate": { core, r, _ throws(OSCFailure) in try core.sessionDeactivate(r) },
+        "/session/category": { core, r, _ throws(OSCFailure) in try core.sessionCategory(r) },
+        "/session/mode": { core, r, _ throws(OSCFailure) in try core.sessionMode(r) },
+        "/session/mixWithOthers": { core, r, _ throws(OSCFailure) in
+            try core.sessionOption(r, \.mixWithOthers, name: "mixWithOthers")
+        },
+        "/session/duckOthers": { core, r, _ throws(OSCFailure) in
+            try core.sessionOption(r, \.duckOthers, name: "duckOthers")
+        },
+        "/session/interruptSpokenAudioAndMixWithOthers": { core, r, _ throws(OSCFailure) in
+            try core.sessionOption(
+                r, \.interruptSpokenAudioAndMixWithOthers, name: "interruptSpokenAudioAndMixWithOthers")
+        },
+        "/session/duckLevel": { core, r, _ throws(OSCFailure) in try core.sessionDuckLevel(r) },
+        "/session/silentSwitch": { core, r, _ throws(OSCFailure) in try core.sessionSilentSwitch(r) }
     ]
 
     /// Serves one request. `frame` is the engine sample time from the bundle's time tag (nil: next cycle).
@@ -144,6 +160,7 @@ extension OSCServiceCore {
     private func quit(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
         guard let host else { throw OSCFailure(.unsupported, "this engine has no host to quit") }
+        if let refusal = options.quitRefusal { throw OSCFailure(.unsupported, refusal) }
         done(r.client, "/quit")
         host.quit()
     }

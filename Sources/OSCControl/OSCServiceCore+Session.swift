@@ -10,6 +10,8 @@ enum InterruptionSource: Hashable {
     case server
     /// `/session/interrupt begin` (ends with `/session/interrupt end`).
     case request
+    /// Another session's activation (the client named); ends when it deactivates.
+    case peer(String)
 }
 
 /// The session's settings and the interruptions under way (OSC thread).
@@ -25,11 +27,29 @@ struct SessionState {
     /// The sample rate and period duration asked for (0: none).
     var preferredSampleRate = 0.0
     var preferredIOBufferDuration = 0.0
+    /// What this session publishes to the others (category, mode, options, activation, silent switch).
+    var published = SessionPeerState()
+    /// Activated at least once: it takes part in interruptions (a session never activated plays as an
+    /// engine without a session does, though it is ducked and silenced like any other).
+    var everActivated = false
+    /// Each other session's activation as last seen, and the ones interrupting this session now.
+    var seenActivations: [String: UInt64] = [:]
+    var interruptingPeers: [String: UInt64] = [:]
+    /// The other sessions as last read.
+    var knownPeers: [String: SessionPeerState] = [:]
+    /// The gain ducking and the silent switch put on the output now, and what other sessions' ducking
+    /// asks for.
+    var gain = 1.0
+    var duckGain = 1.0
+    /// The metadata of the now-playing information (published with the session's).
+    var nowPlayingProperties: [String: String] = [:]
+    var lastPublished: [String: String]?
 
     /// `active`, `interrupted` or `suspended` (`/status.reply`, `/session/state`).
     var name: String {
         if suspendedRenderingAnyway != nil { return "suspended" }
-        return interruptions.isEmpty ? "active" : "interrupted"
+        if !interruptions.isEmpty { return "interrupted" }
+        return everActivated && !published.isActive ? "inactive" : "active"
     }
 }
 
@@ -37,6 +57,17 @@ extension OSCServiceCore {
     /// The parameters `/session/params` lists, with their values.
     private var sessionParameters: [(String, OSCArgument)] {
         [
+            ("category", .string(session.published.category.rawValue)),
+            ("mode", .string(session.published.mode.rawValue)),
+            ("mixWithOthers", .int32(session.published.options.mixWithOthers ? 1 : 0)),
+            ("duckOthers", .int32(session.published.options.duckOthers ? 1 : 0)),
+            (
+                "interruptSpokenAudioAndMixWithOthers",
+                .int32(session.published.options.interruptSpokenAudioAndMixWithOthers ? 1 : 0)
+            ),
+            ("duckLevel", .float(Float(session.published.duckLevel))),
+            ("silentSwitch", .int32(session.published.silentSwitch ? 1 : 0)),
+            ("isActive", .int32(session.published.isActive ? 1 : 0)),
             ("pauseOnRouteLoss", .int32(session.pauseOnRouteLoss ? 1 : 0)),
             ("preferredIOBufferDuration", .float(Float(session.preferredIOBufferDuration))),
             ("preferredSampleRate", .float(Float(session.preferredSampleRate)))

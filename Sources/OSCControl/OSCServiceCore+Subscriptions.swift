@@ -362,6 +362,8 @@ extension OSCServiceCore {
             notify(OSCMessage("/patch/reload", [.string(path)]))
         case .patchReloadFailed(let path, let message):
             notify(OSCMessage("/patch/reload_failed", [.string(path), .string(Self.limit(message, bytes: 1200))]))
+        case .sessionPeersChanged:
+            evaluateSessionPeers()
         }
     }
 

@@ -128,6 +128,7 @@ final class OSCServiceCore: @unchecked Sendable {
     var session = SessionState()
     var nextPoll = 0.0
     var nextLeaseCheck = 0.0
+    var nextPropertyCheck = 0.0
     /// The kernel's running count of dropped UDP datagrams, as last reported.
     var kernelDropCount: UInt32 = 0
     // Receive buffer: one datagram plus one byte to detect oversized ones.
@@ -152,6 +153,7 @@ final class OSCServiceCore: @unchecked Sendable {
         endpoint.installHandlers(
             generic: genericHandler, bundleStart: bundleStartHandler,
             bundleEnd: bundleEndHandler, userData: userData)
+        startSession(options.sessionStart)
     }
 
     deinit {
@@ -200,6 +202,12 @@ final class OSCServiceCore: @unchecked Sendable {
         if now >= nextLeaseCheck {
             expireLeases(now: now)
             nextLeaseCheck = now + 0.05
+        }
+        if now >= nextPropertyCheck {
+            // jackd keeps metadata per user and wipes it whenever any server of the user starts: what
+            // we published may be gone without a word.
+            if host?.refreshProperties() == true { evaluateSessionPeers() }
+            nextPropertyCheck = now + 0.5
         }
         if mirror.dirty || now >= mirror.nextScan { scanGraph() }
         checkSyncs(now: now)

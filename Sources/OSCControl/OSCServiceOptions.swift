@@ -53,6 +53,12 @@ public struct OSCServiceOptions: Sendable {
     public var pauseOnRouteLoss: Bool
     /// The session's now-playing node at start (a patch's `session: nowPlaying`).
     public var nowPlaying: String?
+    /// The session's category, mode, options and duck level at start, and whether it activates then (a
+    /// patch's `session:` section).
+    public var sessionStart = SessionStart()
+    /// When set, `/quit` is refused with this reason (`/error /quit 69`): under a session manager the
+    /// manager ends the program (SIGTERM), never a controller.
+    public var quitRefusal: String?
 
     public init(
         port: Int = OSCServiceOptions.defaultPort, host: String = "127.0.0.1", enablesTCP: Bool = true,
@@ -62,8 +68,9 @@ public struct OSCServiceOptions: Sendable {
         pollsEngine: Bool = false, handlesEngineEvents: Bool = true, syncTimeout: Double = 5,
         graphScanInterval: Double = 0.25, minimumMeterInterval: Int = 10,
         programName: String = "soundstage", version: String = "0.1.0", pauseOnRouteLoss: Bool = false,
-        nowPlaying: String? = nil
+        nowPlaying: String? = nil, sessionStart: SessionStart = SessionStart(), quitRefusal: String? = nil
     ) {
+        self.sessionStart = sessionStart
         self.port = port
         self.host = host
         self.enablesTCP = enablesTCP
@@ -84,5 +91,6 @@ public struct OSCServiceOptions: Sendable {
         self.version = version
         self.pauseOnRouteLoss = pauseOnRouteLoss
         self.nowPlaying = nowPlaying
+        self.quitRefusal = quitRefusal
     }
 }

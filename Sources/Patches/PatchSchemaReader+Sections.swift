@@ -15,7 +15,10 @@ extension PatchSchemaReader {
     static let tapKeys = ["node", "bus"]
     static let recorderKeys = ["name", "node", "path", "format", "encoding", "duration", "record"]
     static let jackKeys = ["connect", "connectPhysical"]
-    static let sessionKeys = ["pauseOnRouteLoss", "nowPlaying"]
+    static let sessionKeys = [
+        "pauseOnRouteLoss", "nowPlaying", "category", "mode", "mixWithOthers", "duckOthers",
+        "interruptSpokenAudioAndMixWithOthers", "duckLevel", "active"
+    ]
 
     /// Reads the whole document. The result is complete only when no diagnostic was reported.
     mutating func readDocument(_ root: Node) -> PatchDocument {
@@ -404,6 +407,43 @@ extension PatchSchemaReader {
             settings.nowPlaying = string(entry)
             settings.nowPlayingLocation = entry.valueLocation
         }
+        settings.category = fields["category"].flatMap { sessionName($0, among: PatchSessionSettings.categories) }
+        settings.mode = fields["mode"].flatMap { sessionName($0, among: PatchSessionSettings.modes) }
+        if let entry = fields["duckLevel"], !entry.isNull {
+            settings.duckLevel = double(entry, requirement: "between -120 and 0 dB") { (-120...0).contains($0) }
+        }
+        if let entry = fields["active"], !entry.isNull { settings.active = bool(entry) }
+        let category = settings.category ?? "soloAmbient"
+        let options: [(String, WritableKeyPath<PatchSessionSettings, Bool?>, [String])] = [
+            ("mixWithOthers", \.mixWithOthers, PatchSessionSettings.mixingOptionCategories),
+            ("duckOthers", \.duckOthers, PatchSessionSettings.duckOthersCategories),
+            (
+                "interruptSpokenAudioAndMixWithOthers", \.interruptSpokenAudioAndMixWithOthers,
+                PatchSessionSettings.mixingOptionCategories
+            )
+        ]
+        for (key, path, categories) in options {
+            guard let entry = fields[key], !entry.isNull, let on = bool(entry) else { continue }
+            settings[keyPath: path] = on
+            if on && !categories.contains(category) {
+                report(
+                    "'\(key)' does not apply to the \(category) category (it does to "
+                        + categories.joined(separator: ", ") + ")", at: entry.keyLocation)
+            }
+        }
         return settings
+    }
+
+    /// A category or mode name, reported with a suggestion when it is none of `names`.
+    private mutating func sessionName(_ entry: Entry, among names: [String]) -> String? {
+        guard !entry.isNull, let text = string(entry) else { return nil }
+        guard names.contains(text) else {
+            let hint = SpellingSuggestion.closest(to: text, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+            report(
+                "unknown session \(entry.key) '\(text)'\(hint); allowed: \(names.joined(separator: ", "))",
+                at: entry.valueLocation)
+            return nil
+        }
+        return text
     }
 }

@@ -55,6 +55,16 @@ public enum PatchWriter {
             lines.append("session:")
             if let pause = document.session.pauseOnRouteLoss { lines.append("  pauseOnRouteLoss: \(pause)") }
             if let node = document.session.nowPlaying { lines.append("  nowPlaying: \(string(node))") }
+            let session = document.session
+            if let category = session.category { lines.append("  category: \(category)") }
+            if let mode = session.mode { lines.append("  mode: \(mode)") }
+            if let on = session.mixWithOthers { lines.append("  mixWithOthers: \(on)") }
+            if let on = session.duckOthers { lines.append("  duckOthers: \(on)") }
+            if let on = session.interruptSpokenAudioAndMixWithOthers {
+                lines.append("  interruptSpokenAudioAndMixWithOthers: \(on)")
+            }
+            if let level = session.duckLevel { lines.append("  duckLevel: \(level)") }
+            if let active = session.active { lines.append("  active: \(active)") }
         }
         return lines.joined(separator: "\n") + "\n"
     }

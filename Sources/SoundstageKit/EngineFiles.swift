@@ -65,9 +65,10 @@ public struct EngineFiles: Sendable {
         try PatchLoader.reload(path: path, into: engine, baseline: nil).summary.warnings
     }
 
-    /// Writes the running graph as a patch to `path` under `OutputDestination`'s rule.
-    public func savePatch(to path: String) throws(AudioFileError) {
-        try OutputDestination.write(Data(PatchSnapshot.yaml(of: engine).utf8), to: path)
+    /// Writes the running graph as a patch to `path` under `OutputDestination`'s rule, with `jack` as its
+    /// `jack:` section (the host's connections, `PatchSnapshot.jackSettings`).
+    public func savePatch(to path: String, jack: PatchJackSettings = PatchJackSettings()) throws(AudioFileError) {
+        try OutputDestination.write(Data(PatchSnapshot.yaml(of: engine, jack: jack).utf8), to: path)
     }
 }
 

@@ -68,6 +68,25 @@ public enum PatchSnapshot {
         return (document, skipped)
     }
 
+    /// A host's JACK connections as a patch's `jack:` section: full port names, output first; those of
+    /// `clientName` (our own ports) are written short, as the patch format has them, so they follow the
+    /// client's name when the patch is loaded under another. Sorted, so the same connections always
+    /// write the same text.
+    public static func jackSettings(
+        connections: [(source: String, destination: String)], clientName: String?
+    ) -> PatchJackSettings {
+        let own = clientName.map { $0 + ":" }
+        func short(_ port: String) -> String {
+            guard let own, port.hasPrefix(own) else { return port }
+            return String(port.dropFirst(own.count))
+        }
+        var edges: [PatchJackConnection] = connections.map { edge in
+            PatchJackConnection(from: short(edge.source), to: short(edge.destination))
+        }
+        edges.sort { a, b in a.from == b.from ? a.to < b.to : a.from < b.from }
+        return PatchJackSettings(connections: edges)
+    }
+
     /// The engine's graph as patch YAML.
     public static func yaml(of engine: Engine, jack: PatchJackSettings = PatchJackSettings()) -> String {
         PatchWriter.yaml(document(of: engine, jack: jack).document)

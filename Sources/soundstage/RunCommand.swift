@@ -12,12 +12,21 @@ import Synchronization
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Play a patch through JACK (starting a JACK server when none runs) until Ctrl-C.")
+        abstract: "Play a patch through JACK (starting a JACK server when none runs) until Ctrl-C.",
+        discussion: """
+            Under the New Session Manager (NSM_URL set) Soundstage announces itself as 'Soundstage' with \
+            :switch:dirty:message:, waits for the session to open, uses the session's folder (patch.yaml, \
+            copies of the files it plays, recordings) and the client id as its JACK name, saves on \
+            /nsm/client/save and quits on SIGTERM. See docs/NSM.md.
+            """)
 
-    @Argument(help: "Patch file.")
-    var patch: String
+    @Argument(
+        help:
+            "Patch file. Optional under the New Session Manager (NSM_URL set): the session's patch.yaml wins, and a new session starts from this patch or an empty graph (docs/NSM.md)."
+    )
+    var patch: String?
 
-    @Option(name: .long, help: "JACK client name.")
+    @Option(name: .long, help: "JACK client name (under NSM the session manager's client id is used).")
     var name: String = "soundstage"
 
     @Option(name: .long, help: "JACK server name (default: $JACK_DEFAULT_SERVER or 'default').")
@@ -33,8 +42,12 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Never start a JACK server; fail when none runs.")
     var noStartServer = false
 
-    @Option(name: .long, parsing: .unconditional, help: "OSC port, UDP and TCP (0 picks a free port; see docs/OSC.md).")
-    var oscPort: Int = OSCServiceOptions.defaultPort
+    @Option(
+        name: .long, parsing: .unconditional,
+        help:
+            "OSC port, UDP and TCP (default 57130; 0 picks a free port; under NSM a taken default gives way to a free port; see docs/OSC.md)."
+    )
+    var oscPort: Int?
 
     @Option(
         name: .long, help: "Address the OSC server binds (127.0.0.1: this machine only; 0.0.0.0 or :: for the network)."
@@ -62,7 +75,7 @@ struct RunCommand: ParsableCommand {
             guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be > 0") }
         }
         guard !name.isEmpty, name.utf8.count <= 64 else { throw ValidationError("--name must be 1–64 bytes") }
-        guard (0...65535).contains(oscPort) else { throw ValidationError("--osc-port must be 0…65535") }
+        guard (0...65535).contains(oscPort ?? 0) else { throw ValidationError("--osc-port must be 0…65535") }
         for root in fileRoot {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
@@ -75,41 +88,73 @@ struct RunCommand: ParsableCommand {
         quiet.apply()
         // SIGHUP reloads the patch once the engine plays (PatchReloader); until then it must not end run.
         signal(SIGHUP, SIG_IGN)
+        // Under the New Session Manager (NSM_URL set) the session decides the patch and the JACK name.
+        if let url = ProcessInfo.processInfo.environment["NSM_URL"], !url.isEmpty {
+            if try runManaged(url: url) { return }
+        }
+        guard let patch else {
+            printError("no patch given (a patch is optional only under a session manager: NSM_URL)")
+            throw ExitCode(1)
+        }
         // 1. Validate the whole patch before touching JACK: nothing half-started on error.
         let patchStamp = FileStamp(path: patch)
-        var loaded = try loadPatch(rate: nil)
-        let serverName = JackHostConfiguration.resolveServerName(server)
-
-        // 2. A server: use the running one, or start one and say so (and start it again if it dies).
-        var ownServer: ServerKeeper?
-        if !JackServerLauncher.isServerRunning(name: serverName) {
-            if noStartServer {
-                printError("no JACK server named '\(serverName)' is running (and --no-start-server was given)")
-                throw ExitCode(1)
-            }
-            let rate = Int(loaded.engine.configuration.sampleRate)
-            do {
-                let process = try JackServerLauncher.start(name: server, sampleRate: rate)
-                ownServer = ServerKeeper(process, name: server, sampleRate: rate)
-                say(
-                    "No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
-                        + "pid \(process.pid); it stops when soundstage exits.")
-            } catch {
-                printError("could not start a JACK server: \(error)")
-                throw ExitCode(1)
-            }
-        }
+        let loaded = try loadPatch(patch, rate: nil)
+        let ownServer = try ensureServer(rate: Int(loaded.engine.configuration.sampleRate))
         defer { ownServer?.stop() }
+        let roots = fileRoot.isEmpty ? FileAccessPolicy.defaults(patchPath: patch).roots : fileRoot
+        _ = try play(
+            loaded, patchPath: patch, patchStamp: patchStamp, clientName: name, roots: roots, ownServer: ownServer,
+            signals: nil, managed: nil)
+    }
 
+    /// 2. A server: use the running one, or start one and say so (and start it again if it dies).
+    func ensureServer(rate: Int) throws -> ServerKeeper? {
+        let serverName = JackHostConfiguration.resolveServerName(server)
+        guard !JackServerLauncher.isServerRunning(name: serverName) else { return nil }
+        if noStartServer {
+            printError("no JACK server named '\(serverName)' is running (and --no-start-server was given)")
+            throw ExitCode(1)
+        }
+        do {
+            let process = try JackServerLauncher.start(name: server, sampleRate: rate)
+            say(
+                "No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
+                    + "pid \(process.pid); it stops when soundstage exits.")
+            return ServerKeeper(process, name: server, sampleRate: rate)
+        } catch {
+            printError("could not start a JACK server: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// How `play` ended.
+    enum PlayOutcome {
+        /// A signal, the duration or /quit.
+        case stopped
+        /// The session manager opened another session (`:switch:`), ready to play.
+        case switched(ManagedSession.Prepared)
+    }
+
+    /// Plays `first` through JACK as `clientName` until a signal, the duration, /quit or (managed) a
+    /// switch to another session. `patchPath` is reloaded when the server runs at another rate, and on
+    /// SIGHUP or (`--watch`) when it changes; `patchStamp` is the file as it was when `first` was read
+    /// (nil: as it is now). Without `signals`, SIGINT and SIGTERM are caught from the control loop on
+    /// (before it they end the program).
+    func play(
+        _ first: LoadedPatch, patchPath: String, patchStamp: FileStamp? = nil, clientName: String, roots: [String],
+        ownServer: ServerKeeper?, signals: SignalWatcher?, managed: ManagedSession?
+    ) throws -> PlayOutcome {
+        let patchStamp = patchStamp ?? FileStamp(path: patchPath)
+        var loaded = first
         // 3. The host; if the server runs at another rate, rebuild the patch at that rate once.
         let events = EventInbox()
-        var host = makeHost(loaded, events: events)
+        var host = makeHost(loaded, clientName: clientName, events: events)
         var report = try start(host)
         if report.sampleRate != Int(loaded.engine.configuration.sampleRate) {
             say("JACK runs at \(report.sampleRate) Hz: reloading the patch at that rate.")
             host.stop()
-            loaded = try loadPatch(rate: Double(report.sampleRate))
-            host = makeHost(loaded, events: events)
+            loaded = try loadPatch(patchPath, rate: Double(report.sampleRate))
+            host = makeHost(loaded, clientName: clientName, events: events)
             report = try start(host)
         }
         defer { host.stop() }
@@ -139,20 +184,7 @@ struct RunCommand: ParsableCommand {
         loaded.engine.keepTimePitchSpares()
         // OSC control: one thread owning the liblo servers; it only calls Engine methods.
         let oscHostAdapter = JackOSCHost(host)
-        let roots = fileRoot.isEmpty ? FileAccessPolicy.defaults(patchPath: patch).roots : fileRoot
-        let osc = OSCService(
-            engine: loaded.engine, host: oscHostAdapter,
-            options: OSCServiceOptions(
-                port: oscPort, host: oscHost, fileRoots: roots, programName: "soundstage", version: Soundstage.version,
-                pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false,
-                nowPlaying: loaded.document.session.nowPlaying))
-        do {
-            let port = try osc.start()
-            say("OSC: udp and tcp on \(oscHost):\(port) (file roots: \(roots.joined(separator: ", ")))")
-        } catch {
-            printError("could not start OSC control: \(error)")
-            throw ExitCode(1)
-        }
+        let osc = try startOSC(loaded, host: oscHostAdapter, roots: roots, managed: managed != nil)
         defer { osc.stop() }
         // The patch's recorders start now, under OSC control like those made with /recorder/new.
         let (recorders, recorderProblems) = loaded.startRecorders()
@@ -165,22 +197,24 @@ struct RunCommand: ParsableCommand {
         defer { for recorder in recorders.values { recorder.stop() } }
         // Hot reload: SIGHUP always, the file's changes with --watch; applied on the reloader's queue.
         let reloader = PatchReloader(
-            path: patch, engine: loaded.engine, host: host, osc: osc, loaded: loaded.document, stamp: patchStamp)
+            path: patchPath, engine: loaded.engine, host: host, osc: osc, loaded: loaded.document, stamp: patchStamp)
         reloader.reloadOnHangup()
         if watch {
             reloader.watch()
-            say("watching \(patch): a change reloads it (a patch with errors is refused whole).")
+            say("watching \(patchPath): a change reloads it (a patch with errors is refused whole).")
         }
         defer { reloader.stop() }
+        managed?.opened(loaded, host: oscHostAdapter)
         say(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
 
         // 4. Control loop: housekeeping every 10 ms until a signal, the duration or /quit (a lost server is
         // waited for).
-        let stopSignal = SignalWatcher()
+        let stopSignal = signals ?? SignalWatcher()
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var outputLatency = -1
         var heapTrim = HeapTrimmer()
         var transport = TransportFollower()
+        var outcome = PlayOutcome.stopped
         while true {
             // dataPlayedBack completions wait for JACK's playback latency, which follows the connections.
             if host.playbackLatencyFrames != outputLatency {
@@ -208,6 +242,8 @@ struct RunCommand: ParsableCommand {
                         .servicesReset(
                             clientName: back.start.actualClientName, sampleRate: back.start.sampleRate,
                             bufferSize: back.start.bufferSize))
+                case .peersChanged:
+                    osc.post(.sessionPeersChanged)
                 case .routeChanged(let change):
                     say(
                         "route change (\(change.reason.rawValue)): [\(change.previousRoute.joined(separator: ","))] → "
@@ -228,6 +264,11 @@ struct RunCommand: ParsableCommand {
                 case .xrun(let count, let delay):
                     osc.post(.xrun(count: count, delayedMicroseconds: delay))
                 }
+            }
+            if let managed, let next = managed.service(loaded, host: oscHostAdapter) {
+                say("The session manager opened another session: switching to \(next.folder.path).")
+                outcome = .switched(next)
+                break
             }
             if oscHostAdapter.quitRequested {
                 say("/quit received over OSC: stopping.")
@@ -250,15 +291,47 @@ struct RunCommand: ParsableCommand {
         reloader.stop()
         osc.stop()
         host.stop()
-        ownServer?.stop()
-        ownServer = nil
+        return outcome
     }
 
-    private func loadPatch(rate: Double?) throws -> LoadedPatch {
+    /// Starts OSC control on the requested port. Under a session manager without `--osc-port`, a taken
+    /// default port gives way to a free one (several Soundstage clients in one session).
+    private func startOSC(_ loaded: LoadedPatch, host: JackOSCHost, roots: [String], managed: Bool) throws
+        -> OSCService
+    {
+        func service(port: Int) -> OSCService {
+            OSCService(
+                engine: loaded.engine, host: host,
+                options: OSCServiceOptions(
+                    port: port, host: oscHost, fileRoots: roots, programName: "soundstage",
+                    version: Soundstage.version, pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false,
+                    nowPlaying: loaded.document.session.nowPlaying, sessionStart: SessionStart(loaded.document.session),
+                    quitRefusal: managed
+                        ? "under a session manager Soundstage quits on SIGTERM, which the manager sends" : nil))
+        }
+        var osc = service(port: oscPort ?? OSCServiceOptions.defaultPort)
+        do {
+            let port: Int
+            do {
+                port = try osc.start()
+            } catch  where managed && oscPort == nil {
+                say("OSC port \(OSCServiceOptions.defaultPort) is taken: using a free port.")
+                osc = service(port: 0)
+                port = try osc.start()
+            }
+            say("OSC: udp and tcp on \(oscHost):\(port) (file roots: \(roots.joined(separator: ", ")))")
+        } catch {
+            printError("could not start OSC control: \(error)")
+            throw ExitCode(1)
+        }
+        return osc
+    }
+
+    func loadPatch(_ path: String, rate: Double?) throws -> LoadedPatch {
         do {
             // A missing or unreadable audio file is a warning: the rest of the patch plays.
             let loaded = try PatchLoader.load(
-                path: patch, overrides: .init(sampleRate: rate, toleratesFileProblems: true))
+                path: path, overrides: .init(sampleRate: rate, toleratesFileProblems: true))
             for warning in loaded.warnings { printError(warning.description) }
             return loaded
         } catch {
@@ -267,13 +340,17 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    private func makeHost(_ loaded: LoadedPatch, events: EventInbox) -> JackHost {
+    private func makeHost(_ loaded: LoadedPatch, clientName: String, events: EventInbox) -> JackHost {
         let config = loaded.engine.configuration
         let hostConfig = JackHostConfiguration(
-            clientName: name, serverName: server, outputChannelCount: config.outputChannelCount,
+            clientName: clientName, serverName: server, outputChannelCount: config.outputChannelCount,
             inputChannelCount: config.inputChannelCount, connectPhysicalOutputs: connect || loaded.connectPhysical,
             connections: loaded.jackConnections, reconnectsAfterServerLoss: true)
         let host = JackHost(configuration: hostConfig, renderEngine: loaded.engine.renderEngine) { events.post($0) }
+        // The session's category decides which main ports exist from the start.
+        let category = SessionCategory.starting(
+            SessionStart(loaded.document.session).category, hasInputs: config.inputChannelCount > 0)
+        host.setMainPorts(JackMainPorts(outputs: category.mainPorts.outputs, inputs: category.mainPorts.inputs))
         // Effects with `insert: true` get ports now (before connections are made) and whenever it changes.
         host.setInserts(loaded.engine.hostInsertLayout)
         // Later changes go to the host's port thread: the thread that edited the graph (OSC's) never
@@ -349,6 +426,18 @@ final class JackOSCHost: OSCHost, Sendable {
         guard let status = host.realtimeStatus else { return ("unknown", "unknown", 0) }
         return (status.word, status.policy, status.priority)
     }
+
+    func clientProperties(withPrefix prefix: String) -> [String: [String: String]] {
+        host.clientProperties(withPrefix: prefix)
+    }
+
+    func setMainPorts(outputs: Bool, inputs: Bool) -> [String] {
+        host.setMainPorts(JackMainPorts(outputs: outputs, inputs: inputs))
+    }
+
+    func refreshProperties() -> Bool { host.refreshClientProperties() }
+
+    func clientExists(_ name: String) -> Bool { host.clientExists(name) }
 
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
         guard let got = host.requestBufferSize(frames: frames) else {

@@ -122,6 +122,11 @@ extension JackHostTests {
         }
 
         @Test func clientPropertiesArePublishedAndComeBackWithTheServer() throws {
+            // jack_property reads the user's metadata store, which any server start elsewhere would wipe.
+            try JackServerStartLock.exclusively { try propertiesComeBack() }
+        }
+
+        private func propertiesComeBack() throws {
             let server = try PrivateJackServer()
             let events = EventLog()
             let host = JackHost(

@@ -1,5 +1,6 @@
 // Starting and detecting servers ourselves (libjack's autostart is never used).
 import AudioGraph
+import DSPTestSupport
 import Foundation
 import JackHost
 import Testing
@@ -11,7 +12,9 @@ extension JackHostTests {
             let name = PrivateJackServer.uniqueName(prefix: "ss_launch")
             #expect(!JackServerLauncher.isServerRunning(name: name))
             let began = Date()
-            let server = try JackServerLauncher.start(name: name, sampleRate: 48_000, period: 256)
+            let server = try JackServerStartLock.starting {
+                try JackServerLauncher.start(name: name, sampleRate: 48_000, period: 256)
+            }
             let startup = Date().timeIntervalSince(began)
             #expect(server.name == name)
             #expect(server.backend == (JackServerLauncher.hasSoundCard() ? "alsa" : "dummy"))

@@ -1,5 +1,6 @@
 // Test fixture. A private jackd (dummy backend, no realtime) under a unique server name, stopped by
 // its own PID. Never touches any other server.
+import DSPTestSupport
 import Foundation
 import JackHost
 import Synchronization
@@ -26,38 +27,42 @@ final class PrivateJackServer: @unchecked Sendable {
     init(name: String? = nil, period: Int = 256, sampleRate: Int = 48_000) throws {
         let name = name ?? Self.uniqueName()
         self.name = name
-        logPath = NSTemporaryDirectory() + "\(name).log"
+        let logPath = NSTemporaryDirectory() + "\(name).log"
+        self.logPath = logPath
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         // JACK keeps a per-user table of 8 servers; while other suites' servers fill it, jackd refuses
         // to start ("Too many servers already active"): try again for a while before giving up.
         var attempt = 0
-        var launched: Process
-        var wait: (status: Int32, output: String)
-        repeat {
-            attempt += 1
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-            launched = Process()
-            launched.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-            launched.arguments = [
-                "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate),
-                "-p", String(period), "-C", "2", "-P", "2"
-            ]
-            let log = FileHandle(forWritingAtPath: logPath)
-            launched.standardOutput = log
-            launched.standardError = log
-            launched.standardInput = FileHandle.nullDevice
-            try launched.run()
-            wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
-            if wait.status != 0 && launched.isRunning {
-                // Under heavy load (many suites start servers at once) jackd can take longer to accept
-                // clients: give a running server a second, longer chance.
-                wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "20"])
-            }
-            let full = (try? String(contentsOfFile: logPath, encoding: .utf8))?.contains("Too many servers") == true
-            guard wait.status != 0, full, attempt < 20 else { break }
-            launched.waitUntilExit()
-            usleep(500_000)
-        } while true
+        var launched = Process()
+        var wait: (status: Int32, output: String) = (0, "")
+        // Under the shared lock: a server start wipes the user's JACK metadata (JackServerStartLock).
+        try JackServerStartLock.starting {
+            repeat {
+                attempt += 1
+                _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+                launched = Process()
+                launched.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+                launched.arguments = [
+                    "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate),
+                    "-p", String(period), "-C", "2", "-P", "2"
+                ]
+                let log = FileHandle(forWritingAtPath: logPath)
+                launched.standardOutput = log
+                launched.standardError = log
+                launched.standardInput = FileHandle.nullDevice
+                try launched.run()
+                wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
+                if wait.status != 0 && launched.isRunning {
+                    // Under heavy load (many suites start servers at once) jackd can take longer to accept
+                    // clients: give a running server a second, longer chance.
+                    wait = try Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "20"])
+                }
+                let full = (try? String(contentsOfFile: logPath, encoding: .utf8))?.contains("Too many servers") == true
+                guard wait.status != 0, full, attempt < 20 else { break }
+                launched.waitUntilExit()
+                usleep(500_000)
+            } while true
+        }
         process = launched
         pid = launched.processIdentifier
         guard wait.status == 0 else {
@@ -118,8 +123,12 @@ final class PrivateJackServer: @unchecked Sendable {
         again.standardOutput = FileHandle.nullDevice
         again.standardError = FileHandle.nullDevice
         again.standardInput = FileHandle.nullDevice
-        guard (try? again.run()) != nil else { return }
-        _ = try? Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
+        let started = JackServerStartLock.starting { () -> Bool in
+            guard (try? again.run()) != nil else { return false }
+            _ = try? Self.runTool("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"])
+            return true
+        }
+        guard started else { return }
         kill(again.processIdentifier, SIGTERM)
         again.waitUntilExit()
         // Semaphores of the clients that were connected when the server was killed.

@@ -376,12 +376,15 @@ final class DummyJackServer: @unchecked Sendable {
         for _ in 0..<3 {
             // Relaxed: only uniqueness matters.
             let name = "ss_osct_\(getpid())_\(Self.counter.add(1, ordering: .relaxed).newValue)"
-            let child = try ChildProcess(
-                "/usr/bin/jackd",
-                ["-n", name] + (realtime ? ["-R", "-P", "70"] : ["--no-realtime"]) + [
-                    "-d", "dummy", "-r", String(sampleRate), "-p", String(period), "-C", "2", "-P", "2"
-                ])
-            let wait = ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15)
+            // Under the shared lock: a server start wipes the user's JACK metadata (JackServerStartLock).
+            let (child, wait) = try JackServerStartLock.starting {
+                let child = try ChildProcess(
+                    "/usr/bin/jackd",
+                    ["-n", name] + (realtime ? ["-R", "-P", "70"] : ["--no-realtime"]) + [
+                        "-d", "dummy", "-r", String(sampleRate), "-p", String(period), "-C", "2", "-P", "2"
+                    ])
+                return (child, ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15))
+            }
             if wait.status == 0 && child.isRunning {
                 self.name = name
                 self.child = child
@@ -403,13 +406,16 @@ final class DummyJackServer: @unchecked Sendable {
 
     /// Starts a server under the same name again (at `period` frames) and waits until it accepts clients.
     func startAgain(period: Int) throws {
-        child = try ChildProcess(
-            "/usr/bin/jackd",
-            [
-                "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate), "-p", String(period),
-                "-C", "2", "-P", "2"
-            ])
-        let wait = ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15)
+        let (started, wait) = try JackServerStartLock.starting {
+            let started = try ChildProcess(
+                "/usr/bin/jackd",
+                [
+                    "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate), "-p", String(period),
+                    "-C", "2", "-P", "2"
+                ])
+            return (started, ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15))
+        }
+        child = started
         guard wait.status == 0 && child.isRunning else {
             throw ExternalSetupError("jackd '\(name)' did not come back: \(wait.output)\n\(child.output.suffix(1200))")
         }
@@ -444,8 +450,12 @@ final class DummyJackServer: @unchecked Sendable {
     /// start it once more and stop it with SIGTERM, then drop the killed clients' semaphores.
     private static func reclaimRegistrySlot(name: String, sampleRate: Int, period: Int) {
         let arguments = ["-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate), "-p", String(period)]
-        guard let again = try? ChildProcess("/usr/bin/jackd", arguments) else { return }
-        _ = ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15)
+        let started = JackServerStartLock.starting { () -> ChildProcess? in
+            guard let again = try? ChildProcess("/usr/bin/jackd", arguments) else { return nil }
+            _ = ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15)
+            return again
+        }
+        guard let again = started else { return }
         again.stop()
         let prefix = "jack_sem.\(getuid())_\(name)_"
         let files = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []

@@ -2,6 +2,7 @@
 import AudioGraph
 import DSPTestSupport
 import Foundation
+import Patches
 @testable import OSCControl
 import SoundstageKit
 import Synchronization
@@ -80,15 +81,19 @@ import Testing
     }
 
     @Test func patchSaveThenLoadRestoresTheGraph() throws {
-        let f = try OSCFixture()
+        let f = try OSCFixture(host: MockHost())
         _ = f.client.command("/node/new", [.string("mixer"), .string("sub"), .string("outputVolume"), .float(0.25)])
         _ = f.client.command("/graph/connect", [.string("sub"), .string("main")])
+        _ = f.client.command("/graph/connect", [.string("soundstage:out_1"), .string("system:playback_2")])
         #expect(
             f.client.command("/patch/save", [.string("saved.yaml")])?.arguments == [
                 .string("/patch/save"), .string("saved.yaml")
             ])
         let text = try String(contentsOfFile: f.directory + "/saved.yaml", encoding: .utf8)
         #expect(text.contains("sub"))
+        // The host's JACK connections, our port by its short name.
+        let saved = try PatchParser.parse(contentsOf: f.directory + "/saved.yaml", names: .engine)
+        #expect(saved.jack.connections.map { "\($0.from)>\($0.to)" } == ["out_1>system:playback_2"])
         _ = f.client.command("/node/free", [.string("sub")])
         #expect(f.client.command("/patch/load", [.string("saved.yaml")])?.address == "/done")
         #expect(try f.engine.get("sub", "outputVolume") == .float(0.25))

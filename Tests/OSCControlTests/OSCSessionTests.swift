@@ -97,7 +97,7 @@ import Testing
         #expect(playing(f, "a"), "pauseOnRouteLoss is off by default")
 
         #expect(f.client.command("/session/pauseOnRouteLoss", [.int32(1)])?.address == "/done")
-        #expect(f.client.request("/session/params")?.arguments.prefix(2) == [.string("pauseOnRouteLoss"), .int32(1)])
+        #expect(sessionParameter(f, "pauseOnRouteLoss") == .int32(1))
         f.service.post(
             .routeChanged(
                 reason: "oldDeviceUnavailable", previous: ["a:in", "b:in"], current: ["b:in"],
@@ -131,7 +131,54 @@ import Testing
         #expect(mismatch?.arguments.last.flatMap { $0.stringValue }?.contains("48000 Hz, not 44100 Hz") == true)
         #expect(f.client.request("/session/preferredSampleRate")?.arguments == [.float(48_000)])
         #expect(f.client.command("/session/preferredSampleRate", [.float(1)])?.errorCode == 61)
+        #expect(sessionParameter(f, "preferredSampleRate") == .float(44_100))
+    }
+
+    @Test func sharingSettingsAreSetReadAndRefusedWhenWrong() throws {
+        let f = try OSCFixture()
+        #expect(f.client.request("/session/category")?.arguments == [.string("soloAmbient")])
+        let bogus = f.client.command("/session/category", [.string("loud")])
+        #expect(bogus?.errorCode == 61)
+        #expect(bogus?.arguments.last?.stringValue?.contains("playAndRecord") == true)
+        // soloAmbient takes no mixing option; playback does, and a category change clears it.
+        #expect(f.client.command("/session/mixWithOthers", [.int32(1)])?.errorCode == 14)
+        #expect(f.client.command("/session/category", [.string("playback")])?.address == "/done")
+        #expect(f.client.command("/session/mixWithOthers", [.int32(1)])?.address == "/done")
+        #expect(sessionParameter(f, "mixWithOthers") == .int32(1))
+        #expect(f.client.command("/session/category", [.string("record")])?.address == "/done")
+        #expect(f.client.request("/session/mixWithOthers")?.arguments == [.int32(0)])
+        #expect(f.client.command("/session/duckOthers", [.int32(1)])?.errorCode == 14)
+        #expect(f.client.command("/session/duckLevel", [.float(6)])?.errorCode == 61)
+        #expect(f.client.command("/session/duckLevel", [.float(-24)])?.address == "/done")
+        #expect(f.client.request("/session/duckLevel")?.arguments == [.float(-24)])
+        #expect(f.client.command("/session/mode", [.string("karaoke")])?.errorCode == 61)
+        // Activation and deactivation show in the state.
+        #expect(f.client.request("/session/state")?.arguments == [.string("active")])
+        #expect(f.client.command("/session/activate")?.address == "/done")
+        #expect(sessionParameter(f, "isActive") == .int32(1))
+        #expect(f.client.command("/session/deactivate", [.int32(1)])?.address == "/done")
+        #expect(f.client.request("/session/state")?.arguments == [.string("inactive")])
+        #expect(f.client.command("/session/deactivate", [.string("x")])?.errorCode == 61)
+    }
+
+    @Test func measurementModeBypassesVoiceProcessorsAndChatModesTurnThemOn() throws {
+        let f = try OSCFixture()
+        try f.engine.attach(.voiceprocessor, name: "vp")
+        func bypass() -> Bool? { (try? f.engine.get("vp", "bypass"))?.boolValue }
+        #expect(bypass() == false)
+        #expect(f.client.command("/session/mode", [.string("measurement")])?.address == "/done")
+        #expect(bypass() == true)
+        #expect(f.client.command("/session/mode", [.string("moviePlayback")])?.address == "/done")
+        #expect(bypass() == true, "other modes leave the processors as they are")
+        #expect(f.client.command("/session/mode", [.string("voiceChat")])?.address == "/done")
+        #expect(bypass() == false)
+        #expect(f.client.request("/session/mode")?.arguments == [.string("voiceChat")])
+    }
+
+    /// A parameter's value in `/session/params`.
+    private func sessionParameter(_ f: OSCFixture, _ name: String) -> OSCArgument? {
         let params = f.client.request("/session/params")?.arguments ?? []
-        #expect(params.count == 6 && params[4] == .string("preferredSampleRate") && params[5] == .float(44_100))
+        guard let index = params.firstIndex(of: .string(name)), index + 1 < params.count else { return nil }
+        return params[index + 1]
     }
 }

@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 
 /// Paths and helpers shared by the kit and CLI tests.
@@ -30,6 +31,10 @@ enum Fixtures {
     /// Starts a private dummy JACK server (48 kHz, 256 frames, no real-time) named `server` and
     /// waits until it accepts clients. The caller stops it (`terminate()`, then `waitUntilExit()`).
     static func startJackd(named server: String) throws -> Process {
+        try JackServerStartLock.starting { try launchJackd(named: server) }
+    }
+
+    private static func launchJackd(named server: String) throws -> Process {
         let jackd = Process()
         jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
         jackd.arguments = ["-n", server, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256"]
@@ -56,6 +61,16 @@ enum Fixtures {
     static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 60)
         throws -> Result
     {
+        // `soundstage run` without --no-start-server may start a JACK server (see JackServerStartLock).
+        if arguments.first == "run" && !arguments.contains("--no-start-server") && path.hasSuffix("soundstage") {
+            return try JackServerStartLock.starting { try runToCompletion(path, arguments, environment, timeout) }
+        }
+        return try runToCompletion(path, arguments, environment, timeout)
+    }
+
+    private static func runToCompletion(
+        _ path: String, _ arguments: [String], _ environment: [String: String]?, _ timeout: Double
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments

@@ -20,4 +20,29 @@ extension Engine {
 
     /// True between `beginInterruption` and `endInterruption`.
     public var isInterrupted: Bool { control.withLock { core in core.state.session.isInterrupted } }
+
+    /// The audio session's gain on the engine's output (ducking by other sessions, the silent switch),
+    /// glided linearly over `rampSeconds`. Applied after the output node's volume, before the output
+    /// ports and the voice processors' engine reference.
+    public func setSessionGain(_ gain: Float, rampSeconds: Double) throws(EngineError) {
+        guard gain.isFinite, gain >= 0 else {
+            throw EngineError(.outOfRange, "a session gain of 0 or more, not \(gain)")
+        }
+        try control.withLock { core throws(EngineError) in
+            let frames = Int32(clamping: Int((max(0, rampSeconds) * core.configuration.sampleRate).rounded()))
+            try core.send(time: -1, .sessionGain(target: gain, rampFrames: frames))
+        }
+    }
+
+    /// Other audio plays (`true`) or stopped (`false`): nodes marked `secondary` fade out over 0.3 s, or
+    /// back in to their volume (Wwise's BGM bus under the secondary-audio hint). Returns the nodes faded.
+    @discardableResult
+    public func silenceSecondaryAudio(_ silenced: Bool) throws(EngineError) -> [String] {
+        try control.withLock { core throws(EngineError) in try core.silenceSecondaryAudio(silenced) }
+    }
+
+    /// True while secondary audio is silenced.
+    public var isSecondaryAudioSilenced: Bool {
+        control.withLock { core in core.state.session.secondaryAudioSilenced }
+    }
 }

@@ -170,6 +170,16 @@ extension EngineCore {
             return
         }
         switch key {
+        case .secondary:
+            node[position] = value
+            let silenced = value.boolValue == true && state.session.secondaryAudioSilenced
+            guard silenced != node.secondarySilenced else { return }
+            node.secondarySilenced = silenced
+            let t = node.mixingTargets
+            let fade = Int32(clamping: Int(SessionModel.secondaryFadeSeconds * configuration.sampleRate))
+            try send(
+                TimedCommand(
+                    time: time, .setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: fade)))
         case .volume, .pan:
             node[position] = value
             let t = node.mixingTargets

@@ -5,6 +5,11 @@ struct SessionModel {
     var isInterrupted = false
     /// Players and audioplayers an interruption paused, by name.
     var pausedByInterruption: Set<String> = []
+    /// Other audio plays: nodes marked `secondary` are faded out.
+    var secondaryAudioSilenced = false
+
+    /// How long secondary audio takes to fade out and back in.
+    static let secondaryFadeSeconds = 0.3
 }
 
 extension EngineCore {
@@ -36,5 +41,23 @@ extension EngineCore {
             if (try? play(name)) != nil { resumed.append(name) }
         }
         return resumed
+    }
+}
+
+extension EngineCore {
+    /// Fades every node marked `secondary` out (`silenced`) or back to its volume. Returns their names.
+    func silenceSecondaryAudio(_ silenced: Bool) throws(EngineError) -> [String] {
+        state.session.secondaryAudioSilenced = silenced
+        let fade = Int32(clamping: Int(SessionModel.secondaryFadeSeconds * configuration.sampleRate))
+        var changed: [String] = []
+        for (name, node) in state.graph.nodes.sorted(by: { $0.key < $1.key })
+        where node.value(.secondary)?.boolValue == true && node.secondarySilenced != silenced {
+            node.secondarySilenced = silenced
+            let t = node.mixingTargets
+            try send(
+                TimedCommand(.setMixing(node.mixing, left: t.left, right: t.right, mono: t.mono, rampFrames: fade)))
+            changed.append(name)
+        }
+        return changed
     }
 }

@@ -60,6 +60,8 @@ final class NodeRecord {
     var audio: AudioPlayerControl?
     /// The last transport change the render thread reported: (engine time, player time, playing).
     var transport: (sampleTime: Int64, playerTime: Int64, isPlaying: Bool)?
+    /// Marked `secondary` while the audio session silences secondary audio: it mixes at 0.
+    var secondarySilenced = false
 
     init(name: String, kind: NodeKind, id: Int32, outputChannelCount: Int) {
         self.name = name
@@ -196,7 +198,8 @@ final class NodeRecord {
     /// The mixing targets the node would have with `channelCount` output channels.
     func mixingTargets(channelCount: Int) -> (left: Float, right: Float, mono: Float) {
         // Kinds without mixing settings (effects) pass their sources at unity.
-        let volume = Float(value(.volume)?.doubleValue ?? 1)
+        // Secondary audio the session silences mixes at 0, whatever its volume.
+        let volume = secondarySilenced ? 0 : Float(value(.volume)?.doubleValue ?? 1)
         let pan = Float(value(.pan)?.doubleValue ?? 0)
         let (l, r) =
             channelCount == 1

@@ -140,7 +140,11 @@ extension NodeKind {
             "Gain on the mixer input this node feeds (travels with the node)."),
         ParameterSpec(
             .pan, .float, unit: "", range: -1...1, default: .float(0), smoothed: true,
-            "Equal-power pan (mono sources) or balance (stereo) on a stereo mixer input.")
+            "Equal-power pan (mono sources) or balance (stereo) on a stereo mixer input."),
+        ParameterSpec(
+            .secondary, .bool, default: .bool(false),
+            "Secondary audio (Wwise's BGM bus, a game's music): fades out while other audio plays "
+                + "(/session/silence_secondary_audio) and back in after.")
     ]
 
     /// The spec named `name`, or nil.

@@ -26,7 +26,7 @@ public enum ParameterKey: UInt8, CaseIterable, Sendable, BitwiseCopyable {
     case mode, agc, noiseSuppression, inputMuted, duckOthers, duckLevel, advancedDucking
     case micChannels, referenceChannels, reference, ports, voiceProcessing
     // The audio session.
-    case resumeAfterInterruption
+    case resumeAfterInterruption, secondary
 
     /// The name patches and OSC use: the case's own name.
     public var name: String { Self.names[Int(rawValue)] }

@@ -51,6 +51,8 @@ public enum Command: BitwiseCopyable {
     case voiceSetting(UnsafeMutablePointer<VoiceProcessorStage>, VoiceSetting, Bool)
     /// Sets the gain a voice processor's `duckOthers` brings other audio to (linear).
     case voiceDuckLevel(UnsafeMutablePointer<VoiceProcessorStage>, Float)
+    /// The audio session's gain on the engine's output (ducking by other sessions, the silent switch).
+    case sessionGain(target: Float, rampFrames: Int32)
     case takeProgram
     /// Drop every pending timed command that targets this state (sent before a node is freed).
     case purge(UnsafeMutableRawPointer)

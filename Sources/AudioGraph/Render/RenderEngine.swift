@@ -207,6 +207,8 @@ public final class RenderEngine: @unchecked Sendable {
             fade.pointee.ramp(to: target, frames: Int(frames))
         case .setOutputVolume(let mixer, let target, let frames):
             mixer.pointee.outputVolume.ramp(to: target, frames: Int(frames))
+        case .sessionGain(let target, let frames):
+            core.pointee.sessionGain.ramp(to: target, frames: Int(frames))
         case .playerEnqueue(let player, let item, let mode):
             applyEnqueue(player, item, mode, core)
         case .playerSetLooping(let player, let isLooping):
@@ -417,6 +419,7 @@ public final class RenderEngine: @unchecked Sendable {
                 MixerKernel.mix(inputs, into: bus, outputVolume: &mixer.pointee.outputVolume, frames: frames)
             case .output(let mixer, let inputs, let bus):
                 MixerKernel.mix(inputs, into: bus, outputVolume: &mixer.pointee.outputVolume, frames: frames)
+                RenderKernels.applySessionGain(core, to: bus, frames: frames)
                 RenderKernels.writeHostOutputs(core, from: bus, frames: frames)
             case .effect(let effect, let unity, let inputs, let input, let output, let slot):
                 MixerKernel.mix(inputs, into: input, outputVolume: &unity.pointee.outputVolume, frames: frames)
@@ -538,6 +541,9 @@ struct RenderCore {
     /// voice processors ask for in it (for the next one).
     var duckTarget: Float = 1
     var duckNext: Float = 1
+    /// The audio session's gain on the output bus (1 unless other sessions duck this one or the silent
+    /// switch mutes it).
+    var sessionGain = ParameterRamp(1)
 
     init(maxBlockFrames: Int, pendingCapacity: Int) {
         self.maxBlockFrames = maxBlockFrames
@@ -683,6 +689,18 @@ enum RenderKernels {
                 MixKernel.clear(bus.channel(c), count: frames)
             }
         }
+    }
+
+    /// Output step, before the bus leaves: the audio session's gain, glided (nothing when settled at 1).
+    @inline(__always)
+    static func applySessionGain(_ core: UnsafeMutablePointer<RenderCore>, to bus: BusRef, frames: Int) {
+        let ramp = core.pointee.sessionGain
+        if !ramp.isRamping && ramp.value == 1 { return }
+        for c in 0..<bus.channelCount {
+            var gain = ramp
+            MixKernel.scale(bus.channel(c), count: frames, gain: &gain)
+        }
+        core.pointee.sessionGain.advance(frames: frames)
     }
 
     /// Output step: the output node's bus → host playback channels (channel i → port i; ports beyond the
@@ -867,7 +885,7 @@ extension Command {
         case .environmentMix(let e, _, _, _, _), .environmentReverbPreset(let e, _), .environmentFilter(let e, _, _):
             return UnsafeMutableRawPointer(e)
         case .voiceSetting(let s, _, _), .voiceDuckLevel(let s, _): return UnsafeMutableRawPointer(s)
-        case .purge, .takeProgram: return nil
+        case .purge, .takeProgram, .sessionGain: return nil
         }
     }
 

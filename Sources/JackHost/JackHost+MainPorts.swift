@@ -1,0 +1,172 @@
+// Control side (the port lock held) and the process callback's one atomic read. Which of the main port
+// sets exist: the audio session's category decides (record: inputs only; the playback categories:
+// outputs only; playAndRecord and multiRoute: both). A set switched off is unregistered, its
+// connections kept aside; switched on again it is registered and they are made again.
+import CJack
+import Glibc
+
+/// The main port sets that exist (`out_N`, `in_N`).
+public struct JackMainPorts: Sendable, Equatable {
+    public var outputs: Bool
+    public var inputs: Bool
+
+    public init(outputs: Bool, inputs: Bool) {
+        self.outputs = outputs
+        self.inputs = inputs
+    }
+
+    /// The process callback's view: bit 0 outputs, bit 1 inputs.
+    var bits: UInt8 { (outputs ? 1 : 0) | (inputs ? 2 : 0) }
+
+    init(bits: UInt8) {
+        outputs = bits & 1 != 0
+        inputs = bits & 2 != 0
+    }
+}
+
+extension JackHost {
+    /// The main port sets in force (or to be registered at the next start).
+    public var mainPorts: JackMainPorts { JackMainPorts(bits: core.mainPortBits.load(ordering: .acquiring)) }
+
+    /// Control side; blocks for the IPC with jackd. Registers or unregisters the main outputs and
+    /// inputs so that those of `wanted` exist. A set unregistered keeps its connections aside and gets
+    /// them back when registered again; a set registered for the first time gets the configured
+    /// connections. Without a running client, only what the next start registers changes. Returns
+    /// problems (a port JACK refused), empty when none.
+    @discardableResult
+    public func setMainPorts(_ wanted: JackMainPorts) -> [String] {
+        core.portWork.withLock { _ -> [String] in
+            let current = JackMainPorts(bits: core.mainPortBits.load(ordering: .acquiring))
+            guard wanted != current else { return [] }
+            let target: (OpaquePointer, UnsafeMutablePointer<JackRenderContext>, JackSession)? = core.state.withLock {
+                state in
+                guard let session = state.session, let client = session.client, let context = session.context,
+                    !session.isServerLost
+                else { return nil }
+                return (client, context, session)
+            }
+            guard let (client, context, session) = target else {
+                // Release: read by the next open.
+                core.mainPortBits.store(wanted.bits, ordering: .releasing)
+                return []
+            }
+            var problems: [String] = []
+            var bits = current.bits
+            for (isOutput, on) in [(true, wanted.outputs), (false, wanted.inputs)] {
+                let bit: UInt8 = isOutput ? 1 : 2
+                if on == (bits & bit != 0) { continue }
+                if on {
+                    problems += registerMain(isOutput: isOutput, client: client, context: context)
+                    bits |= bit
+                    // Release: the slots are written before the process callback can read them.
+                    core.mainPortBits.store(bits, ordering: .releasing)
+                    restoreMain(isOutput: isOutput, client: client, session: session)
+                } else {
+                    bits &= ~bit
+                    core.mainPortBits.store(bits, ordering: .releasing)
+                    unregisterMain(isOutput: isOutput, client: client, context: context)
+                }
+            }
+            updateMainPortViews(context: context)
+            _ = jack_recompute_total_latencies(client)
+            // The route as it is now: the change is the category's, announced by whoever asked for it,
+            // not a device arriving or going.
+            let view = core.state.withLock { state -> ([OpaquePointer], Set<String>, Set<String>)? in
+                guard let session = state.session else { return nil }
+                return (
+                    core.ownPorts(context: context, session: session), Set(session.outputPortNames),
+                    Set(session.inputPortNames)
+                )
+            }
+            if let (ports, outputs, inputs) = view {
+                let edges = JackConnectionMemory.snapshot(client: client, ports: ports)
+                core.route.withLock { _ = $0.observe(edges: edges, mainOutputs: outputs, mainInputs: inputs) }
+            }
+            return problems
+        }
+    }
+
+    /// Registers `out_N` (or `in_N`) into the context's empty slots; the process callback does not read
+    /// them until the bit is set.
+    private func registerMain(isOutput: Bool, client: OpaquePointer, context: UnsafeMutablePointer<JackRenderContext>)
+        -> [String]
+    {
+        let count = isOutput ? context.pointee.outputCount : context.pointee.inputCount
+        let flags = UInt(isOutput ? JackPortIsOutput.rawValue : JackPortIsInput.rawValue)
+        var problems: [String] = []
+        for i in 0..<count {
+            let short = (isOutput ? "out_" : "in_") + String(i + 1)
+            guard let port = jack_port_register(client, short, JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
+                problems.append("JACK refused the port '\(short)'")
+                continue
+            }
+            core.state.withLock { _ in
+                if isOutput { context.pointee.outputPorts[i] = port } else { context.pointee.inputPorts[i] = port }
+            }
+        }
+        return problems
+    }
+
+    /// Keeps the set's connections aside, waits until no cycle can still hold its ports, then
+    /// unregisters them.
+    private func unregisterMain(
+        isOutput: Bool, client: OpaquePointer, context: UnsafeMutablePointer<JackRenderContext>
+    ) {
+        let count = isOutput ? context.pointee.outputCount : context.pointee.inputCount
+        let slots = isOutput ? context.pointee.outputPorts : context.pointee.inputPorts
+        let ports = (0..<count).compactMap { slots[$0] }
+        let edges = JackConnectionMemory.snapshot(client: client, ports: ports)
+        core.state.withLock { state in
+            if isOutput { state.parkedOutputEdges = edges } else { state.parkedInputEdges = edges }
+        }
+        // A cycle that read the old bits counts itself after using the ports; two counts later none is left.
+        let start = core.cycleCounter.load(ordering: .acquiring)
+        var waited = 0
+        while core.cycleCounter.load(ordering: .acquiring) < start + 2 && waited < 500 {
+            usleep(1_000)
+            waited += 1
+        }
+        for i in 0..<count {
+            guard let port = slots[i] else { continue }
+            core.state.withLock { _ in slots[i] = nil }
+            _ = jack_port_unregister(client, port)
+        }
+    }
+
+    /// The connections the set had when it went, or the configured ones when it never existed.
+    private func restoreMain(isOutput: Bool, client: OpaquePointer, session: JackSession) {
+        let parked: Set<JackEdge> = core.state.withLock { state in
+            defer { if isOutput { state.parkedOutputEdges = [] } else { state.parkedInputEdges = [] } }
+            return isOutput ? state.parkedOutputEdges : state.parkedInputEdges
+        }
+        if parked.isEmpty {
+            var refreshed = session
+            refreshed.outputPortNames = portNames(isOutput: true, context: session.context)
+            refreshed.inputPortNames = portNames(isOutput: false, context: session.context)
+            _ = makeConnections(client: client, session: refreshed)
+        } else {
+            _ = Self.makePending(parked, client: client, clientName: session.actualClientName)
+        }
+    }
+
+    private func portNames(isOutput: Bool, context: UnsafeMutablePointer<JackRenderContext>?) -> [String] {
+        guard let context else { return [] }
+        let count = isOutput ? context.pointee.outputCount : context.pointee.inputCount
+        let slots = isOutput ? context.pointee.outputPorts : context.pointee.inputPorts
+        return (0..<count).compactMap { slots[$0] }.map { String(cString: jack_port_name($0)) }
+    }
+
+    /// The session's port names and the latency callback's table after a change.
+    private func updateMainPortViews(context: UnsafeMutablePointer<JackRenderContext>) {
+        let outputs = portNames(isOutput: true, context: context)
+        let inputs = portNames(isOutput: false, context: context)
+        core.state.withLock { state in
+            state.session?.outputPortNames = outputs
+            state.session?.inputPortNames = inputs
+        }
+        core.latency.modify { ports in
+            ports.mainOutputs = (0..<context.pointee.outputCount).compactMap { context.pointee.outputPorts[$0] }
+            ports.mainInputs = (0..<context.pointee.inputCount).compactMap { context.pointee.inputPorts[$0] }
+        }
+    }
+}
