@@ -14,6 +14,7 @@ packages=(
   ffmpeg                          # used by tests as an independent M4A writer (tests skip without it)
   python3-venv                    # tests run python-osc (from PyPI) in a private venv
   pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon  # tests run the engine on a private headless PipeWire too
+  systemd                         # systemd-analyze: the tests verify the service units in contrib/systemd
 )
 missing=()
 for p in "${packages[@]}"; do

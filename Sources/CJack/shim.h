@@ -8,6 +8,7 @@
 #include <jack/metadata.h>
 #include <jack/uuid.h>
 #include <jack/session.h>
+#include <jack/thread.h>
 
 /// Opens a client; when `server_name` is non-NULL the JackServerName option is added and the name passed.
 static inline jack_client_t *jackshim_client_open(const char *name, jack_options_t options,

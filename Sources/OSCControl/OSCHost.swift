@@ -23,6 +23,9 @@ public protocol OSCHost: AnyObject, Sendable {
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int
     /// Publishes metadata on our client (key → text; JACK metadata under JACK), replacing what was set.
     func publishProperties(_ properties: [String: String])
+    /// The render thread's scheduling for `/status/realtime`: a word (`realtime`, `not-realtime`,
+    /// `denied`, `unknown`), the policy (`SCHED_FIFO`…) and the priority.
+    func realtime() -> (state: String, policy: String, priority: Int)
     /// The metadata of every client on the server (ours included) whose keys start with `prefix`:
     /// client name → key → value (other sessions' published state).
     func clientProperties(withPrefix prefix: String) -> [String: [String: String]]
@@ -48,6 +51,7 @@ extension OSCHost {
         throw OSCHostError("this host cannot change its period")
     }
     public func publishProperties(_ properties: [String: String]) {}
+    public func realtime() -> (state: String, policy: String, priority: Int) { ("unknown", "unknown", 0) }
     public func clientProperties(withPrefix prefix: String) -> [String: [String: String]] { [:] }
     public func setMainPorts(outputs: Bool, inputs: Bool) -> [String] { [] }
     public func refreshProperties() -> Bool { false }
@@ -106,6 +110,10 @@ public enum OSCHostEvent: Sendable, Equatable {
     case transport(rolling: Bool, locatedSeconds: Double?)
     /// Period or rate changed.
     case configurationChanged(sampleRate: Int, bufferSize: Int)
+    /// The patch file was reloaded (`run --watch`, SIGHUP): the graph now follows it.
+    case patchReloaded(path: String)
+    /// A reload was refused: `message` lists every problem (line:column); the graph is untouched.
+    case patchReloadFailed(path: String, message: String)
     /// Other sessions' published state may have changed (metadata changed, a client came or went).
     case sessionPeersChanged
 }

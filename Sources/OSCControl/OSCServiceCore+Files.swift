@@ -84,18 +84,24 @@ extension OSCServiceCore {
         reply(r.client, OSCMessage("/reply", [.string("/buffer/list")]))
     }
 
-    /// `/patch/load s:path` — replaces the graph (worker: parse, decode, check; then one batch) →
+    /// `/patch/load s:path [s:replace|diff]` — replaces the graph (worker: parse, decode, check; then one
+    /// batch), or with `diff` brings it to the patch as a hot reload does (what stays keeps playing) →
     /// `/done /patch/load s:path`, or `/error /patch/load 67 "…every problem…"` with the graph unchanged.
     func patchLoad(_ r: OSCRequest) throws(OSCFailure) {
         var a = OSCArguments(r)
         let path = try a.string("path")
+        let mode = try a.optionalString("mode") ?? "replace"
         try a.end()
+        guard mode == "replace" || mode == "diff" else {
+            throw a.failure("mode must be 'replace' or 'diff', not '\(OSCText.sanitized(mode))'")
+        }
         let resolved = try resolve(path)
         let files = self.files
         let client = r.client.detached
         runJob {
             do throws(PatchLoadError) {
-                let warnings = try files.applyPatch(path: resolved)
+                let warnings =
+                    mode == "diff" ? try files.reloadPatch(path: resolved) : try files.applyPatch(path: resolved)
                 return { core in
                     core.mirror.dirty = true
                     // A file that could not be read: an /error each, and the rest of the patch is loaded.

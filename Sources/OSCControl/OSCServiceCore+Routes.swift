@@ -12,6 +12,7 @@ extension OSCServiceCore {
         "/ping": { core, r, _ in core.reply(r.client, OSCMessage("/pong", r.arguments)) },
         "/status": { core, r, _ throws(OSCFailure) in try core.status(r) },
         "/status/memory": { core, r, _ throws(OSCFailure) in try core.statusMemory(r) },
+        "/status/realtime": { core, r, _ throws(OSCFailure) in try core.statusRealtime(r) },
         "/version": { core, r, _ throws(OSCFailure) in try core.version(r) },
         "/quit": { core, r, _ throws(OSCFailure) in try core.quit(r) },
         "/sync": { core, r, _ throws(OSCFailure) in try core.sync(r) },
@@ -117,6 +118,17 @@ extension OSCServiceCore {
                     .string(s.serverName), .string(s.clientName),
                     .int32(Int32(clamping: counters.droppedDatagrams.value)), .string(session.name)
                 ]))
+    }
+
+    /// `/status/realtime` → `/status/realtime.reply s:state s:policy i:priority` (`offline` without a host).
+    private func statusRealtime(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        let rt = host?.realtime() ?? (state: "offline", policy: "none", priority: 0)
+        reply(
+            r.client,
+            OSCMessage(
+                "/status/realtime.reply", [.string(rt.state), .string(rt.policy), .int32(Int32(clamping: rt.priority))])
+        )
     }
 
     private func statusMemory(_ r: OSCRequest) throws(OSCFailure) {

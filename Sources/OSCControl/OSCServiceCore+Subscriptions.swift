@@ -362,6 +362,11 @@ extension OSCServiceCore {
             transportChanged(rolling: rolling, locatedSeconds: seconds)
         case .configurationChanged(let rate, let frames):
             notify(OSCMessage("/engine/config", [.int32(Int32(clamping: rate)), .int32(Int32(clamping: frames))]))
+        case .patchReloaded(let path):
+            mirror.dirty = true
+            notify(OSCMessage("/patch/reload", [.string(path)]))
+        case .patchReloadFailed(let path, let message):
+            notify(OSCMessage("/patch/reload_failed", [.string(path), .string(Self.limit(message, bytes: 1200))]))
         case .sessionPeersChanged:
             evaluateSessionPeers()
         }

@@ -59,6 +59,12 @@ public struct EngineFiles: Sendable {
         try PatchLoader.apply(path: path, to: engine)
     }
 
+    /// Brings the running graph to the patch at `path` by a diff (`PatchLoader.reload`, no baseline: every
+    /// written parameter that differs from the live value is set); returns the warnings.
+    public func reloadPatch(path: String) throws(PatchLoadError) -> [PatchDiagnostic] {
+        try PatchLoader.reload(path: path, into: engine, baseline: nil).summary.warnings
+    }
+
     /// Writes the running graph as a patch to `path` under `OutputDestination`'s rule, with `jack` as its
     /// `jack:` section (the host's connections, `PatchSnapshot.jackSettings`).
     public func savePatch(to path: String, jack: PatchJackSettings = PatchJackSettings()) throws(AudioFileError) {

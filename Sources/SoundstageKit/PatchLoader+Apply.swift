@@ -26,37 +26,7 @@ extension PatchLoader {
     /// `apply(path:to:)` for a parsed document. Returns the warnings (files that could not be read).
     @discardableResult
     public static func apply(_ document: PatchDocument, to engine: Engine) throws(PatchLoadError) -> [PatchDiagnostic] {
-        let live = engine.configuration
-        var problems: [PatchDiagnostic] = []
-        func report(_ location: SourceLocation?, _ message: String) {
-            problems.append(PatchDiagnostic(path: document.path, location: location, message: message))
-        }
-        if let outputs = document.engine.outputChannelCount, outputs != live.outputChannelCount {
-            report(
-                document.engine.fieldLocations["outputs"],
-                "the patch needs \(outputs) outputs but the running engine has \(live.outputChannelCount); restart with this patch"
-            )
-        }
-        let hasInput = document.nodes.contains { $0.kind == NodeKind.input.rawValue }
-        let inputs =
-            document.engine.inputChannelCount ?? (hasInput ? max(2, live.inputChannelCount) : live.inputChannelCount)
-        if inputs != live.inputChannelCount && (document.engine.inputChannelCount != nil || hasInput) {
-            report(
-                document.engine.fieldLocations["inputs"],
-                "the patch needs \(inputs) inputs but the running engine has \(live.inputChannelCount); restart with this patch"
-            )
-        }
-        guard problems.isEmpty else { throw PatchLoadError(diagnostics: problems) }
-
-        // Build and check everything on a scratch engine shaped like the live one.
-        var shaped = document
-        shaped.engine.outputChannelCount = live.outputChannelCount
-        shaped.engine.inputChannelCount = live.inputChannelCount
-        let scratch = try build(
-            shaped,
-            overrides: Overrides(
-                sampleRate: live.sampleRate, blockFrames: live.blockFrames,
-                toleratesFileProblems: true))
+        let scratch = try prepare(document, for: engine)
 
         // Mirror it into the live engine in one batch.
         do {
@@ -108,5 +78,43 @@ extension PatchLoader {
             ])
         }
         return scratch.warnings
+    }
+
+    /// The parse-and-check step that `/patch/load` and hot reload share: the patch built completely on a
+    /// scratch engine shaped like the running one (its rate, period and channel counts), or every problem
+    /// with its line and column. The channel counts must match (the JACK ports are fixed); audio files
+    /// that cannot be read are warnings in the result.
+    static func prepare(_ document: PatchDocument, for engine: Engine) throws(PatchLoadError) -> LoadedPatch {
+        let live = engine.configuration
+        var problems: [PatchDiagnostic] = []
+        func report(_ location: SourceLocation?, _ message: String) {
+            problems.append(PatchDiagnostic(path: document.path, location: location, message: message))
+        }
+        if let outputs = document.engine.outputChannelCount, outputs != live.outputChannelCount {
+            report(
+                document.engine.fieldLocations["outputs"],
+                "the patch needs \(outputs) outputs but the running engine has \(live.outputChannelCount); restart with this patch"
+            )
+        }
+        let hasInput = document.nodes.contains { $0.kind == NodeKind.input.rawValue }
+        let inputs =
+            document.engine.inputChannelCount ?? (hasInput ? max(2, live.inputChannelCount) : live.inputChannelCount)
+        if inputs != live.inputChannelCount && (document.engine.inputChannelCount != nil || hasInput) {
+            report(
+                document.engine.fieldLocations["inputs"],
+                "the patch needs \(inputs) inputs but the running engine has \(live.inputChannelCount); restart with this patch"
+            )
+        }
+        guard problems.isEmpty else { throw PatchLoadError(diagnostics: problems) }
+
+        // Build and check everything on a scratch engine shaped like the live one.
+        var shaped = document
+        shaped.engine.outputChannelCount = live.outputChannelCount
+        shaped.engine.inputChannelCount = live.inputChannelCount
+        return try build(
+            shaped,
+            overrides: Overrides(
+                sampleRate: live.sampleRate, blockFrames: live.blockFrames,
+                toleratesFileProblems: true))
     }
 }

@@ -61,6 +61,13 @@ struct RunCommand: ParsableCommand {
     )
     var fileRoot: [String] = []
 
+    @Flag(
+        name: .long,
+        help:
+            "Reload the patch when its file changes, as a diff: what stays keeps playing (SIGHUP reloads with or without it)."
+    )
+    var watch = false
+
     @OptionGroup var quiet: QuietOption
 
     func validate() throws {
@@ -79,6 +86,8 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         quiet.apply()
+        // SIGHUP reloads the patch once the engine plays (PatchReloader); until then it must not end run.
+        signal(SIGHUP, SIG_IGN)
         // Under the New Session Manager (NSM_URL set) the session decides the patch and the JACK name.
         if let url = ProcessInfo.processInfo.environment["NSM_URL"], !url.isEmpty {
             if try runManaged(url: url) { return }
@@ -88,12 +97,14 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
         // 1. Validate the whole patch before touching JACK: nothing half-started on error.
+        let patchStamp = FileStamp(path: patch)
         let loaded = try loadPatch(patch, rate: nil)
         let ownServer = try ensureServer(rate: Int(loaded.engine.configuration.sampleRate))
         defer { ownServer?.stop() }
         let roots = fileRoot.isEmpty ? FileAccessPolicy.defaults(patchPath: patch).roots : fileRoot
         _ = try play(
-            loaded, patchPath: patch, clientName: name, roots: roots, ownServer: ownServer, signals: nil, managed: nil)
+            loaded, patchPath: patch, patchStamp: patchStamp, clientName: name, roots: roots, ownServer: ownServer,
+            signals: nil, managed: nil)
     }
 
     /// 2. A server: use the running one, or start one and say so (and start it again if it dies).
@@ -125,12 +136,15 @@ struct RunCommand: ParsableCommand {
     }
 
     /// Plays `first` through JACK as `clientName` until a signal, the duration, /quit or (managed) a
-    /// switch to another session. `patchPath` is reloaded when the server runs at another rate. Without
-    /// `signals`, SIGINT and SIGTERM are caught from the control loop on (before it they end the program).
+    /// switch to another session. `patchPath` is reloaded when the server runs at another rate, and on
+    /// SIGHUP or (`--watch`) when it changes; `patchStamp` is the file as it was when `first` was read
+    /// (nil: as it is now). Without `signals`, SIGINT and SIGTERM are caught from the control loop on
+    /// (before it they end the program).
     func play(
-        _ first: LoadedPatch, patchPath: String, clientName: String, roots: [String], ownServer: ServerKeeper?,
-        signals: SignalWatcher?, managed: ManagedSession?
+        _ first: LoadedPatch, patchPath: String, patchStamp: FileStamp? = nil, clientName: String, roots: [String],
+        ownServer: ServerKeeper?, signals: SignalWatcher?, managed: ManagedSession?
     ) throws -> PlayOutcome {
+        let patchStamp = patchStamp ?? FileStamp(path: patchPath)
         var loaded = first
         // 3. The host; if the server runs at another rate, rebuild the patch at that rate once.
         let events = EventInbox()
@@ -156,6 +170,12 @@ struct RunCommand: ParsableCommand {
         let insertPorts = host.insertPortNames.sorted { $0.key < $1.key }.flatMap { $0.value.inputs + $0.value.outputs }
         say("ports: " + (report.outputPorts + report.inputPorts + insertPorts).joined(separator: ", "))
         for c in report.connections { say("connection: \(c)") }
+        // Whether the render thread got real-time scheduling, on stderr (a service must know; docs/SERVICE.md).
+        // A real-time server whose client was refused it is an error, printed even with --quiet.
+        if let realtime = host.realtimeStatus {
+            let refused = realtime.serverIsRealtime && !realtime.isRealtime
+            (refused ? printError : chatter)("real-time scheduling: \(realtime)")
+        }
         say(loaded.summary())
 
         // Live from here on: an HRTF set first needed now loads on a worker, so no request waits for it.
@@ -175,6 +195,15 @@ struct RunCommand: ParsableCommand {
         osc.adopt(recorders: recorders)
         // Files are complete before the program exits (stop waits for the disk).
         defer { for recorder in recorders.values { recorder.stop() } }
+        // Hot reload: SIGHUP always, the file's changes with --watch; applied on the reloader's queue.
+        let reloader = PatchReloader(
+            path: patchPath, engine: loaded.engine, host: host, osc: osc, loaded: loaded.document, stamp: patchStamp)
+        reloader.reloadOnHangup()
+        if watch {
+            reloader.watch()
+            say("watching \(patchPath): a change reloads it (a patch with errors is refused whole).")
+        }
+        defer { reloader.stop() }
         managed?.opened(loaded, host: oscHostAdapter)
         say(duration.map { "playing for \($0) s…" } ?? "playing; press Ctrl-C to stop.")
 
@@ -257,6 +286,7 @@ struct RunCommand: ParsableCommand {
             usleep(10_000)
         }
         say("xruns: \(host.xrunCount)")
+        reloader.stop()
         osc.stop()
         host.stop()
         return outcome
@@ -390,6 +420,11 @@ final class JackOSCHost: OSCHost, Sendable {
     func route() -> [String] { host.route }
 
     func publishProperties(_ properties: [String: String]) { host.setClientProperties(properties) }
+
+    func realtime() -> (state: String, policy: String, priority: Int) {
+        guard let status = host.realtimeStatus else { return ("unknown", "unknown", 0) }
+        return (status.word, status.policy, status.priority)
+    }
 
     func clientProperties(withPrefix prefix: String) -> [String: [String: String]] {
         host.clientProperties(withPrefix: prefix)

@@ -368,7 +368,8 @@ final class DummyJackServer: @unchecked Sendable {
 
     /// Starts the server and waits (`jack_wait -w`) until it accepts clients. Tries three names: on a
     /// shared machine another user of the 8 per-user registry slots may make one start fail.
-    init(period: Int = 256, sampleRate: Int = 48_000) throws {
+    /// `realtime`: the server runs real-time (`-R -P 70`) and asks its clients to.
+    init(period: Int = 256, sampleRate: Int = 48_000, realtime: Bool = false) throws {
         self.sampleRate = sampleRate
         self.period = period
         var failures: [String] = []
@@ -379,9 +380,8 @@ final class DummyJackServer: @unchecked Sendable {
             let (child, wait) = try JackServerStartLock.starting {
                 let child = try ChildProcess(
                     "/usr/bin/jackd",
-                    [
-                        "-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate), "-p", String(period),
-                        "-C", "2", "-P", "2"
+                    ["-n", name] + (realtime ? ["-R", "-P", "70"] : ["--no-realtime"]) + [
+                        "-d", "dummy", "-r", String(sampleRate), "-p", String(period), "-C", "2", "-P", "2"
                     ])
                 return (child, ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], timeout: 15))
             }

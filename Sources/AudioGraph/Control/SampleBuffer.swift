@@ -59,6 +59,17 @@ public final class SampleBuffer: @unchecked Sendable {
     }
 
     /// A copy of channel `index` (for tests and tools).
+    /// True when `other` holds the same samples, bit for bit, at the same rate: a hot reload keeps a
+    /// buffer whose audio did not change rather than hand its players a copy.
+    public func hasSameAudio(as other: SampleBuffer) -> Bool {
+        guard channelCount == other.channelCount, frameCount == other.frameCount, sampleRate == other.sampleRate
+        else { return false }
+        for i in 0..<(channelCount * frameCount) where storage[i].bitPattern != other.storage[i].bitPattern {
+            return false
+        }
+        return true
+    }
+
     public func channel(_ index: Int) -> [Float] {
         Array(UnsafeBufferPointer(start: channelPointers[index], count: frameCount))
     }
