@@ -170,3 +170,74 @@ extension JackHost {
         }
     }
 }
+
+extension JackHost {
+    /// Control side; blocks for the IPC with jackd. The audio session's output override (iOS's
+    /// `overrideOutputAudioPort`): with `destinations`, the main outputs play to those ports only
+    /// (`out_i` → the i-th; a single output feeds them all), and what they were connected to is kept;
+    /// with nil, those connections come back. Checked before anything changes: a port that does not
+    /// exist is a problem and nothing moves. The route is updated without a route-change event; the
+    /// session announces `override`. Returns the problems (empty when it worked).
+    public func overrideMainOutputs(_ destinations: [String]?) -> [String] {
+        core.portWork.withLock { _ -> [String] in
+            let target: (OpaquePointer, UnsafeMutablePointer<JackRenderContext>, JackSession)? = core.state.withLock {
+                state in
+                guard let session = state.session, let client = session.client, let context = session.context,
+                    !session.isServerLost
+                else { return nil }
+                return (client, context, session)
+            }
+            guard let (client, context, session) = target else { return ["the JACK client is not running"] }
+            let outputs = session.outputPortNames
+            guard !outputs.isEmpty else { return ["this session has no outputs (its category has none)"] }
+            let handles = (0..<context.pointee.outputCount).compactMap { context.pointee.outputPorts[$0] }
+            let now = JackConnectionMemory.snapshot(client: client, ports: handles)
+            var wanted: Set<JackEdge>
+            if let destinations {
+                let missing = destinations.filter { jack_port_by_name(client, $0) == nil }
+                if !missing.isEmpty {
+                    return missing.map { "no port named '\($0)' (jack_lsp lists the ports)" }
+                }
+                let pairs: [(String, String)] =
+                    outputs.count == 1
+                    ? destinations.map { (outputs[0], $0) } : zip(outputs, destinations).map { ($0, $1) }
+                wanted = Set(pairs.map { JackEdge(source: $0.0, destination: $0.1) })
+                core.state.withLock { state in
+                    if state.overriddenOutputEdges == nil { state.overriddenOutputEdges = now }
+                }
+            } else {
+                guard
+                    let saved = core.state.withLock({ state -> Set<JackEdge>? in
+                        defer { state.overriddenOutputEdges = nil }
+                        return state.overriddenOutputEdges
+                    })
+                else { return [] }
+                wanted = saved
+            }
+            // New ones first, so the outputs never play nowhere in between.
+            var problems: [String] = []
+            for edge in wanted.subtracting(now).sorted(by: { $0.description < $1.description }) {
+                let result = JackPorts.connect(client: client, edge.source, edge.destination)
+                if case .failed(let why) = result.outcome { problems.append("\(edge): \(why)") }
+            }
+            for edge in now.subtracting(wanted).sorted(by: { $0.description < $1.description }) {
+                _ = JackPorts.disconnect(client: client, edge.source, edge.destination)
+            }
+            let view = core.state.withLock { state -> ([OpaquePointer], Set<String>, Set<String>)? in
+                guard let session = state.session else { return nil }
+                return (
+                    core.ownPorts(context: context, session: session), Set(session.outputPortNames),
+                    Set(session.inputPortNames)
+                )
+            }
+            if let (ports, outs, ins) = view {
+                let edges = JackConnectionMemory.snapshot(client: client, ports: ports)
+                core.route.withLock { _ = $0.observe(edges: edges, mainOutputs: outs, mainInputs: ins) }
+            }
+            return problems
+        }
+    }
+
+    /// Whether the outputs are overridden (`overrideMainOutputs`).
+    public var outputsAreOverridden: Bool { core.state.withLock { $0.overriddenOutputEdges != nil } }
+}

@@ -41,6 +41,8 @@ struct JackHostState: Sendable {
     var parkedInputEdges: Set<JackEdge> = []
     /// `other_audio` is wanted (registered at every open).
     var monitorsOtherAudio = false
+    /// The main outputs' connections before `overrideMainOutputs` took them over (nil: no override).
+    var overriddenOutputEdges: Set<JackEdge>?
 }
 
 /// Insert layouts handed to the port thread (`JackHost.requestInserts`), guarded by

@@ -39,6 +39,8 @@ public protocol OSCHost: AnyObject, Sendable {
     func setOtherAudioMonitoring(_ on: Bool) -> String?
     /// The largest sample the monitor port heard since the last call (0 when not monitoring).
     func takeOtherAudioPeak() -> Float
+    /// Plays the main outputs to `ports` only (nil: back to what they were connected to); problems.
+    func overrideOutputs(_ ports: [String]?) -> [String]
 }
 
 extension OSCHost {
@@ -58,6 +60,7 @@ extension OSCHost {
     public func clientExists(_ name: String) -> Bool { false }
     public func setOtherAudioMonitoring(_ on: Bool) -> String? { "this host cannot monitor other audio" }
     public func takeOtherAudioPeak() -> Float { 0 }
+    public func overrideOutputs(_ ports: [String]?) -> [String] { ["this host has no ports to override"] }
 }
 
 /// The host's state as `/status` reports it.

@@ -63,6 +63,7 @@ extension OSCServiceCore {
         },
         "/session/duckLevel": { core, r, _ throws(OSCFailure) in try core.sessionDuckLevel(r) },
         "/session/silentSwitch": { core, r, _ throws(OSCFailure) in try core.sessionSilentSwitch(r) },
+        "/session/overrideOutputPort": { core, r, _ throws(OSCFailure) in try core.sessionOverrideOutputPort(r) },
         "/session/monitorOtherAudio": { core, r, _ throws(OSCFailure) in try core.sessionMonitorOtherAudio(r) },
         "/session/otherAudioPlaying": { core, r, _ throws(OSCFailure) in try core.sessionOtherAudioPlaying(r) }
     ]

@@ -130,6 +130,26 @@ extension OSCServiceCore {
         }
     }
 
+    /// `/session/overrideOutputPort s:ports` (comma-separated JACK ports, or `none`) → `/done`: the outputs
+    /// play to those ports only, or back to where they played (iOS's overrideOutputAudioPort); subscribers
+    /// get `/session/route_change s:override`. `/error 61` naming a port that does not exist (nothing
+    /// moves).
+    func sessionOverrideOutputPort(_ r: OSCRequest) throws(OSCFailure) {
+        var a = OSCArguments(r)
+        let text = try a.string("ports or none")
+        try a.end()
+        guard let host else { throw OSCFailure(.unsupported, "\(r.address): this engine has no JACK host") }
+        let ports = text == "none" || text.isEmpty ? nil : text.split(separator: ",").map(String.init)
+        let previous = host.route().joined(separator: ",")
+        let problems = host.overrideOutputs(ports)
+        if !problems.isEmpty { throw OSCFailure(.badArguments, "\(r.address): " + problems.joined(separator: "; ")) }
+        done(r.client, r.address)
+        let current = host.route().joined(separator: ",")
+        if current != previous {
+            notify(OSCMessage("/session/route_change", [.string("override"), .string(previous), .string(current)]))
+        }
+    }
+
     /// Registers the main ports the category keeps and unregisters the others. Returns problems.
     @discardableResult
     func applyCategoryPorts() -> [String] {
@@ -159,11 +179,14 @@ extension OSCServiceCore {
         done(r.client, r.address)
     }
 
-    /// Chat modes un-bypass every voice processor; measurement bypasses them; other modes leave them.
+    /// Chat modes un-bypass every voice processor (the node, and inputs with voice processing);
+    /// measurement bypasses them; other modes leave them.
     func applyModeToVoiceProcessors() {
         let mode = session.published.mode
         guard mode.processesVoice || mode == .measurement else { return }
-        for node in engine.nodes() where node.kind == .voiceprocessor {
+        for node in engine.nodes()
+        where node.kind == .voiceprocessor || (node.kind == .input && node.parameters["voiceProcessing"] == .bool(true))
+        {
             try? engine.set(node.name, "bypass", to: .bool(mode == .measurement))
         }
     }

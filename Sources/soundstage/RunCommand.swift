@@ -442,6 +442,8 @@ final class JackOSCHost: OSCHost, Sendable {
 
     func takeOtherAudioPeak() -> Float { host.takeOtherAudioPeak() }
 
+    func overrideOutputs(_ ports: [String]?) -> [String] { host.overrideMainOutputs(ports) }
+
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
         guard let got = host.requestBufferSize(frames: frames) else {
             throw OSCHostError("the JACK host is not running")

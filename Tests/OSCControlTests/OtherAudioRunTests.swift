@@ -77,6 +77,25 @@ extension OSCExternalSerialSuites.OtherAudioRunTests {
         usleep(400_000)
         #expect(abs(try level(server, "ss_game:out_1") - full) < 0.01)
 
+        // The output override (iOS's overrideOutputAudioPort): the game plays to playback_2 only, then back.
+        _ = client.takeAll()
+        #expect(client.command("/session/overrideOutputPort", [.string("system:playback_2")])?.address == "/done")
+        let overridden = client.receive(timeout: 3) { $0.address == "/session/route_change" }
+        #expect(
+            overridden.contains {
+                $0.arguments == [.string("override"), .string("system:playback_1"), .string("system:playback_2")]
+            }, "\(overridden)")
+        #expect(server.isConnected("ss_game:out_1", to: "system:playback_2"))
+        #expect(!server.isConnected("ss_game:out_1", to: "system:playback_1"))
+        #expect(client.command("/session/overrideOutputPort", [.string("nowhere:at_all")])?.errorCode == 61)
+        #expect(server.isConnected("ss_game:out_1", to: "system:playback_2"), "a bad override moved the route")
+        #expect(client.command("/session/overrideOutputPort", [.string("none")])?.address == "/done")
+        #expect(server.isConnected("ss_game:out_1", to: "system:playback_1"))
+        #expect(!server.isConnected("ss_game:out_1", to: "system:playback_2"))
+        // Only the override's own route change was announced, not the connections it made on the way.
+        let announced = client.receive(timeout: 1).filter { $0.address == "/session/route_change" }
+        #expect(announced.allSatisfy { $0.arguments.first == .string("override") }, "\(announced)")
+
         // Monitoring off: the port goes.
         #expect(client.command("/session/monitorOtherAudio", [.int32(0)])?.address == "/done")
         let lsp = ChildProcess.run("/usr/bin/jack_lsp", [], environment: server.environment, timeout: 5).output
