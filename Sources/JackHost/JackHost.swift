@@ -155,7 +155,7 @@ public final class JackHost: Sendable {
         core.latency.reset()
         var status = jack_status_t(rawValue: 0)
         let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
-        guard let client = jackshim_client_open(clientName ?? config.clientName, options, &status, serverName) else {
+        guard let client = Self.openClient(clientName ?? config.clientName, options, &status, serverName) else {
             let bits = status.rawValue
             if bits & JackServerFailed.rawValue != 0 || bits & JackServerError.rawValue != 0 {
                 return .failure(.serverNotRunning(server: serverName, status: bits))
@@ -503,5 +503,25 @@ public final class JackHost: Sendable {
             guard let session = state.session, let client = session.client else { return nil }
             return body(client, session.actualClientName)
         }
+    }
+}
+
+extension JackHost {
+    /// Opens a client. PipeWire's libjack renames a client whose name is taken ("soundstage-48") without
+    /// a JackNameNotUnique status, and its port names and `jack_get_client_name` keep the name asked for;
+    /// so when the server knows the client under another name, the client is opened again under that
+    /// name, and every name this process gives is the one the graph shows.
+    static func openClient(
+        _ name: String, _ options: jack_options_t, _ status: inout jack_status_t, _ server: String
+    ) -> OpaquePointer? {
+        guard let client = jackshim_client_open(name, options, &status, server) else { return nil }
+        guard JackLibraryKind.current == .pipeWire, let uuid = jack_client_get_uuid(client) else { return client }
+        defer { jack_free(uuid) }
+        guard let text = jack_get_client_name_by_uuid(client, uuid) else { return client }
+        let real = String(cString: text)
+        jack_free(text)
+        guard real != name, !real.isEmpty else { return client }
+        _ = jack_client_close(client)
+        return jackshim_client_open(real, options, &status, server)
     }
 }

@@ -16,6 +16,9 @@ public enum JackServerLauncherError: Error, Sendable, Equatable, CustomStringCon
     case exitedEarly(status: Int32, log: String)
     /// `jackd` did not accept clients within the timeout (it was stopped again).
     case timedOut(seconds: Double, log: String)
+    /// This process runs on PipeWire's libjack (`pw-jack`): PipeWire serves JACK clients itself, and a
+    /// jackd started from here would load PipeWire's library and die.
+    case underPipeWire(name: String)
 
     public var description: String {
         switch self {
@@ -29,6 +32,9 @@ public enum JackServerLauncherError: Error, Sendable, Equatable, CustomStringCon
             return "jackd exited with status \(status) before accepting clients:\n\(log)"
         case .timedOut(let seconds, let log):
             return "jackd did not accept clients within \(seconds) s:\n\(log)"
+        case .underPipeWire(let name):
+            return "no JACK server named '\(name)' answers through PipeWire's libjack (pw-jack), and no jackd is "
+                + "started from it; leave out --server to play through PipeWire, or run without pw-jack to use jackd"
         }
     }
 }
@@ -98,6 +104,7 @@ public enum JackServerLauncher {
     ) throws(JackServerLauncherError) -> JackServerProcess {
         guard let jackd = jackdPath() else { throw .jackdNotFound }
         let server = JackHostConfiguration.resolveServerName(name)
+        if JackLibraryKind.current == .pipeWire { throw .underPipeWire(name: server) }
         if isServerRunning(name: server) { throw .alreadyRunning(name: server) }
         let backend = hasSoundCard() ? "alsa" : "dummy"
         let realtime = ProcessInfo.processInfo.environment["SOUNDSTAGE_JACK_REALTIME"] == "1"
@@ -115,6 +122,10 @@ public enum JackServerLauncher {
             process.standardError = log
         }
         process.standardInput = FileHandle.nullDevice
+        // Never PipeWire's libjack in a jackd (it would die: "jackctl_server_create2() not implemented").
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_LIBRARY_PATH"] = JackLibraryKind.libraryPathWithoutPipeWire(environment["LD_LIBRARY_PATH"])
+        process.environment = environment
         do {
             try process.run()
         } catch {

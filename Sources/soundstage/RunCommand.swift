@@ -115,8 +115,15 @@ struct RunCommand: ParsableCommand {
             printError("no JACK server named '\(serverName)' is running (and --no-start-server was given)")
             throw ExitCode(1)
         }
+        try playThroughPipeWireIfItRuns(serverName: serverName)
         do {
             let process = try JackServerLauncher.start(name: server, sampleRate: rate)
+            if let socket = JackLibraryKind.pipeWireSocket(environment: ProcessInfo.processInfo.environment) {
+                printError(
+                    "PipeWire runs here (\(socket)) and cannot see the jackd just started for '\(serverName)'; "
+                        + "with a sound card they would fight over it. To play through PipeWire: pw-jack soundstage run …"
+                )
+            }
             say(
                 "No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
                     + "pid \(process.pid); it stops when soundstage exits.")
@@ -285,7 +292,9 @@ struct RunCommand: ParsableCommand {
             }
             usleep(10_000)
         }
-        say("xruns: \(host.xrunCount)")
+        say(
+            JackLibraryKind.current.countsXruns
+                ? "xruns: \(host.xrunCount)" : "xruns: not counted (PipeWire's libjack never reports them)")
         reloader.stop()
         osc.stop()
         host.stop()
@@ -381,7 +390,9 @@ final class JackOSCHost: OSCHost, Sendable {
         OSCHostStatus(
             state: host.isServerLost ? "server-lost" : host.isRunning ? "running" : "stopped",
             sampleRate: host.sampleRate, bufferSize: host.bufferSize, dspLoad: host.cpuLoad,
-            xrunCount: host.xrunCount, serverName: host.serverName, clientName: host.actualClientName ?? "")
+            // -1: this server cannot count them (PipeWire's libjack never calls the xrun callback).
+            xrunCount: JackLibraryKind.current.countsXruns ? host.xrunCount : -1, serverName: host.serverName,
+            clientName: host.actualClientName ?? "")
     }
 
     func connect(_ source: String, to destination: String) throws(OSCHostError) {
