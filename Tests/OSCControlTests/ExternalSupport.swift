@@ -448,7 +448,7 @@ final class DummyJackServer: @unchecked Sendable {
 
     /// A killed jackd keeps its slot in the per-user registry of 8 until the same name starts again:
     /// start it once more and stop it with SIGTERM, then drop the killed clients' semaphores.
-    private static func reclaimRegistrySlot(name: String, sampleRate: Int, period: Int) {
+    static func reclaimRegistrySlot(name: String, sampleRate: Int, period: Int) {
         let arguments = ["-n", name, "--no-realtime", "-d", "dummy", "-r", String(sampleRate), "-p", String(period)]
         let started = JackServerStartLock.starting { () -> ChildProcess? in
             guard let again = try? ChildProcess("/usr/bin/jackd", arguments) else { return nil }
