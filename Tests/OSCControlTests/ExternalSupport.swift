@@ -536,17 +536,35 @@ final class JackRecCapture {
     let seconds: Double
 
     /// Starts the capture and waits until jack_rec's inputs are connected to `ports`.
-    init(server: DummyJackServer, ports: [String], seconds: Double) throws {
+    convenience init(server: DummyJackServer, ports: [String], seconds: Double) throws {
+        try self.init(
+            command: ["/usr/bin/jack_rec"], environment: server.environment, ports: ports, seconds: seconds,
+            isConnected: { server.isConnected($0, to: $1) })
+    }
+
+    /// The same on a private PipeWire, through its libjack.
+    convenience init(pipeWire: PrivatePipeWire, ports: [String], seconds: Double) throws {
+        try self.init(
+            command: ["/usr/bin/pw-jack", "jack_rec"], environment: pipeWire.environment, ports: ports,
+            seconds: seconds,
+            isConnected: { port, other in
+                let listing = pipeWire.lsp(["-c", port])
+                return listing.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == other }
+            })
+    }
+
+    private init(
+        command: [String], environment: [String: String], ports: [String], seconds: Double,
+        isConnected: (String, String) -> Bool
+    ) throws {
         path = NSTemporaryDirectory() + "osct-rec-\(UUID().uuidString).wav"
         self.seconds = seconds
         child = try ChildProcess(
-            "/usr/bin/jack_rec", ["-f", path, "-d", String(seconds), "-b", "32"] + ports,
-            environment: server.environment)
+            command[0], Array(command.dropFirst()) + ["-f", path, "-d", String(seconds), "-b", "32"] + ports,
+            environment: environment)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            let connected = ports.enumerated().allSatisfy {
-                server.isConnected($0.element, to: "jackrec:input\($0.offset + 1)")
-            }
+            let connected = ports.enumerated().allSatisfy { isConnected($0.element, "jackrec:input\($0.offset + 1)") }
             if connected { return }
             if !child.isRunning { break }
             usleep(50_000)

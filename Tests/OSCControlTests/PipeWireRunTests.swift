@@ -2,6 +2,7 @@
 // plays through PipeWire rather than starting a jackd PipeWire cannot see; under pw-jack it never
 // starts a jackd; a second instance reports the name PipeWire really gave it; and /status says xruns
 // cannot be counted there.
+import AudioFiles
 import Foundation
 @testable import OSCControl
 import Testing
@@ -84,5 +85,61 @@ extension OSCExternalSerialSuites.PipeWireRunTests {
         #expect(child.waitForExit(timeout: 15) == 0)
         #expect(child.output.contains("PipeWire runs here"), "\(child.output.prefix(800))")
         #expect(!child.output.contains("started jackd"))
+    }
+
+    /// The JACK integration on PipeWire: what `run` plays is its offline render sample for sample, an
+    /// effect's insert ports appear, and a period asked for is the period in force.
+    @Test(.needsPipeWireAndSoundstage, .timeLimit(.minutes(2)))
+    func runPlaysItsRenderWithInsertsAndPeriodChanges() throws {
+        let pipeWire = try PrivatePipeWire()
+        let folder = NSTemporaryDirectory() + "osct-pw-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/hiss.yaml"
+        try """
+        version: 1
+        engine: { sampleRate: 48000, outputs: 2 }
+        buffers:
+          - name: hiss
+            generate: { waveform: noise, duration: 1.0, amplitude: 0.5, channels: 2 }
+        nodes:
+          - { name: p, kind: player, params: { buffer: hiss, loop: true, playing: true } }
+          - { name: fx, kind: eq, params: { insert: true } }
+        connections:
+          - { from: p, to: main }
+
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let render = ChildProcess.run(
+            SoundstageRun.executable, ["render", path, "--out", folder + "/ref.wav", "--duration", "1"], timeout: 60)
+        #expect(render.status == 0, "\(render.output)")
+        let reference = try AudioFileReader.load(path: folder + "/ref.wav").channels
+        let run = try SoundstageRun(patch: path, pipeWire: pipeWire, clientName: "ss_pw")
+        let lsp = pipeWire.lsp()
+        #expect(lsp.contains("ss_pw:fx_in_1") && lsp.contains("ss_pw:fx_out_1"), "insert ports: \(lsp)")
+
+        let captured = try JackRecCapture(pipeWire: pipeWire, ports: ["ss_pw:out_1", "ss_pw:out_2"], seconds: 1)
+            .finish()
+        let start = 4_800
+        let lag = (0..<48_000).first { lag in
+            (0..<32).allSatisfy { abs(captured[0][start + $0] - reference[0][(start + $0 + lag) % 48_000]) < 1e-6 }
+        }
+        #expect(lag != nil, "what PipeWire received is not the render")
+        if let lag {
+            var error: Float = 0
+            for c in 0..<2 {
+                for i in start..<captured[c].count {
+                    error = max(error, abs(captured[c][i] - reference[c][(i + lag) % 48_000]))
+                }
+            }
+            #expect(error < 1e-8, "largest difference \(error)")
+        }
+
+        let client = OSCTestClient(port: run.port)
+        let asked = client.command("/session/preferredIOBufferDuration", [.float(Float(512.0 / 48_000))])
+        #expect(asked?.arguments == [.string("/session/preferredIOBufferDuration"), .float(Float(512.0 / 48_000))])
+        let status = client.request("/status", reply: "/status.reply")
+        #expect(status?.arguments[2] == .int32(512), "\(String(describing: status))")
+        #expect(client.command("/quit")?.address == "/done")
+        #expect(run.child.waitForExit(timeout: 10) == 0)
     }
 }
