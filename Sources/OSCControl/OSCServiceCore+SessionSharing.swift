@@ -179,15 +179,39 @@ extension OSCServiceCore {
         done(r.client, r.address)
     }
 
-    /// Chat modes un-bypass every voice processor (the node, and inputs with voice processing);
-    /// measurement bypasses them; other modes leave them.
+    /// Chat modes turn voice processing on: every voice processor is un-bypassed, and an input without
+    /// voice processing is made again with it (it is fixed at creation), keeping its parameters and
+    /// connections, in one program swap. Measurement bypasses every processor; other modes leave them.
     func applyModeToVoiceProcessors() {
         let mode = session.published.mode
         guard mode.processesVoice || mode == .measurement else { return }
-        for node in engine.nodes()
-        where node.kind == .voiceprocessor || (node.kind == .input && node.parameters["voiceProcessing"] == .bool(true))
-        {
-            try? engine.set(node.name, "bypass", to: .bool(mode == .measurement))
+        for node in engine.nodes() {
+            let processes = node.kind == .voiceprocessor || node.parameters["voiceProcessing"] == .bool(true)
+            if node.kind == .input && !processes && mode.processesVoice {
+                try? rebuildWithVoiceProcessing(node)
+            } else if processes {
+                try? engine.set(node.name, "bypass", to: .bool(mode == .measurement))
+            }
+        }
+    }
+
+    /// Makes input `node` again with voice processing on (a creation-only parameter).
+    private func rebuildWithVoiceProcessing(_ node: NodeInfo) throws(EngineError) {
+        let specs = node.kind.parameters(bandCount: 0)
+        var parameters: [String: ParameterValue] = [:]
+        for (name, value) in node.parameters {
+            guard let spec = specs.first(where: { $0.name == name }), !spec.isReadOnly else { continue }
+            parameters[name] = value
+        }
+        parameters["voiceProcessing"] = .bool(true)
+        parameters["bypass"] = .bool(false)
+        let connections = engine.connections().filter { $0.source == node.name || $0.destination == node.name }
+        try engine.batch { () throws(EngineError) in
+            try engine.detach(node.name)
+            try engine.attach(.input, name: node.name, parameters: parameters)
+            for c in connections {
+                try engine.connect("\(c.source):\(c.sourceBus)", to: "\(c.destination):\(c.destinationBus)")
+            }
         }
     }
 

@@ -175,6 +175,23 @@ import Testing
         #expect(f.client.request("/session/mode")?.arguments == [.string("voiceChat")])
     }
 
+    @Test func chatModesTurnVoiceProcessingOnBehindAnInputThatHadNone() throws {
+        let f = try OSCFixture(inputs: 1)
+        try f.engine.attach(.input, name: "mic", parameters: ["volume": .float(0.5)])
+        try f.engine.connect("mic", to: "main")
+        #expect(try f.engine.get("mic", "voiceProcessing") == .bool(false))
+        #expect(f.client.command("/session/mode", [.string("videoChat")])?.address == "/done")
+        #expect(try f.engine.get("mic", "voiceProcessing") == .bool(true))
+        #expect(try f.engine.get("mic", "bypass") == .bool(false))
+        #expect(try f.engine.get("mic", "volume") == .float(0.5), "its parameters were lost")
+        #expect(f.engine.connections().contains { $0.source == "mic" && $0.destination == "main" })
+        // Measurement bypasses it; a chat mode again un-bypasses it without making it again.
+        #expect(f.client.command("/session/mode", [.string("measurement")])?.address == "/done")
+        #expect(try f.engine.get("mic", "bypass") == .bool(true))
+        #expect(f.client.command("/session/mode", [.string("gameChat")])?.address == "/done")
+        #expect(try f.engine.get("mic", "bypass") == .bool(false))
+    }
+
     /// A parameter's value in `/session/params`.
     private func sessionParameter(_ f: OSCFixture, _ name: String) -> OSCArgument? {
         let params = f.client.request("/session/params")?.arguments ?? []

@@ -306,14 +306,15 @@ final class OSCFixture {
     let directory: String
 
     init(
-        host: OSCHost? = nil, lease: Double = 10, outputs: Int = 2, render: Bool = true,
+        host: OSCHost? = nil, lease: Double = 10, outputs: Int = 2, inputs: Int = 0, render: Bool = true,
         configure: (inout OSCServiceOptions) -> Void = { _ in }
     ) throws {
         directory = NSTemporaryDirectory() + "osc-tests-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let rate = 48_000.0
         engine = Engine(
-            configuration: EngineConfiguration(sampleRate: rate, blockFrames: 64, outputChannelCount: outputs),
+            configuration: EngineConfiguration(
+                sampleRate: rate, blockFrames: 64, outputChannelCount: outputs, inputChannelCount: inputs),
             fileLoader: { path, rate in
                 let data = try AudioFileReader.load(path: path, targetSampleRate: rate)
                 return SampleBuffer(name: "file", channels: data.channels, sampleRate: rate)
