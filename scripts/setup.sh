@@ -15,6 +15,7 @@ packages=(
   python3-venv                    # tests run python-osc (from PyPI) in a private venv
   pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon  # tests run the engine on a private headless PipeWire too
   systemd                         # systemd-analyze: the tests verify the service units in contrib/systemd
+  graphviz                        # dot: `soundstage graph --format svg` draws patches
 )
 missing=()
 for p in "${packages[@]}"; do

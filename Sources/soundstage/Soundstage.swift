@@ -10,6 +10,7 @@ struct Soundstage: ParsableCommand {
         abstract: "A headless audio engine for JACK, driven by patch files.",
         version: version,
         subcommands: [
-            RunCommand.self, RenderCommand.self, CheckCommand.self, InfoCommand.self, ConvertCommand.self
+            RunCommand.self, RenderCommand.self, CheckCommand.self, InfoCommand.self, ConvertCommand.self,
+            GraphCommand.self
         ])
 }

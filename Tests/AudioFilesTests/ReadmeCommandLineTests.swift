@@ -50,7 +50,7 @@ struct ReadmeCommandLineTests {
 
     @Test func everyCommandsOptionsMatchItsUsage() throws {
         let commands = try Self.readmeCommands()
-        #expect(Set(commands.keys) == ["run", "render", "check", "info", "convert"])
+        #expect(Set(commands.keys) == ["run", "render", "check", "info", "convert", "graph"])
         for (name, line) in commands.sorted(by: { $0.key < $1.key }) {
             let help = try SoundstageTool.run([name, "--help"])
             #expect(help.status == 0)

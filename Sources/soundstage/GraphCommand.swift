@@ -1,0 +1,87 @@
+// Control side. `soundstage graph PATCH`: the patch drawn as a graph (DOT, or SVG through Graphviz).
+import ArgumentParser
+import Foundation
+import AudioFiles
+import Patches
+import SoundstageKit
+
+struct GraphCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graph",
+        abstract: "Draw a patch: nodes by kind, buses, connections, taps, inserts and JACK ports (DOT or SVG).")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case dot, svg
+    }
+
+    @Argument(help: "The patch file (YAML or JSON).")
+    var patch: String
+
+    @Option(help: "dot (Graphviz's text) or svg (drawn by Graphviz's dot, which must be installed).")
+    var format: Format = .dot
+
+    @Option(name: .long, help: "Where to write the picture (default: standard output).")
+    var out: String?
+
+    func run() throws {
+        let problems = PatchLoader.check(path: patch)
+        if !problems.isEmpty {
+            for problem in problems { printError(problem.description) }
+            throw ExitCode(1)
+        }
+        let document: PatchDocument
+        do {
+            document = try PatchParser.parse(contentsOf: patch, names: .engine)
+        } catch {
+            printError(error.description)
+            throw ExitCode(1)
+        }
+        let dot = PatchPicture.dot(document, title: URL(fileURLWithPath: patch).lastPathComponent)
+        let bytes: Data
+        switch format {
+        case .dot:
+            bytes = Data(dot.utf8)
+        case .svg:
+            bytes = try Self.drawSVG(dot)
+        }
+        guard let out else {
+            FileHandle.standardOutput.write(bytes)
+            return
+        }
+        do {
+            try OutputDestination.write(bytes, to: out)
+        } catch {
+            printError("could not write \(out): \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Runs Graphviz's `dot -Tsvg` on `dot`.
+    static func drawSVG(_ dot: String) throws -> Data {
+        let path = ["/usr/bin/dot", "/usr/local/bin/dot"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let path else {
+            printError("SVG needs Graphviz's dot (apt-get install graphviz); --format dot writes the text")
+            throw ExitCode(1)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-Tsvg"]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(dot.utf8))
+        try input.fileHandleForWriting.close()
+        let svg = output.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            printError("dot failed: \(String(decoding: message, as: UTF8.self))")
+            throw ExitCode(1)
+        }
+        return svg
+    }
+}
