@@ -53,6 +53,8 @@ final class BandLevelFitter {
     private let weights: [Double]
     /// The first octave band (the contiguous bands come before).
     private let octaveStart: Int
+    /// The end of the third octaves up to 16 kHz (the contiguous bands 1 ..< this).
+    private let thirdOctaveEnd: Int
     private let reference: UnsafeMutablePointer<Double>
     private var referenceSource: UnsafePointer<Float>?
     // Work buffers: the filter's spectrum at the evaluated bins, band powers, residuals, the Jacobian
@@ -104,6 +106,8 @@ final class BandLevelFitter {
         }
         let contiguous = ranges.count
         octaveStart = contiguous
+        let bin16k = Int((16_000 / binHz).rounded(.up))
+        thirdOctaveEnd = min(contiguous, 1 + ranges.dropFirst().prefix { $0.upperBound <= bin16k }.count)
         for c in [500.0, 1000, 2000, 4000, 8000, 16_000] where c / 2.0.squareRoot() < nyquist {
             ranges.append(bins(c / 2.0.squareRoot(), min(c * 2.0.squareRoot(), nyquist - binHz)))
             w.append(3)
@@ -211,6 +215,29 @@ final class BandLevelFitter {
             }
         }
         for n in 0..<length { filter[n] = Float(taps[n]) }
+    }
+
+    /// How far `filter`'s band levels are from `input`'s (dB, filter minus input, unweighted): the RMS
+    /// over the third octaves 200 Hz–16 kHz, each octave band 500 Hz–16 kHz (0 where left out), and the
+    /// whole band (energy).
+    func errors(_ filter: UnsafePointer<Float>, to input: UnsafePointer<Float>, count: Int) -> (
+        thirdOctaveRMS: Double, octaves: [Double], broadband: Double
+    ) {
+        if referenceSource != input { measureReference(input, count: count) }
+        for n in 0..<length { trial[n] = Double(filter[n]) }
+        _ = evaluate(trial)
+        var sum = 0.0
+        for b in 1..<thirdOctaveEnd {
+            let e = residuals[b] / weights[b]
+            sum += e * e
+        }
+        let octaves = (octaveStart..<bandRanges.count).map { weights[$0] > 0 ? residuals[$0] / weights[$0] : 0 }
+        var filterEnergy = 0.0
+        for n in 0..<length { filterEnergy += trial[n] * trial[n] }
+        var inputEnergy = 0.0
+        for n in 0..<count { inputEnergy += Double(input[n]) * Double(input[n]) }
+        let broadband = 10 * log10(max(filterEnergy, 1e-30) / max(inputEnergy, 1e-30))
+        return ((sum / Double(max(1, thirdOctaveEnd - 1))).squareRoot(), octaves, broadband)
     }
 
     private func measureReference(_ input: UnsafePointer<Float>, count: Int) {
