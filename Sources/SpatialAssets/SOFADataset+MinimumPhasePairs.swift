@@ -157,11 +157,20 @@ extension SOFADataset {
                 }
             }
         }
+        // Each pair moved as a whole by less than a quarter frame so that its delays add up to a whole
+        // number of frames: their fractions are then f and 1 − f, which the fractional-delay kernel a
+        // slot folds into the taps attenuates equally (its magnitude is the same for both), so its
+        // roll-off towards Nyquist leaves the interaural level difference alone.
         var maximumDelay = 0.0
-        for f in 0..<(2 * pairs) {
-            let d = max(0, headDelays[f] + fileDelay(f))
-            delays[f] = Float(d)
-            maximumDelay = max(maximumDelay, d)
+        for pair in 0..<pairs {
+            let (l, r) = (2 * pair, 2 * pair + 1)
+            var d = (headDelays[l] + fileDelay(l), headDelays[r] + fileDelay(r))
+            let sum = d.0 + d.1
+            let shift = 0.5 * (sum.rounded() - sum)
+            d = (max(0, d.0 + shift), max(0, d.1 + shift))
+            delays[l] = Float(d.0)
+            delays[r] = Float(d.1)
+            maximumDelay = max(maximumDelay, d.0, d.1)
         }
         return maximumDelay
     }
