@@ -197,9 +197,11 @@ struct RawDataset {
 
 @Suite(.serialized) struct HRTFFidelityTests {
     /// Renders a click at every `stride`-th measured direction and returns the worst case of each metric.
-    static func measure(rate: Double, quality: HRTFQuality, stride: Int = 1) throws -> FidelityFigures {
-        let set = try SOFADataset(path: kemarPath, sampleRate: rate, options: .init(quality: quality, sampleRate: rate))
-        let raw = try RawDataset(path: kemarPath, rate: rate)
+    static func measure(rate: Double, quality: HRTFQuality, stride: Int = 1, path: String = kemarPath) throws
+        -> FidelityFigures
+    {
+        let set = try SOFADataset(path: path, sampleRate: rate, options: .init(quality: quality, sampleRate: rate))
+        let raw = try RawDataset(path: path, rate: rate)
         let meter = FidelityMeter(rate: rate)
         let frames = 2048
         var click = [Float](repeating: 0, count: frames)
