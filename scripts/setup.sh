@@ -10,6 +10,7 @@ packages=(
   libspeexdsp-dev                 # SpeexDSP: the MDF echo canceller under the voice processor
   espeak-ng                       # speech synthesis for the echo-cancellation test scenes
   libmysofa-dev                   # HRTF datasets (AES69 SOFA files); its libmysofa1 ships the MIT KEMAR set the tests load
+  python3-h5py                    # the fidelity tests write a second HRTF data set as SOFA (scripts/make-test-sofa.py)
   sox                             # used by tests as an independent file writer/meter
   ffmpeg                          # used by tests as an independent M4A writer (tests skip without it)
   python3-venv                    # tests run python-osc (from PyPI) in a private venv

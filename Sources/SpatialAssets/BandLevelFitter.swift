@@ -16,7 +16,8 @@
 /// octave of an interaural level difference reaches 22.6 kHz), weight 1; the octaves 500 Hz–16 kHz,
 /// weight 3, so each ear's octave levels, hence the pair's interaural level differences, match closely
 /// where a third-octave compromise would leave them off; and 20–200 Hz at weight 0.1, which keeps the
-/// low end from drifting. The filter's power in a band is averaged over at most `binsPerBand` bins spread
+/// low end from drifting. The top bands, as long as each lies more than 60 dB below the reference's
+/// loudest, are fitted to that floor (a set at a lower rate than the engine's has nothing there). The filter's power in a band is averaged over at most `binsPerBand` bins spread
 /// evenly across it, each standing for its share of the band's bins (a filter of a few dozen taps has
 /// no detail finer than that).
 ///
@@ -50,9 +51,17 @@ final class BandLevelFitter {
     /// Per band: its grid bins (for the reference), the grid bins its evaluated bins stand for, its weight.
     private let bandRanges: [Range<Int>]
     private let bandSamples: [Double]
-    private let weights: [Double]
+    private let baseWeights: [Double]
+    private var weights: [Double]
+    /// The top contiguous bands, as long as each is more than this far below the reference's loudest
+    /// band, are fitted to that floor instead of their own level: a set measured at a lower rate than the
+    /// engine's, resampled, has nothing above its own Nyquist, and fitting a short filter to a hundred
+    /// decibels down there would spoil every other band.
+    static let silentBandDecibels = 60.0
     /// The first octave band (the contiguous bands come before).
     private let octaveStart: Int
+    /// The end of the third octaves up to 16 kHz (the contiguous bands 1 ..< this).
+    private let thirdOctaveEnd: Int
     private let reference: UnsafeMutablePointer<Double>
     private var referenceSource: UnsafePointer<Float>?
     // Work buffers: the filter's spectrum at the evaluated bins, band powers, residuals, the Jacobian
@@ -104,6 +113,8 @@ final class BandLevelFitter {
         }
         let contiguous = ranges.count
         octaveStart = contiguous
+        let bin16k = Int((16_000 / binHz).rounded(.up))
+        thirdOctaveEnd = min(contiguous, 1 + ranges.dropFirst().prefix { $0.upperBound <= bin16k }.count)
         for c in [500.0, 1000, 2000, 4000, 8000, 16_000] where c / 2.0.squareRoot() < nyquist {
             ranges.append(bins(c / 2.0.squareRoot(), min(c * 2.0.squareRoot(), nyquist - binHz)))
             w.append(3)
@@ -136,6 +147,7 @@ final class BandLevelFitter {
         octaveOf = octave
         bandRanges = ranges
         bandSamples = samples
+        baseWeights = w
         weights = w
         spans = .allocate(capacity: binCount)
         cosines = .allocate(capacity: binCount * length)
@@ -213,6 +225,31 @@ final class BandLevelFitter {
         for n in 0..<length { filter[n] = Float(taps[n]) }
     }
 
+    /// How far `filter`'s band levels are from `input`'s (dB, filter minus input, unweighted): the RMS
+    /// over the third octaves 200 Hz–16 kHz, each octave band 500 Hz–16 kHz (0 where left out), and the
+    /// whole band (energy).
+    func errors(_ filter: UnsafePointer<Float>, to input: UnsafePointer<Float>, count: Int) -> (
+        thirdOctaveRMS: Double, octaves: [Double], broadband: Double
+    ) {
+        if referenceSource != input { measureReference(input, count: count) }
+        for n in 0..<length { trial[n] = Double(filter[n]) }
+        _ = evaluate(trial)
+        var sum = 0.0
+        var counted = 0
+        for b in 1..<thirdOctaveEnd where weights[b] > 0 {
+            let e = residuals[b] / weights[b]
+            sum += e * e
+            counted += 1
+        }
+        let octaves = (octaveStart..<bandRanges.count).map { weights[$0] > 0 ? residuals[$0] / weights[$0] : 0 }
+        var filterEnergy = 0.0
+        for n in 0..<length { filterEnergy += trial[n] * trial[n] }
+        var inputEnergy = 0.0
+        for n in 0..<count { inputEnergy += Double(input[n]) * Double(input[n]) }
+        let broadband = 10 * log10(max(filterEnergy, 1e-30) / max(inputEnergy, 1e-30))
+        return ((sum / Double(max(1, counted))).squareRoot(), octaves, broadband)
+    }
+
     private func measureReference(_ input: UnsafePointer<Float>, count: Int) {
         referenceSource = input
         for i in 0..<gridSize {
@@ -224,6 +261,14 @@ final class BandLevelFitter {
             var p = 0.0
             for k in r { p += re[k] * re[k] + im[k] * im[k] }
             reference[b] = 10 * log10(max(p / Double(r.count), 1e-30))
+        }
+        var loudest = -Double.infinity
+        for b in 0..<bandRanges.count where baseWeights[b] > 0 { loudest = max(loudest, reference[b]) }
+        let floor = loudest - Self.silentBandDecibels
+        var b = octaveStart - 1
+        while b > 0, reference[b] < floor {
+            reference[b] = floor
+            b -= 1
         }
     }
 

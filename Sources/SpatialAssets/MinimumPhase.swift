@@ -189,6 +189,13 @@ extension MinimumPhaseDesigner {
         fitter?.fit(output, to: input, count: count)
     }
 
+    /// How far a filter's band levels are from the input's (`BandLevelFitter.errors`); nil without fitting.
+    func bandErrors(_ output: UnsafePointer<Float>, to input: UnsafePointer<Float>, count: Int) -> (
+        thirdOctaveRMS: Double, octaves: [Double], broadband: Double
+    )? {
+        fitter?.errors(output, to: input, count: count)
+    }
+
     /// Multiplies the spectrum in `re`/`im` by the all-pass of `design`'s `lowDelay` = `difference`.
     private func delayLowFrequencies(by difference: Double) {
         let n = fftSize

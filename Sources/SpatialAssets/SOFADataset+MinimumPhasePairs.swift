@@ -1,6 +1,7 @@
 // Control side (load time). The minimum-phase filters of `SOFADataset` and their delays, designed pair
 // by pair: each ear's filter (`MinimumPhaseDesigner`, band levels fitted by `BandLevelFitter`), and the
-// delays that give the pair the measured interaural delay (`HRIRDelayEstimator`).
+// delays that give the pair the measured interaural delay (`HRIRDelayEstimator`); where a minimum-phase
+// pair cannot, a pair that keeps the measured interaural phase (`PairSearch`).
 
 #if canImport(Glibc)
     import Glibc
@@ -139,13 +140,37 @@ extension SOFADataset {
                 let centre = 0.5 * (lags.0 + lags.1)
                 headDelays[l] = centre - 0.5 * interaural
                 headDelays[r] = centre + 0.5 * interaural
+                // Where that leaves either lag more than 0.45 frame off (at the side-rear, where the
+                // cross-spectrum narrows to the far ear's band near 3 kHz and the broadband peak is one
+                // of several cycles 15 frames apart), look for a pair that keeps the measurement's
+                // interaural phase (`InterauralCorrelationMatcher`).
+                let error = max(abs(own.0 + interaural - target.0), abs(own.1 + interaural - target.1))
+                if fitsBandLevels, error > Self.interauralTolerance {
+                    let context = PairSearch(
+                        all: all.baseAddress!, length: length, ir: ir, span: span, pair: (l, r), starts: starts,
+                        minimumPhaseLags: wholeLags, target: target, range: range,
+                        levelLimits: smoothing < 1.0 / 8 ? (0.4, 0.35, 0.3) : (0.8, 0.35, 0.3))
+                    if let found = context.search(designer: designer, estimator: estimator, error: error) {
+                        headDelays[l] = found.0
+                        headDelays[r] = found.1
+                    }
+                }
             }
         }
+        // Each pair moved as a whole by less than a quarter frame so that its delays add up to a whole
+        // number of frames: their fractions are then f and 1 − f, which the fractional-delay kernel a
+        // slot folds into the taps attenuates equally (its magnitude is the same for both), so its
+        // roll-off towards Nyquist leaves the interaural level difference alone.
         var maximumDelay = 0.0
-        for f in 0..<(2 * pairs) {
-            let d = max(0, headDelays[f] + fileDelay(f))
-            delays[f] = Float(d)
-            maximumDelay = max(maximumDelay, d)
+        for pair in 0..<pairs {
+            let (l, r) = (2 * pair, 2 * pair + 1)
+            var d = (headDelays[l] + fileDelay(l), headDelays[r] + fileDelay(r))
+            let sum = d.0 + d.1
+            let shift = 0.5 * (sum.rounded() - sum)
+            d = (max(0, d.0 + shift), max(0, d.1 + shift))
+            delays[l] = Float(d.0)
+            delays[r] = Float(d.1)
+            maximumDelay = max(maximumDelay, d.0, d.1)
         }
         return maximumDelay
     }
