@@ -19,11 +19,13 @@ private final class NetJackSlave {
     let netName: String
     private var child: ChildProcess?
     private let port: Int
+    private let captureChannels: Int
 
-    init(name: String, netName: String, port: Int) throws {
+    init(name: String, netName: String, port: Int, captureChannels: Int = 0) throws {
         self.name = name
         self.netName = netName
         self.port = port
+        self.captureChannels = captureChannels
         try start()
     }
 
@@ -34,8 +36,8 @@ private final class NetJackSlave {
             let child = try ChildProcess(
                 "/usr/bin/jackd",
                 [
-                    "-n", name, "--no-realtime", "-d", "net", "-a", "127.0.0.1", "-p", String(port), "-C", "0", "-P",
-                    "2", "-l", "2", "-n", netName
+                    "-n", name, "--no-realtime", "-d", "net", "-a", "127.0.0.1", "-p", String(port), "-C",
+                    String(captureChannels), "-P", "2", "-l", "2", "-n", netName
                 ])
             return (child, ChildProcess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "15"], timeout: 20))
         }
@@ -160,5 +162,42 @@ extension OSCExternalSerialSuites.NetJackScaleOutTests {
         }
         #expect(client.command("/quit")?.address == "/done")
         #expect(run.child.waitForExit(timeout: 15) == 0, Comment(rawValue: run.child.output.suffix(1500).description))
+    }
+
+    /// The round trip master → slave → master in periods, as jack_iodelay measures it on the master with
+    /// the slave looping its capture to its playback: 3 periods with a network latency of 2 cycles.
+    @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
+    func theRoundTripIsThreePeriodsAtTwoCyclesOfNetworkLatency() throws {
+        let master = try DummyJackServer()
+        let port = try LoopbackUDP.freePort()
+        let load = ChildProcess.run(
+            "/usr/bin/jack_load", ["netmanager", "-i", "-p \(port)"], environment: master.environment, timeout: 10)
+        #expect(load.output.contains("netmanager is running"), "\(load.output)")
+        let netName = "ss_loop_\(getpid())"
+        let slave = try NetJackSlave(name: "ss_nloop_\(getpid())", netName: netName, port: port, captureChannels: 1)
+        defer { slave.stop(signal: SIGTERM) }
+        let slaveEnvironment = ["JACK_DEFAULT_SERVER": slave.name, "JACK_NO_START_SERVER": "1"]
+        let loop = ChildProcess.run(
+            "/usr/bin/jack_connect", ["system:capture_1", "system:playback_1"], environment: slaveEnvironment,
+            timeout: 10)
+        #expect(loop.status == 0, "\(loop.output)")
+        let ports = slavePorts(master, netName)
+        try #require(ports.count == 2)
+        let toSlave = ports[0].replacingOccurrences(of: ":from_slave_1", with: ":to_slave_1")
+        let iodelay = try ChildProcess(
+            "/usr/bin/stdbuf", ["-o0", "/usr/bin/jack_iodelay"], environment: master.environment)
+        defer { iodelay.stop() }
+        usleep(500_000)
+        for (a, b) in [("jack_delay:out", toSlave), (ports[0], "jack_delay:in")] {
+            let made = ChildProcess.run("/usr/bin/jack_connect", [a, b], environment: master.environment, timeout: 10)
+            #expect(made.status == 0, "\(a) → \(b): \(made.output)")
+        }
+        let measured = iodelay.waitForOutput(containing: "total roundtrip latency", timeout: 10)
+        let frames = measured.flatMap { text -> Double? in
+            let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+                .last { $0.contains("total roundtrip latency") }
+            return line.flatMap { Double($0.split(separator: " ").first ?? "") }
+        }
+        #expect(frames == 768, "round trip: \(String(describing: frames)) frames (\(iodelay.output.suffix(300)))")
     }
 }
