@@ -69,21 +69,25 @@ extension JackHost {
             }
             updateMainPortViews(context: context)
             _ = jack_recompute_total_latencies(client)
-            // The route as it is now: the change is the category's, announced by whoever asked for it,
-            // not a device arriving or going.
-            let view = core.state.withLock { state -> ([OpaquePointer], Set<String>, Set<String>)? in
-                guard let session = state.session else { return nil }
-                return (
-                    core.ownPorts(context: context, session: session), Set(session.outputPortNames),
-                    Set(session.inputPortNames)
-                )
-            }
-            if let (ports, outputs, inputs) = view {
-                let edges = JackConnectionMemory.snapshot(client: client, ports: ports)
-                core.route.withLock { _ = $0.observe(edges: edges, mainOutputs: outputs, mainInputs: inputs) }
-            }
+            // The change is the category's, announced by whoever asked for it, not a device arriving or going.
+            takeRouteSilently(client: client, context: context)
             return problems
         }
+    }
+
+    /// Port lock held. The route watch takes the graph as it is now, so the event thread, seeing the same,
+    /// announces no route change for what the caller did (the caller announces it itself).
+    func takeRouteSilently(client: OpaquePointer, context: UnsafeMutablePointer<JackRenderContext>) {
+        let view = core.state.withLock { state -> ([OpaquePointer], Set<String>, Set<String>)? in
+            guard let session = state.session else { return nil }
+            return (
+                core.ownPorts(context: context, session: session), Set(session.outputPortNames),
+                Set(session.inputPortNames)
+            )
+        }
+        guard let (ports, outputs, inputs) = view else { return }
+        let edges = JackConnectionMemory.snapshot(client: client, ports: ports)
+        core.route.withLock { _ = $0.observe(edges: edges, mainOutputs: outputs, mainInputs: inputs) }
     }
 
     /// Registers `out_N` (or `in_N`) into the context's empty slots; the process callback does not read
@@ -223,17 +227,7 @@ extension JackHost {
             for edge in now.subtracting(wanted).sorted(by: { $0.description < $1.description }) {
                 _ = JackPorts.disconnect(client: client, edge.source, edge.destination)
             }
-            let view = core.state.withLock { state -> ([OpaquePointer], Set<String>, Set<String>)? in
-                guard let session = state.session else { return nil }
-                return (
-                    core.ownPorts(context: context, session: session), Set(session.outputPortNames),
-                    Set(session.inputPortNames)
-                )
-            }
-            if let (ports, outs, ins) = view {
-                let edges = JackConnectionMemory.snapshot(client: client, ports: ports)
-                core.route.withLock { _ = $0.observe(edges: edges, mainOutputs: outs, mainInputs: ins) }
-            }
+            takeRouteSilently(client: client, context: context)
             return problems
         }
     }

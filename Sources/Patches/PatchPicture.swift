@@ -106,7 +106,7 @@ public enum PatchPicture {
         }
         for connection in document.jack.connections {
             let ends = [portNode(connection.from), portNode(connection.to)]
-            for port in ends where !ports.contains(port) && !inserts.contains { port.hasPrefix($0 + "_") } {
+            for port in ends where !ports.contains(port) && !inserts.contains(where: { port.hasPrefix($0 + "_") }) {
                 ports.insert(port)
                 let fill = port.contains(":") ? "#d0d0d0" : "#e8e8e8"
                 lines.append("  \(quote("jack:\(port)")) [shape=cds, fillcolor=\"\(fill)\", label=\(quote(port))];")

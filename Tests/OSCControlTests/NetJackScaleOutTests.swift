@@ -87,24 +87,6 @@ extension OSCExternalSerialSuites.NetJackScaleOutTests {
         return []
     }
 
-    /// The largest difference between `captured` and the periodic `reference` (one loop of the buffer)
-    /// at the lag that lines their first samples up; nil when no lag does.
-    private func difference(_ captured: [[Float]], _ reference: [[Float]], period: Int) -> (lag: Int, error: Float)? {
-        let start = 4_800
-        guard captured[0].count > start + 64 else { return nil }
-        let lag = (0..<period).first { lag in
-            (0..<32).allSatisfy { abs(captured[0][start + $0] - reference[0][(start + $0 + lag) % period]) < 1e-6 }
-        }
-        guard let lag else { return nil }
-        var error: Float = 0
-        for channel in 0..<2 {
-            for i in start..<captured[channel].count {
-                error = max(error, abs(captured[channel][i] - reference[channel][(i + lag) % period]))
-            }
-        }
-        return (lag, error)
-    }
-
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(3)))
     func theMasterReceivesTheSlavesRenderSampleForSample() throws {
         let master = try DummyJackServer()
@@ -144,7 +126,7 @@ extension OSCExternalSerialSuites.NetJackScaleOutTests {
             let ports = slavePorts(master, netName)
             try #require(ports.count == 2, "round \(round): the master has no ports of the slave")
             let captured = try JackRecCapture(server: master, ports: ports, seconds: 1).finish()
-            let match = difference(captured, reference, period: 48_000)
+            let match = LoopedRenderMatch.difference(captured, reference, period: 48_000)
             #expect(match != nil, "round \(round): what arrived is not the slave's render")
             // jack_rec writes 32-bit integers: the float samples come back within 2^-31 of themselves.
             #expect((match?.error ?? 1) < 1e-8, "round \(round): largest difference \(match?.error ?? -1)")
