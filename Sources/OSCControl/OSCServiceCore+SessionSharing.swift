@@ -90,6 +90,8 @@ extension OSCServiceCore {
         var a = OSCArguments(r)
         let notify = a.isAtEnd ? false : try a.flag("notifyOthers")
         try a.end()
+        // Deactivated, the session takes part in sharing the server (and reads `inactive`).
+        session.everActivated = true
         session.published.isActive = false
         session.published.notifiedOthers = notify
         publishSession()

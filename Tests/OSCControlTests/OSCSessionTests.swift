@@ -152,7 +152,7 @@ import Testing
         #expect(f.client.command("/session/duckLevel", [.float(-24)])?.address == "/done")
         #expect(f.client.request("/session/duckLevel")?.arguments == [.float(-24)])
         #expect(f.client.command("/session/mode", [.string("karaoke")])?.errorCode == 61)
-        // Activation and deactivation show in the state.
+        // Activation and deactivation show in the state; a session never activated plays as before.
         #expect(f.client.request("/session/state")?.arguments == [.string("active")])
         #expect(f.client.command("/session/activate")?.address == "/done")
         #expect(sessionParameter(f, "isActive") == .int32(1))
