@@ -173,7 +173,10 @@ extension OSCServiceCore {
     /// JACK transport moved: start → play, stop → pause, a locate → seek (an audioplayer).
     func transportChanged(rolling: Bool, locatedSeconds: Double?) {
         guard session.nowPlaying != nil else { return }
+        // Stopping pauses before the seek, so the player rests exactly where the transport was located
+        // (seeking first would let it play on for the cycles between the two).
+        if !rolling { try? remote("pause", seconds: nil, address: "/session/remote") }
         if let seconds = locatedSeconds { try? remote("seek", seconds: seconds, address: "/session/remote") }
-        try? remote(rolling ? "play" : "pause", seconds: nil, address: "/session/remote")
+        if rolling { try? remote("play", seconds: nil, address: "/session/remote") }
     }
 }
