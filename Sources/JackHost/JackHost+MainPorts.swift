@@ -38,13 +38,7 @@ extension JackHost {
         core.portWork.withLock { _ -> [String] in
             let current = JackMainPorts(bits: core.mainPortBits.load(ordering: .acquiring))
             guard wanted != current else { return [] }
-            let target: (OpaquePointer, UnsafeMutablePointer<JackRenderContext>, JackSession)? = core.state.withLock {
-                state in
-                guard let session = state.session, let client = session.client, let context = session.context,
-                    !session.isServerLost
-                else { return nil }
-                return (client, context, session)
-            }
+            let target = liveSession()
             guard let (client, context, session) = target else {
                 // Release: read by the next open.
                 core.mainPortBits.store(wanted.bits, ordering: .releasing)
@@ -72,6 +66,16 @@ extension JackHost {
             // The change is the category's, announced by whoever asked for it, not a device arriving or going.
             takeRouteSilently(client: client, context: context)
             return problems
+        }
+    }
+
+    /// Port lock held. The open client, its render context and session; nil when stopped or lost.
+    func liveSession() -> (OpaquePointer, UnsafeMutablePointer<JackRenderContext>, JackSession)? {
+        core.state.withLock { state in
+            guard let session = state.session, let client = session.client, let context = session.context,
+                !session.isServerLost
+            else { return nil }
+            return (client, context, session)
         }
     }
 
@@ -184,13 +188,7 @@ extension JackHost {
     /// session announces `override`. Returns the problems (empty when it worked).
     public func overrideMainOutputs(_ destinations: [String]?) -> [String] {
         core.portWork.withLock { _ -> [String] in
-            let target: (OpaquePointer, UnsafeMutablePointer<JackRenderContext>, JackSession)? = core.state.withLock {
-                state in
-                guard let session = state.session, let client = session.client, let context = session.context,
-                    !session.isServerLost
-                else { return nil }
-                return (client, context, session)
-            }
+            let target = liveSession()
             guard let (client, context, session) = target else { return ["the JACK client is not running"] }
             let outputs = session.outputPortNames
             guard !outputs.isEmpty else { return ["this session has no outputs (its category has none)"] }
