@@ -156,8 +156,21 @@ final class PrivateJackServer: @unchecked Sendable {
         return String(decoding: data.suffix(2000), as: UTF8.self)
     }
 
-    /// Runs `path` to completion; returns its exit status and combined output.
+    /// Runs `path` to completion; returns its exit status and combined output. A tool whose client
+    /// could not open is run again (up to three times): another test's server starting at that
+    /// moment recreates the user's metadata store, which a client opening then can fail on.
     static func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> (status: Int32, output: String)
+    {
+        var result = try runToolOnce(path, arguments, environment: environment)
+        for _ in 0..<2 where result.status != 0 && result.output.contains("Cannot open") {
+            usleep(200_000)
+            result = try runToolOnce(path, arguments, environment: environment)
+        }
+        return result
+    }
+
+    private static func runToolOnce(_ path: String, _ arguments: [String], environment: [String: String]) throws
         -> (status: Int32, output: String)
     {
         let tool = Process()

@@ -429,8 +429,15 @@ final class DummyJackServer: @unchecked Sendable {
     }
 
     /// `jack_lsp -s NAME -c`: ports with their connections indented below them.
+    /// Run again (up to three times) when its client could not open: another test's server
+    /// starting at that moment recreates the user's metadata store, which a client opening then can fail on.
     func connections() -> String {
-        ChildProcess.run("/usr/bin/jack_lsp", ["-s", name, "-c"], timeout: 10).output
+        var result = ChildProcess.run("/usr/bin/jack_lsp", ["-s", name, "-c"], timeout: 10)
+        for _ in 0..<2 where result.status != 0 && result.output.contains("Cannot open") {
+            usleep(200_000)
+            result = ChildProcess.run("/usr/bin/jack_lsp", ["-s", name, "-c"], timeout: 10)
+        }
+        return result.output
     }
 
     /// True when `port` is connected to `other` (as `jack_lsp -c` lists it).
