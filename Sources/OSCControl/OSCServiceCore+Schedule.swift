@@ -3,12 +3,28 @@
 import AudioGraph
 
 extension OSCServiceCore {
-    /// `/sched/list` → `/sched/info i:id t:timetag f:secondsAhead i:messages s:firstAddress s:sender` per
-    /// held bundle in release order, packed into bundles of at most 4 KB, then `/reply s:/sched/list`.
+    /// Waiting bundles `/sched/list` sends when not told how many: about 7 datagrams of 4 KB, which any
+    /// client's socket buffer takes at once (all 4096 at once are about 110, more than a default Linux
+    /// UDP buffer of 208 KB holds while a slow client reads).
+    static let schedListPage = 256
+
+    /// `/sched/list [i:offset [i:count]]` → `/sched/info i:id t:timetag f:secondsAhead i:messages
+    /// s:firstAddress s:sender` per held bundle from `offset` (default 0), at most `count` (default 256), in
+    /// the order they will run, packed into bundles of at most 4 KB; then `/reply s:/sched/list i:offset
+    /// i:listed i:waiting`.
     func schedList(_ r: OSCRequest) throws(OSCFailure) {
-        try OSCArguments(r).end()
+        var a = OSCArguments(r)
+        let offset = try a.optionalInteger("offset") ?? 0
+        let count = try a.optionalInteger("count") ?? Int64(Self.schedListPage)
+        try a.end()
+        guard offset >= 0, offset <= Int64(Int32.max) else { throw a.failure("the offset must be ≥ 0, not \(offset)") }
+        guard count >= 1, count <= Int64(options.maxScheduledBundles) else {
+            throw a.failure("the count must be 1…\(options.maxScheduledBundles), not \(count)")
+        }
         let now = SystemClock.pairedNow().wall
-        let infos = scheduler.held.map { bundle in
+        let start = min(Int(offset), scheduler.held.count)
+        let page = scheduler.held[start..<min(start + Int(count), scheduler.held.count)]
+        let infos = page.map { bundle in
             let first = bundle.requests[0]
             return OSCMessage(
                 "/sched/info",
@@ -19,7 +35,14 @@ extension OSCServiceCore {
                 ])
         }
         for group in OSCMeterPacking.bundles(infos) { replyBundle(r.client, group) }
-        reply(r.client, OSCMessage("/reply", [.string(r.address)]))
+        reply(
+            r.client,
+            OSCMessage(
+                "/reply",
+                [
+                    .string(r.address), .int32(Int32(offset)), .int32(Int32(infos.count)),
+                    .int32(Int32(clamping: scheduler.held.count))
+                ]))
     }
 
     /// `/sched/cancel i:id…` → `/done /sched/cancel i:id…`. All or nothing: an id that is not waiting
@@ -35,7 +58,8 @@ extension OSCServiceCore {
             guard !ids.contains(narrow) else { throw a.failure("bundle \(id) is given twice") }
             ids.append(narrow)
         } while !a.isAtEnd
-        for id in ids where !scheduler.held.contains(where: { $0.id == id }) {
+        let waiting = Set(scheduler.held.map(\.id))
+        for id in ids where !waiting.contains(id) {
             let reason =
                 id >= 1 && id < scheduler.nextID
                 ? "is no longer waiting: it was handed to the engine "
@@ -43,7 +67,8 @@ extension OSCServiceCore {
                 : "was never scheduled"
             throw OSCFailure(.unknownBundle, "future bundle \(id) \(reason); nothing was cancelled")
         }
-        scheduler.held.removeAll { ids.contains($0.id) }
+        let cancelled = Set(ids)
+        scheduler.held.removeAll { cancelled.contains($0.id) }
         done(r.client, r.address, ids.map { .int32($0) })
     }
 

@@ -10,9 +10,12 @@ import Testing
     /// `/sched/list`'s `/sched/info` messages (and the `/reply` that ends them).
     private func list(_ client: OSCTestClient) -> [OSCMessage] {
         client.send("/sched/list")
-        client.receive(timeout: 3) { $0.address == "/reply" && $0.arguments == [.string("/sched/list")] }
-        #expect(client.take("/reply").last?.arguments == [.string("/sched/list")])
-        return client.take("/sched/info")
+        client.receive(timeout: 3) { $0.address == "/reply" && $0.arguments.first == .string("/sched/list") }
+        let infos = client.take("/sched/info")
+        let count = Int32(infos.count)
+        #expect(
+            client.take("/reply").last?.arguments == [.string("/sched/list"), .int32(0), .int32(count), .int32(count)])
+        return infos
     }
 
     private func key(_ client: OSCTestClient) -> String { "udp:127.0.0.1:\(lo_server_get_port(client.server))" }
@@ -126,29 +129,92 @@ import Testing
             }
         }
         #expect(f.client.command("/clearSched", [.int32(1)])?.errorCode == 61)
-        #expect(f.client.request("/sched/list", [.int32(1)], reply: "/error")?.errorCode == 61)
         #expect(list(f.client).map(\.arguments.first) == [.int32(1)])
         #expect(f.client.command("/sched/cancel", [.int64(1)])?.arguments == [.string("/sched/cancel"), .int32(1)])
     }
 
-    /// Many waiting bundles come back complete, packed several to a datagram.
-    @Test func aLongListArrivesWhole() throws {
+    /// A TCP client's bundle is listed under its connection, and the list comes back on the connection.
+    @Test func aTCPClientListsOnItsConnection() throws {
         let f = try OSCFixture()
         mixers(f, ["m"])
-        let count = 600
+        let connection = try TCPConnection(port: f.port)
+        let t = OSCTimetag.now().adding(seconds: 20)
+        try connection.send(.bundle(t, [.message(OSCMessage("/node/m/outputVolume", [.float(0.5)]))]))
+        try connection.send(.message(OSCMessage("/sched/list")))
+        guard case .bundle(_, let elements) = try connection.receive(timeout: 3),
+            case .message(let info) = elements.first
+        else {
+            Issue.record("no /sched/info bundle")
+            return
+        }
+        #expect(Array(info.arguments[0...1]) == [.int32(1), .timetag(t)])
+        if case .string(let sender) = info.arguments.last { #expect(sender.hasPrefix("tcp:127.0.0.1:"), "\(sender)") }
+        #expect(
+            try connection.receive(timeout: 3)
+                == .message(OSCMessage("/reply", [.string("/sched/list"), .int32(0), .int32(1), .int32(1)])))
+        try connection.send(.message(OSCMessage("/clearSched")))
+        #expect(
+            try connection.receive(timeout: 3) == .message(OSCMessage("/done", [.string("/clearSched"), .int32(1)])))
+    }
+
+    /// A full scheduler (4096 bundles) is listed whole, page by page, in time order; each page arrives
+    /// complete, packed several to a datagram.
+    @Test func aFullScheduleIsListedPageByPage() throws {
+        let f = try OSCFixture()
+        mixers(f, ["m"])
+        let count = 4096
         let base = OSCTimetag.now().adding(seconds: 60)
         for i in 0..<count {
             // Sent latest first: the list comes back earliest first.
             f.client.sendBundle(
-                base.adding(seconds: Double(count - i)), [OSCMessage("/node/m/outputVolume", [.float(0.5)])])
-            if i % 50 == 49 { _ = f.client.request("/ping", [.int32(Int32(i))], reply: "/pong") }
+                base.adding(seconds: Double(count - i) / 10), [OSCMessage("/node/m/outputVolume", [.float(0.5)])])
+            if i % 100 == 99 { _ = f.client.request("/ping", [.int32(Int32(i))], reply: "/pong") }
         }
-        f.client.send("/sched/list")
+        f.client.sendBundle(base, [OSCMessage("/node/m/outputVolume", [.float(0.5)])])
+        f.client.receive(timeout: 3) { $0.address == "/error" }
+        #expect(f.client.takeErrors().map(\.errorCode) == [71])
+        var ids: [Int32] = []
+        var pages = 0
+        var slowest = 0.0
+        while pages < 40 {
+            let started = Date()
+            f.client.send("/sched/list", [.int32(Int32(ids.count))])
+            f.client.receive(timeout: 5) { $0.address == "/reply" }
+            slowest = max(slowest, Date().timeIntervalSince(started))
+            let records = f.client.takeAll()
+            let infos = records.filter { $0.message.address == "/sched/info" }
+            #expect(infos.allSatisfy { $0.isBundle && $0.datagramSize <= 4000 })
+            let end = try #require(records.last { $0.message.address == "/reply" }).message
+            #expect(
+                end.arguments == [
+                    .string("/sched/list"), .int32(Int32(ids.count)), .int32(Int32(infos.count)), .int32(Int32(count))
+                ])
+            pages += 1
+            if infos.isEmpty { break }
+            ids += infos.compactMap { if case .int32(let id) = $0.message.arguments[0] { id } else { nil } }
+        }
+        #expect(pages == count / OSCServiceCore.schedListPage + 1)
+        #expect(ids.count == count && ids == (1...Int32(count)).reversed(), "\(ids.count) ids")
+        print("/sched/list: \(pages) pages, the slowest answered in \(Int(slowest * 1000)) ms")
+        // A client that reads fast may take more at once.
+        f.client.send("/sched/list", [.int32(4000), .int32(4096)])
         f.client.receive(timeout: 5) { $0.address == "/reply" }
-        let received = f.client.takeAll().filter { $0.message.address == "/sched/info" }
-        #expect(received.map(\.message.arguments.first) == (1...count).reversed().map { .int32(Int32($0)) })
-        #expect(received.allSatisfy { $0.isBundle && $0.datagramSize <= 4000 })
+        #expect(f.client.take("/sched/info").count == 96)
         #expect(f.client.command("/clearSched")?.arguments == [.string("/clearSched"), .int32(Int32(count))])
+    }
+
+    @Test func badListArgumentsAreRefused() throws {
+        let f = try OSCFixture()
+        for arguments: [OSCArgument] in [
+            [.int32(-1)], [.int32(0), .int32(0)], [.int32(0), .int32(4097)], [.string("a")]
+        ] {
+            let outcome = f.client.request("/sched/list", arguments, reply: "/error")
+            #expect(outcome?.errorCode == 61, "\(arguments): \(String(describing: outcome))")
+        }
+        #expect(
+            f.client.request("/sched/list", [.int32(5)], reply: "/reply")?.arguments == [
+                .string("/sched/list"), .int32(5), .int32(0), .int32(0)
+            ])
     }
 }
 
