@@ -17,7 +17,9 @@ extension OSCServiceCore {
         let offset = try a.optionalInteger("offset") ?? 0
         let count = try a.optionalInteger("count") ?? Int64(Self.schedListPage)
         try a.end()
-        guard offset >= 0, offset <= Int64(Int32.max) else { throw a.failure("the offset must be ≥ 0, not \(offset)") }
+        guard offset >= 0, offset <= Int64(Int32.max) else {
+            throw a.failure("the offset must be 0…\(Int32.max), not \(offset)")
+        }
         guard count >= 1, count <= Int64(options.maxScheduledBundles) else {
             throw a.failure("the count must be 1…\(options.maxScheduledBundles), not \(count)")
         }
