@@ -36,6 +36,8 @@ public enum OSCErrorCode: Hashable, Sendable, CaseIterable, CustomStringConverti
         case notRendering = 70
         /// Too many future bundles are waiting; this one was dropped.
         case scheduleFull = 71
+        /// `/sched/cancel` named a bundle that is not waiting (handed to the engine, cancelled, unknown).
+        case unknownBundle = 72
     }
 
     /// The OSC code for an engine error: the same number.
@@ -98,6 +100,7 @@ public enum OSCErrorCode: Hashable, Sendable, CaseIterable, CustomStringConverti
             case .unsupported: return "this engine cannot do that (no JACK host, no quit handler)"
             case .notRendering: return "the engine is not rendering, so the request cannot complete"
             case .scheduleFull: return "too many future bundles are waiting"
+            case .unknownBundle: return "no future bundle with that id is waiting (`/sched/list`)"
             }
         }
     }

@@ -4,6 +4,10 @@ import AudioGraph
 
 /// A future bundle waiting for its release time (its time tag minus the scheduling lookahead).
 struct HeldBundle {
+    /// The number `/sched/list` shows and `/sched/cancel` takes (1, 2, 3… in arrival order).
+    let id: Int32
+    /// The earliest time tag in the bundle (the one its sample times are converted from).
+    let timetag: OSCTimetag
     /// CLOCK_MONOTONIC seconds.
     let release: Double
     let requests: [OSCRequest]
@@ -65,8 +69,11 @@ extension OSCServiceCore {
                 copy.client = request.client.detached
                 return copy
             }
-            let bundle = HeldBundle(release: release, requests: detached)
-            let index = scheduler.held.firstIndex { $0.release > release } ?? scheduler.held.endIndex
+            let bundle = HeldBundle(
+                id: scheduler.takeID(), timetag: earliest, release: release, requests: detached)
+            // In time tag order, equal tags in arrival order (their release times, read from the clocks at
+            // arrival, may differ by the clocks' jitter).
+            let index = scheduler.held.firstIndex { $0.timetag > earliest } ?? scheduler.held.endIndex
             scheduler.held.insert(bundle, at: index)
             return
         }

@@ -102,6 +102,15 @@ extension OSCServiceCore {
         reply(r.client, OSCMessage("/reply", [.string("/node/list")]))
     }
 
+    /// `/node/kinds` → `/node/kinds s:kind…`: every kind `/node/new` makes on this engine, in `NodeKind`
+    /// order (never `output`, which the engine has exactly one of; `input` only with capture channels).
+    func nodeKinds(_ r: OSCRequest) throws(OSCFailure) {
+        try OSCArguments(r).end()
+        let hasCapture = engine.configuration.inputChannelCount > 0
+        let kinds = NodeKind.creatableKinds.filter { $0 != .input || hasCapture }
+        reply(r.client, OSCMessage(r.address, kinds.map { .string($0.rawValue) }))
+    }
+
     /// `/node/<name>/…`
     func nodeAddress(_ r: OSCRequest, frame: Int64?) throws(OSCFailure) {
         let rest = r.address.dropFirst("/node/".count)
@@ -215,7 +224,7 @@ extension OSCServiceCore {
         try engineCall { () throws(EngineError) in try engine.set(node, parameter, to: value, atSampleTime: frame) }
     }
 
-    /// `/node/<name>/params` → `/node/<name>/param s:name s:type s:unit f|N:min f|N:max default value s:flags`
+    /// `/node/<name>/params` → `/node/<name>/param s:name s:type s:unit min max default value s:flags [s:choice…]`
     /// per parameter, then `/reply s:/node/<name>/params`.
     private func nodeParams(_ r: OSCRequest, node: String) throws(OSCFailure) {
         try OSCArguments(r).end()
@@ -223,27 +232,43 @@ extension OSCServiceCore {
             throw OSCFailure(.unknownNode, "no node named '\(OSCText.sanitized(node))'")
         }
         for spec in info.kind.parameters(bandCount: info.parameters["bands"]?.intValue ?? NodeKind.defaultEQBandCount) {
-            var flags: [String] = []
-            if spec.isSmoothed { flags.append("smoothed") }
-            if spec.isReadOnly { flags.append("readonly") }
-            // A bound in the parameter's own type (an int's 2147483647 is not a float's 2147483648.0); a
-            // choice parameter has no numeric range and lists its values after the flags instead.
-            func bound(_ value: Double?) -> OSCArgument {
-                guard let value, spec.choices.isEmpty else { return .null }
-                return spec.type == .int ? .int32(Int32(clamping: Int(value))) : .float(Float(value))
-            }
             reply(
                 r.client,
                 OSCMessage(
                     "/node/\(node)/param",
-                    [
-                        .string(spec.name), .string(spec.type.rawValue), .string(spec.unit),
-                        bound(spec.minimum), bound(spec.maximum),
-                        OSCArgument(spec.defaultValue), OSCArgument(info.parameters[spec.name] ?? spec.defaultValue),
-                        .string(flags.joined(separator: ","))
-                    ] + spec.choices.map { .string($0) }))
+                    [.string(spec.name), .string(spec.type.rawValue), .string(spec.unit)] + Self.range(of: spec)
+                        + [
+                            OSCArgument(spec.defaultValue),
+                            OSCArgument(info.parameters[spec.name] ?? spec.defaultValue),
+                            .string(Self.flags(of: spec))
+                        ] + spec.choices.map { .string($0) }))
         }
         reply(r.client, OSCMessage("/reply", [.string(r.address)]))
+    }
+
+    /// A parameter's `min max` as `/params` sends them: in the parameter's own type (an int's 2147483647
+    /// is not a float's 2147483648.0); a choice parameter's are the indexes setting it accepts,
+    /// `i:0 i:count−1`; `N` for a side without a bound.
+    static func range(of spec: ParameterSpec) -> [OSCArgument] {
+        if !spec.choices.isEmpty { return [.int32(0), .int32(Int32(clamping: spec.choices.count - 1))] }
+        func bound(_ value: Double?) -> OSCArgument {
+            guard let value else { return .null }
+            return spec.type == .int ? .int32(Int32(clamping: Int(value))) : .float(Float(value))
+        }
+        return [bound(spec.minimum), bound(spec.maximum)]
+    }
+
+    /// A parameter's flags as `/params` sends them, comma-separated: `smoothed`, `readonly`, `creation`
+    /// (given only when the node is made), `file` (a path the engine reads) and `choice` (its values
+    /// follow the flags).
+    static func flags(of spec: ParameterSpec) -> String {
+        var flags: [String] = []
+        if spec.isSmoothed { flags.append("smoothed") }
+        if spec.isReadOnly { flags.append("readonly") }
+        if spec.isCreationOnly { flags.append("creation") }
+        if spec.isFilePath { flags.append("file") }
+        if !spec.choices.isEmpty { flags.append("choice") }
+        return flags.joined(separator: ",")
     }
 
     /// `/node/<name>/play|pause|stop [t:time | h:sampleTime]`

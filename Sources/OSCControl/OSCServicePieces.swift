@@ -16,12 +16,20 @@ struct DispatchCollector {
     var nextPatternID = 0
 }
 
-/// Future bundles held until their release time, in release order, and the clock anchor that turns
-/// time tags into engine frames.
+/// Future bundles held until their release time, in time tag order (equal tags in arrival order), and
+/// the clock anchor that turns time tags into engine frames.
 struct BundleScheduler {
     var held: [HeldBundle] = []
+    /// The id the next held bundle gets; ids below it were held once (released or cancelled since).
+    private(set) var nextID: Int32 = 1
     /// The clock mapping in use (see `OSCClockMapping.StableReference`).
     var clockReference = OSCClockMapping.StableReference()
+
+    /// A new bundle id (they wrap after 2³¹ − 1 bundles, which at a thousand a second is 24 days).
+    mutating func takeID() -> Int32 {
+        defer { nextID = nextID == Int32.max ? 1 : nextID + 1 }
+        return nextID
+    }
 }
 
 /// Worker jobs issued and completed (in order: jobs run one at a time), and the `/sync`s waiting for

@@ -122,11 +122,11 @@ import Testing
         // An int's bounds come as ints (2147483647, not the float 2147483648.0).
         let start = try #require(params.first { $0.arguments[0] == .string("start") })
         #expect(Array(start.arguments[3...4]) == [.int32(0), .int32(Int32.max)])
-        // A choice parameter lists its values after the flags and has no numeric range.
+        // A choice parameter lists its values after the flags; its range is the indexes a set takes.
         let algorithm = try #require(params.first { $0.arguments[0] == .string("renderingAlgorithm") })
-        #expect(Array(algorithm.arguments[3...4]) == [.null, .null])
         let spec = try #require(NodeKind.player.parameters.first { $0.name == "renderingAlgorithm" })
         #expect(!spec.choices.isEmpty)
+        #expect(Array(algorithm.arguments[3...4]) == [.int32(0), .int32(Int32(spec.choices.count - 1))])
         #expect(Array(algorithm.arguments[8...]) == spec.choices.map { .string($0) })
         #expect(f.client.take("/reply").first?.arguments == [.string("/node/p1/params")])
     }

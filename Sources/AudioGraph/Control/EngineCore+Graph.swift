@@ -259,7 +259,7 @@ extension Engine {
     ) throws(EngineError)
         -> (table: ParameterTable, validated: [(Int, ParameterValue)])
     {
-        guard kind != .output else {
+        guard kind.isCreatable else {
             throw EngineError(.notAllowed, "the engine has exactly one output node, named 'output'")
         }
         guard kind != .input || inputChannelCount > 0 else {

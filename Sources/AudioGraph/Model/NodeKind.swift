@@ -65,6 +65,13 @@ public enum NodeKind: String, Sendable, CaseIterable, Codable {
     /// on the effect's own clock (AVAudioUnitTimeEffect).
     public var isTimeEffect: Bool { self == .timepitch || self == .varispeed }
 
+    /// The kinds a graph can be given (`Engine.attach`, `/node/new`, a patch's nodes), in declaration order:
+    /// every kind but `output`, which the engine has exactly one of. An `input` needs capture channels too.
+    public static var creatableKinds: [NodeKind] { allCases.filter(\.isCreatable) }
+
+    /// False for `output` only.
+    public var isCreatable: Bool { self != .output }
+
     /// Names of all kinds, for error messages.
     public static var allNames: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
