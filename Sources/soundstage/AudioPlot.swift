@@ -90,7 +90,8 @@ final class AudioPlot {
         for channel in 0..<layout.plottedChannels {
             _ = try sox.run([
                 folder + "/audio.wav", "-n", "remix", "\(channel + 1)", "spectrogram", "-r",
-                "-x", "\(layout.plotWidth)", "-y", "\(layout.spectrogramHeight)", "-o",
+                "-x", "\(layout.plotWidth)", "-y", "\(layout.spectrogramHeight)", "-z",
+                "\(AudioPlotLayout.dynamicRange)", "-o",
                 folder + "/spectrum-\(channel + 1).png"
             ])
         }

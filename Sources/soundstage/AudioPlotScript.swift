@@ -17,6 +17,8 @@ struct AudioPlotLayout {
     /// Between the waveforms and the spectrograms (the waveforms' time labels).
     static let groupGap = 34
     static let bottom = 40
+    /// The spectrograms' range in dB below full scale (sox's -z; 80 as in Audacity's default).
+    static let dynamicRange = 80
     /// At most this many channels are drawn (the title says how many there are).
     static let maximumChannels = 8
     /// Envelope columns: twice the panel width, so each pixel column sees its true peaks.
@@ -48,8 +50,9 @@ struct AudioPlotLayout {
     }
 }
 
-/// The gnuplot script for one picture: `pngcairo`, a multiplot of waveform panels (the envelope in
-/// `envelope.dat`) and spectrogram panels (sox's raw pictures `spectrum-N.png`) in `folder`.
+/// The gnuplot script for one picture: the `png` terminal (libgd, an 8-bit palette, so pictures stay
+/// small), a multiplot of waveform panels (the envelope in `envelope.dat`) and spectrogram panels
+/// (sox's raw pictures `spectrum-N.png`) in `folder`.
 struct AudioPlotScript {
     var layout: AudioPlotLayout
     var folder: String
@@ -72,7 +75,7 @@ struct AudioPlotScript {
         let pixelSeconds = duration / Double(layout.plotWidth)
         let pixelFrequency = nyquist / frequencyScale / Double(layout.spectrogramHeight - 1)
         var lines = [
-            "set terminal pngcairo size \(AudioPlotLayout.width),\(height) font 'Sans,8' noenhanced",
+            "set terminal png size \(AudioPlotLayout.width),\(height) font 'Sans,8' noenhanced",
             "set output \(quoted(folder + "/plot.png"))",
             "set multiplot title \(quoted(heading)) font 'Sans,10'",
             "set lmargin at screen \(screenX(AudioPlotLayout.left))",
@@ -137,7 +140,7 @@ struct AudioPlotScript {
             : "\(channelCount) channel\(channelCount == 1 ? "" : "s")"
         let rate = sampleRate == sampleRate.rounded() ? String(Int(sampleRate)) : String(sampleRate)
         return "\(title) — \(channels), \(rate) Hz, \(String(format: "%.3f", duration)) s: "
-            + "waveform (amplitude −1…1, peaks), spectrogram (sox, brightest = loudest, 120 dB range)"
+            + "waveform (amplitude −1…1, peaks), spectrogram (sox, brightest = loudest, \(AudioPlotLayout.dynamicRange) dB range)"
     }
 
     private func margins(_ rows: (top: Int, bottom: Int), height: Int) -> [String] {
