@@ -3,6 +3,7 @@
 // gnuplot draws the page (axes, labels, the waveforms and sox's pictures); both run as child processes.
 import AudioFiles
 import Foundation
+import Locking
 
 /// Gathers audio block by block (a render as it runs, or a file as it is read) and draws it.
 ///
@@ -39,12 +40,16 @@ final class AudioPlot {
         minimum = Array(repeating: [], count: channelCount)
         maximum = Array(repeating: [], count: channelCount)
         folder = try Self.makeScratchFolder()
+        let pictures = (1...AudioPlotLayout.maximumChannels).map { "spectrum-\($0).png" }
+        InterruptCleanup.removeScratch(
+            folder: folder, files: ["audio.wav", "envelope.dat", "plot.gp", "plot.png"] + pictures)
         do {
             writer = try AudioFileWriter(
                 path: folder + "/audio.wav", format: .wav, sampleRate: sampleRate, channelCount: channelCount,
-                encoding: .float32)
+                encoding: .float32, replacement: .inPlaceWhenNew)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
+            InterruptCleanup.forgetScratch()
             throw CommandFailure("--plot: could not write the plot's scratch audio: \(error)")
         }
     }
@@ -77,7 +82,10 @@ final class AudioPlot {
     /// - Parameter title: the first line of the picture's title (the file's name).
     /// - Throws: a failure when there is nothing to draw or sox or gnuplot fail.
     func draw(title: String) throws(CommandFailure) -> Data {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            InterruptCleanup.forgetScratch()
+        }
         do {
             try writer.close()
         } catch {
@@ -86,22 +94,32 @@ final class AudioPlot {
         guard frameCount > 0 else { throw CommandFailure("--plot: there is no audio to draw (0 frames)") }
         let layout = AudioPlotLayout(channelCount: channelCount)
         let duration = Double(frameCount) / sampleRate
+        // sox reads about 200 seconds of audio per second here: a long file gets a longer limit.
+        let timeout = 120 + duration / 20
         let sox = ExternalTool.sox(for: "--plot")
-        for channel in 0..<layout.plottedChannels {
-            _ = try sox.run([
-                folder + "/audio.wav", "-n", "remix", "\(channel + 1)", "spectrogram", "-r",
-                "-x", "\(layout.plotWidth)", "-y", "\(layout.spectrogramHeight)", "-z",
-                "\(AudioPlotLayout.dynamicRange)", "-o",
-                folder + "/spectrum-\(channel + 1).png"
-            ])
+        let failures = Locked<[CommandFailure]>([])
+        let (folder, width, height) = (folder, layout.plotWidth, layout.spectrogramHeight)
+        // One sox per channel, side by side (each reads the whole file).
+        DispatchQueue.concurrentPerform(iterations: layout.plottedChannels) { channel in
+            do throws(CommandFailure) {
+                _ = try sox.run(
+                    [
+                        folder + "/audio.wav", "-n", "remix", "\(channel + 1)", "spectrogram", "-r",
+                        "-x", "\(width)", "-y", "\(height)",
+                        "-z", "\(AudioPlotLayout.dynamicRange)", "-o", folder + "/spectrum-\(channel + 1).png"
+                    ], timeout: timeout)
+            } catch {
+                failures.withLock { $0.append(error) }
+            }
         }
+        if let failure = failures.withLock({ $0.first }) { throw failure }
         try write(envelopeText(), to: "envelope.dat")
         let script = AudioPlotScript(
             layout: layout, folder: folder, title: title, duration: duration, sampleRate: sampleRate,
             channelCount: channelCount
         ).text
         try write(script, to: "plot.gp")
-        _ = try ExternalTool.gnuplot(for: "--plot").run([folder + "/plot.gp"])
+        _ = try ExternalTool.gnuplot(for: "--plot").run([folder + "/plot.gp"], timeout: timeout)
         guard let png = FileManager.default.contents(atPath: folder + "/plot.png"), !png.isEmpty else {
             throw CommandFailure("--plot: gnuplot wrote no picture")
         }
@@ -112,6 +130,7 @@ final class AudioPlot {
     func discard() {
         writer.discard()
         try? FileManager.default.removeItem(atPath: folder)
+        InterruptCleanup.forgetScratch()
     }
 
     /// One line per envelope column: its time in seconds, then minimum and maximum of each channel.

@@ -56,6 +56,8 @@ struct InfoCommand: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        // Standard output may carry the picture: the descriptions go to standard error then.
+        let show = plot == "-" ? chatter : say
         let inspections = files.map { AudioFileReader.inspect(path: $0, verify: verify) }
         if json {
             say(try InfoJSON.text(for: inspections))
@@ -65,16 +67,19 @@ struct InfoCommand: ParsableCommand {
                 if let error = inspection.error { printError(error.description) }
                 if let damage = inspection.damage { printError("'\(inspection.path)' is \(damage).") }
                 guard let info = inspection.info else { continue }
-                if !isFirst { say("") }
+                if !isFirst { show("") }
                 isFirst = false
-                say(Self.describe(info, inspection: inspection))
+                show(Self.describe(info, inspection: inspection))
             }
         }
         if !inspections.allSatisfy(\.isIntact) { throw ExitCode(1) }
         if let plot {
+            let interrupt = InterruptCleanup(
+                removing: nil, message: "soundstage info: interrupted; '\(plot)' was not written.")
+            defer { interrupt.clear() }
             do throws(CommandFailure) {
                 try PlotOption.write(Self.draw(files[0]), to: plot)
-                if !json { say("plotted \(files[0]) into \(plot)") }
+                if !json { show("plotted \(files[0]) into \(plot)") }
             } catch {
                 printError(error.message)
                 throw ExitCode(1)

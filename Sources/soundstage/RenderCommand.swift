@@ -104,8 +104,8 @@ struct RenderCommand: ParsableCommand {
             printError(error.message)
             throw ExitCode(1)
         }
-        // Standard output may carry the audio: status lines go to standard error then.
-        let report = out == "-" ? chatter : say
+        // Standard output may carry the audio or the picture: status lines go to standard error then.
+        let report = out == "-" || plot == "-" ? chatter : say
         let start = Date()
         let progress = ProgressBar()
         let totalFrames = max(1, duration * loaded.engine.configuration.sampleRate)

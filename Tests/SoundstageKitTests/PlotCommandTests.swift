@@ -260,4 +260,46 @@ struct PlotCommandTests {
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
         try Self.checkTones(target, rate: 16_000, amplitudes: [0.5], frequencies: [1000])
     }
+
+    @Test func aPictureOnStandardOutputSendsTheDescriptionToStandardError() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let audio = dir.appendingPathComponent("tone.wav").path
+        try Self.writeTones(audio, rate: 16_000, frames: 8000, amplitudes: [0.5], frequencies: [1000])
+        let r = try Fixtures.run(Fixtures.executable, ["info", audio, "--plot", "-"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.dropFirst().hasPrefix("PNG\r\n") && r.stderr.contains("Channels:"), "\(r.stderr)")
+    }
+
+    /// A signal while the audio is gathered removes the scratch copy (as large as the audio) and
+    /// writes no picture.
+    @Test func anInterruptedPlotLeavesNothingBehind() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = dir.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let hello = Fixtures.patches.appendingPathComponent("hello.yaml").path
+        let out = dir.appendingPathComponent("long.wav").path
+        let picture = dir.appendingPathComponent("long.png").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.executable)
+        process.arguments = ["render", hello, "--out", out, "--duration", "3600", "--plot", picture, "--quiet"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the scratch audio is being written, then interrupt.
+        let deadline = Date().addingTimeInterval(60)
+        func scratchFiles() -> [String] {
+            (FileManager.default.enumerator(atPath: scratch.path)?.allObjects as? [String]) ?? []
+        }
+        while process.isRunning, Date() < deadline, !scratchFiles().contains(where: { $0.hasSuffix("audio.wav") }) {
+            usleep(20_000)
+        }
+        #expect(process.isRunning, "the render of an hour ended before it could be interrupted")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGTERM)
+        #expect(scratchFiles().isEmpty, "left in TMPDIR: \(scratchFiles())")
+        #expect(!FileManager.default.fileExists(atPath: picture) && !FileManager.default.fileExists(atPath: out))
+    }
 }
