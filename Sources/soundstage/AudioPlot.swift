@@ -114,9 +114,11 @@ final class AudioPlot {
         }
         if let failure = failures.withLock({ $0.first }) { throw failure }
         try write(envelopeText(), to: "envelope.dat")
+        // sox makes fewer columns than asked for a short file (about one per 9 frames here).
+        let columns = Self.pngWidth(folder + "/spectrum-1.png") ?? layout.plotWidth
         let script = AudioPlotScript(
             layout: layout, folder: folder, title: title, duration: duration, sampleRate: sampleRate,
-            channelCount: channelCount
+            channelCount: channelCount, spectrogramColumns: columns
         ).text
         try write(script, to: "plot.gp")
         _ = try ExternalTool.gnuplot(for: "--plot").run([folder + "/plot.gp"], timeout: timeout)
@@ -156,6 +158,15 @@ final class AudioPlot {
         } catch {
             throw CommandFailure("--plot: could not write the plot's scratch files: \(error)")
         }
+    }
+
+    /// The width a PNG's header declares (bytes 16…19, big-endian, of the IHDR chunk).
+    static func pngWidth(_ path: String) -> Int? {
+        guard let data = FileManager.default.contents(atPath: path), data.count >= 24,
+            data.starts(with: [0x89, 0x50, 0x4E, 0x47])
+        else { return nil }
+        let bytes = [UInt8](data.prefix(24))
+        return bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
     }
 
     /// A private folder in the temporary folder (`TMPDIR`, else /tmp).

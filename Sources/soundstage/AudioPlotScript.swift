@@ -60,6 +60,8 @@ struct AudioPlotScript {
     var duration: Double
     var sampleRate: Double
     var channelCount: Int
+    /// The columns of sox's pictures: the panel's width, or fewer for audio too short to fill it.
+    var spectrogramColumns: Int
 
     static let waveformColor = "#3b6fb6"
 
@@ -72,7 +74,7 @@ struct AudioPlotScript {
         let frequencyScale = inKilohertz ? 1000.0 : 1
         let frequencyUnit = inKilohertz ? "kHz" : "Hz"
         let step = Self.tickStep(nyquist / frequencyScale)
-        let pixelSeconds = duration / Double(layout.plotWidth)
+        let pixelSeconds = duration / Double(max(1, spectrogramColumns))
         let pixelFrequency = nyquist / frequencyScale / Double(layout.spectrogramHeight - 1)
         var lines = [
             "set terminal png size \(AudioPlotLayout.width),\(height) font 'Sans,8' noenhanced",
