@@ -61,18 +61,28 @@ final class AudioPlot {
         } catch {
             throw CommandFailure("--plot: could not write the plot's scratch audio: \(error)")
         }
-        for f in 0..<frames {
+        // Column by column: the extremes of the block's frames in each, merged into the envelope.
+        var f = 0
+        while f < frames {
             let column = (frameCount + f) / framesPerColumn
+            let end = min(frames, (column + 1) * framesPerColumn - frameCount)
             for c in 0..<channelCount {
-                let value = samples[f * channelCount + c]
+                var low = samples[f * channelCount + c]
+                var high = low
+                for g in (f + 1)..<max(f + 1, end) {
+                    let value = samples[g * channelCount + c]
+                    low = min(low, value)
+                    high = max(high, value)
+                }
                 if column == minimum[c].count {
-                    minimum[c].append(value)
-                    maximum[c].append(value)
+                    minimum[c].append(low)
+                    maximum[c].append(high)
                 } else {
-                    minimum[c][column] = min(minimum[c][column], value)
-                    maximum[c][column] = max(maximum[c][column], value)
+                    minimum[c][column] = min(minimum[c][column], low)
+                    maximum[c][column] = max(maximum[c][column], high)
                 }
             }
+            f = end
         }
         frameCount += frames
     }
