@@ -42,7 +42,10 @@ struct InfoCommand: ParsableCommand {
             guard files.count == 1 else {
                 throw ValidationError("--plot draws one file; \(files.count) were given")
             }
-            try PlotOption.validate(plot, besides: json ? "-" : nil)
+            try PlotOption.validate(plot)
+            if json, plot == "-" {
+                throw ValidationError("--plot - and --json would share standard output: give the picture a file")
+            }
         }
     }
 

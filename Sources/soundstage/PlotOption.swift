@@ -5,7 +5,8 @@ import AudioFiles
 import Foundation
 
 enum PlotOption {
-    /// Refuses a name that is not a PNG's, and a picture that would go where the audio goes.
+    /// Refuses a name that is not a PNG's, and a picture that would go where `audio` (render's
+    /// `--out`) goes.
     static func validate(_ plot: String, besides audio: String? = nil) throws {
         let ext = URL(fileURLWithPath: plot).pathExtension.lowercased()
         if !ext.isEmpty, ext != "png", !OutputDestination.isStream(plot) {

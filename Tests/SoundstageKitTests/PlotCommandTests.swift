@@ -220,6 +220,12 @@ struct PlotCommandTests {
         #expect(r.status != 0 && r.stderr.contains("directory"), "\(r.stderr)")
         r = try Fixtures.run(Fixtures.executable, ["info", audio, "--plot", dir.appendingPathComponent("x.jpg").path])
         #expect(r.status != 0 && r.stderr.contains("name the file .png"), "\(r.stderr)")
+        r = try Fixtures.run(Fixtures.executable, ["info", audio, audio, "--plot", missingFolder])
+        #expect(r.status != 0 && r.stderr.contains("--plot draws one file; 2 were given"), "\(r.stderr)")
+        r = try Fixtures.run(Fixtures.executable, ["info", audio, "--json", "--plot", "-"])
+        #expect(r.status != 0 && r.stderr.contains("share standard output") && r.stdout.isEmpty, "\(r.stderr)")
+        r = try Fixtures.run(Fixtures.executable, ["render", hello, "--out", "-", "--duration", "0.2", "--plot", "-"])
+        #expect(r.status != 0 && r.stderr.contains("is also --out") && r.stdout.isEmpty, "\(r.stderr)")
 
         // A missing tool is named with the Debian package to install; an existing picture is untouched.
         let old = dir.appendingPathComponent("old.png").path
