@@ -17,6 +17,8 @@ packages=(
   pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon  # tests run the engine on a private headless PipeWire too
   systemd                         # systemd-analyze: the tests verify the service units in contrib/systemd
   graphviz                        # dot: `soundstage graph --format svg` draws patches
+  gnuplot-nox                     # draws the waveform and spectrogram overview of `render --plot` / `info --plot`
+  netpbm                          # pngtopnm: the tests read the --plot pictures' pixels
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -65,11 +65,13 @@ public enum OfflineRenderJob {
     /// registers its temporary file for removal on a signal); `onProgress` gets the frames rendered
     /// so far, about a hundred times per render. On failure the output is not put in place. `inputs`
     /// feed the capture channels (`in_1..N`) and `ports` the exposed nodes' input ports by short name,
-    /// as JACK would; both end in silence when shorter than the render.
+    /// as JACK would; both end in silence when shorter than the render. `onBlock` sees each block as
+    /// it was written (interleaved, the output's channels, and the frame count), e.g. to draw it.
     public static func run(
         _ patch: LoadedPatch, to output: Output, duration: Double, blockFrames: Int,
         inputs: [[Float]]? = nil, ports: [String: [Float]] = [:],
-        onOpen: (AudioFileWriter) -> Void = { _ in }, onProgress: (Int) -> Void = { _ in }
+        onOpen: (AudioFileWriter) -> Void = { _ in }, onProgress: (Int) -> Void = { _ in },
+        onBlock: (UnsafeBufferPointer<Float>, Int) -> Void = { _, _ in }
     ) throws(AudioFileError) -> Result {
         let engine = patch.engine
         let config = engine.configuration
@@ -110,6 +112,7 @@ public enum OfflineRenderJob {
             }
             do {
                 try interleaved.withUnsafeBufferPointer { try writer.write(interleaved: $0, frames: n) }
+                interleaved.withUnsafeBufferPointer { onBlock($0, n) }
             } catch {
                 failure = error as? AudioFileError
             }

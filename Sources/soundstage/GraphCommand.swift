@@ -58,30 +58,12 @@ struct GraphCommand: ParsableCommand {
 
     /// Runs Graphviz's `dot -Tsvg` on `dot`.
     static func drawSVG(_ dot: String) throws -> Data {
-        let path = ["/usr/bin/dot", "/usr/local/bin/dot"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let path else {
-            printError("SVG needs Graphviz's dot (apt-get install graphviz); --format dot writes the text")
+        do throws(CommandFailure) {
+            return try ExternalTool.dot(for: "SVG (--format svg; --format dot writes the text)").run(
+                ["-Tsvg"], input: Data(dot.utf8))
+        } catch {
+            printError(error.message)
             throw ExitCode(1)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-Tsvg"]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(dot.utf8))
-        try input.fileHandleForWriting.close()
-        let svg = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            printError("dot failed: \(String(decoding: message, as: UTF8.self))")
-            throw ExitCode(1)
-        }
-        return svg
     }
 }

@@ -16,7 +16,9 @@ struct InfoCommand: ParsableCommand {
             completely and also fails when the frames decoded differ from the header's count or \
             a decoding error occurs. --json prints a JSON array with one object per file instead. \
             --quiet prints only the messages about files that fail: the exit status tells a script \
-            whether every file is intact.
+            whether every file is intact. --plot OUT.png (with one file) also draws the file: each \
+            channel's waveform and, below, its spectrogram (sox's spectrogram effect and gnuplot draw \
+            it; Debian packages sox and gnuplot-nox).
             """)
 
     @Argument(help: "Audio files (WAV, AIFF, CAF, FLAC, Ogg, Opus, MP3, M4A/MP4 with AAC or ALAC, ADTS AAC, …).")
@@ -28,14 +30,37 @@ struct InfoCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array with one object per file (see docs/AUDIO_FILES.md).")
     var json = false
 
+    @Option(
+        name: .long, help: "Draw the file's waveform and spectrogram into this PNG (one file; needs sox and gnuplot).")
+    var plot: String?
+
     @OptionGroup var quiet: QuietOption
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one file") }
+        if let plot {
+            guard files.count == 1 else {
+                throw ValidationError("--plot draws one file; \(files.count) were given")
+            }
+            try PlotOption.validate(plot)
+            if json, plot == "-" {
+                throw ValidationError("--plot - and --json would share standard output: give the picture a file")
+            }
+        }
     }
 
     func run() throws {
         quiet.apply()
+        if let plot {
+            do throws(CommandFailure) {
+                try PlotOption.prepare(plot)
+            } catch {
+                printError(error.message)
+                throw ExitCode(1)
+            }
+        }
+        // Standard output may carry the picture: the descriptions go to standard error then.
+        let show = plot == "-" ? chatter : say
         let inspections = files.map { AudioFileReader.inspect(path: $0, verify: verify) }
         if json {
             say(try InfoJSON.text(for: inspections))
@@ -45,12 +70,59 @@ struct InfoCommand: ParsableCommand {
                 if let error = inspection.error { printError(error.description) }
                 if let damage = inspection.damage { printError("'\(inspection.path)' is \(damage).") }
                 guard let info = inspection.info else { continue }
-                if !isFirst { say("") }
+                if !isFirst { show("") }
                 isFirst = false
-                say(Self.describe(info, inspection: inspection))
+                show(Self.describe(info, inspection: inspection))
             }
         }
         if !inspections.allSatisfy(\.isIntact) { throw ExitCode(1) }
+        if let plot {
+            let interrupt = InterruptCleanup(
+                removing: nil, message: "soundstage info: interrupted; '\(plot)' was not written.")
+            defer { interrupt.clear() }
+            do throws(CommandFailure) {
+                try PlotOption.write(Self.draw(files[0]), to: plot)
+                if !json { show("plotted \(files[0]) into \(plot)") }
+            } catch {
+                printError(error.message)
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    /// The file decoded block by block into an `AudioPlot`, drawn.
+    static func draw(_ path: String) throws(CommandFailure) -> Data {
+        let reader: AudioFileStreamReader
+        do {
+            reader = try AudioFileStreamReader(path: path)
+        } catch {
+            throw CommandFailure("--plot: \(error)")
+        }
+        let plot = try AudioPlot(
+            sampleRate: reader.sampleRate, channelCount: reader.channelCount, expectedFrames: reader.frameCount)
+        let blockFrames = 16_384
+        var buffer = [Float](repeating: 0, count: blockFrames * reader.channelCount)
+        while true {
+            let frames: Int
+            do {
+                frames = try buffer.withUnsafeMutableBufferPointer { pointer throws(AudioFileError) in
+                    try reader.read(into: pointer.baseAddress!, frames: blockFrames)
+                }
+            } catch {
+                plot.discard()
+                throw CommandFailure("--plot: \(error)")
+            }
+            if frames == 0 { break }
+            do throws(CommandFailure) {
+                try buffer.withUnsafeBufferPointer { pointer throws(CommandFailure) in
+                    try plot.append(interleaved: pointer, frames: frames)
+                }
+            } catch {
+                plot.discard()
+                throw error
+            }
+        }
+        return try plot.draw(title: URL(fileURLWithPath: path).lastPathComponent)
     }
 
     /// The afinfo-style block for one file, one "label: value" line per field, ending with the

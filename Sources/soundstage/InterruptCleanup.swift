@@ -11,6 +11,8 @@ struct InterruptCleanup {
     /// C copies read by the signal handler.
     nonisolated(unsafe) private static var path: UnsafeMutablePointer<CChar>?
     nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
+    /// A scratch folder and the files that may be in it (a plot's), removed too; nil-terminated.
+    nonisolated(unsafe) private static var scratch: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
 
@@ -25,6 +27,7 @@ struct InterruptCleanup {
         for signalNumber in Self.signals {
             let previous = signal(signalNumber) { number in
                 if let path = InterruptCleanup.path { unlink(path) }
+                InterruptCleanup.removeScratch()
                 if let message = InterruptCleanup.message { _ = write(STDERR_FILENO, message, strlen(message)) }
                 _exit(128 + number)
             }
@@ -53,6 +56,40 @@ struct InterruptCleanup {
     private static func isIgnore(_ handler: __sighandler_t?) -> Bool {
         guard let handler else { return false }
         return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
+
+    /// Also removes `files` and then `folder` on a signal, from now until `forgetScratch()` (the
+    /// scratch audio of a plot, which may be as large as the render). Works with or without a
+    /// cleanup installed: without one, no handler runs.
+    static func removeScratch(folder: String, files: [String]) {
+        forgetScratch()
+        let list = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: files.count + 2)
+        for (index, file) in files.enumerated() { list[index] = strdup(folder + "/" + file) }
+        list[files.count] = strdup(folder)
+        list[files.count + 1] = nil
+        scratch = list
+    }
+
+    /// Stops removing the scratch folder on a signal.
+    static func forgetScratch() {
+        guard let list = scratch else { return }
+        scratch = nil
+        var index = 0
+        while let entry = list[index] {
+            free(entry)
+            index += 1
+        }
+        list.deallocate()
+    }
+
+    /// In the signal handler: unlink each file, then rmdir the folder (the last entry).
+    private static func removeScratch() {
+        guard let list = scratch else { return }
+        var index = 0
+        while let entry = list[index] {
+            if list[index + 1] == nil { rmdir(entry) } else { unlink(entry) }
+            index += 1
+        }
     }
 
     /// Restores the default dispositions (keeping ignored signals ignored) and forgets the path.

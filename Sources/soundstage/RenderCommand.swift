@@ -16,7 +16,9 @@ struct RenderCommand: ParsableCommand {
             when stderr is a terminal (not with --quiet). --input and --port feed what `run` would receive \
             on its JACK ports: --input FILE the capture ports in_1..N channel by channel, --port \
             PORT=FILE one input port of an exposed node (a mono file; e.g. --port vp_mic_1=mic.wav \
-            --port vp_ref_1=far.wav). Files are converted to the render's rate and end in silence.
+            --port vp_ref_1=far.wav). Files are converted to the render's rate and end in silence. --plot \
+            FILE.png also draws what was rendered: each channel's waveform and, below, its spectrogram \
+            (sox's spectrogram effect and gnuplot draw it; Debian packages sox and gnuplot-nox).
             """)
 
     @Argument(help: "Patch file.")
@@ -45,6 +47,9 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "PORT=FILE: a mono audio file for one input port of an exposed node (repeatable).")
     var port: [String] = []
 
+    @Option(name: .long, help: "Also draw the render's waveform and spectrogram into this PNG (needs sox and gnuplot).")
+    var plot: String?
+
     @OptionGroup var options: OutputFormatOptions
 
     @OptionGroup var quiet: QuietOption
@@ -61,6 +66,7 @@ struct RenderCommand: ParsableCommand {
         guard (1...65_536).contains(block) else {
             throw ValidationError("--block must be 1…65536 frames, not \(block)")
         }
+        if let plot { try PlotOption.validate(plot, besides: out) }
         for entry in port {
             guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex,
                 entry.index(after: equals) != entry.endIndex
@@ -82,28 +88,47 @@ struct RenderCommand: ParsableCommand {
         }
         let output: OfflineRenderJob.Output
         let feeds: (inputs: [[Float]]?, ports: [String: [Float]])
+        var plotter: AudioPlot?
         do throws(CommandFailure) {
             output = try outputSettings(for: loaded)
             feeds = try portFeeds(for: loaded)
+            if let plot {
+                // Refused before the render starts: a missing tool or a place the picture cannot go.
+                try PlotOption.prepare(plot)
+                let config = loaded.engine.configuration
+                plotter = try AudioPlot(
+                    sampleRate: config.sampleRate, channelCount: output.channelCount ?? config.outputChannelCount,
+                    expectedFrames: Int((duration * config.sampleRate).rounded()))
+            }
         } catch {
             printError(error.message)
             throw ExitCode(1)
         }
-        // Standard output may carry the audio: status lines go to standard error then.
-        let report = out == "-" ? chatter : say
+        // Standard output may carry the audio or the picture: status lines go to standard error then.
+        let report = out == "-" || plot == "-" ? chatter : say
         let start = Date()
         let progress = ProgressBar()
         let totalFrames = max(1, duration * loaded.engine.configuration.sampleRate)
         var interrupt: InterruptCleanup?
         defer { interrupt?.clear() }
         let result: OfflineRenderJob.Result
+        var plotFailure: CommandFailure?
         do {
             result = try OfflineRenderJob.run(
                 loaded, to: output, duration: duration, blockFrames: block, inputs: feeds.inputs, ports: feeds.ports,
                 onOpen: { interrupt = InterruptCleanup(for: $0, command: "render") },
-                onProgress: { progress.update(Double($0) / totalFrames, "rendering") })
+                onProgress: { progress.update(Double($0) / totalFrames, "rendering") },
+                onBlock: { samples, frames in
+                    guard let plotter, plotFailure == nil else { return }
+                    do throws(CommandFailure) {
+                        try plotter.append(interleaved: samples, frames: frames)
+                    } catch {
+                        plotFailure = error
+                    }
+                })
         } catch {
             progress.finish()
+            plotter?.discard()
             printError("render failed: \(error)")
             throw ExitCode(1)
         }
@@ -119,7 +144,20 @@ struct RenderCommand: ParsableCommand {
             report("recorder \(recording.name): wrote \(recording.path): \(recording.frames) frames")
         }
         for problem in result.recorderProblems { printError(problem) }
-        if !result.recorderProblems.isEmpty { throw ExitCode(1) }
+        var failed = !result.recorderProblems.isEmpty
+        if let plot, let plotter {
+            do throws(CommandFailure) {
+                if let plotFailure { throw plotFailure }
+                let name = URL(fileURLWithPath: patch).lastPathComponent
+                try PlotOption.write(plotter.draw(title: "render of \(name)"), to: plot)
+                report("plotted the render into \(plot)")
+            } catch {
+                plotter.discard()
+                printError(error.message)
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(1) }
     }
 
     /// The output's format, encoding and channels from the options, checked against the patch's

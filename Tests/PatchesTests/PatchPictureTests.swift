@@ -87,6 +87,9 @@ import Testing
             let picture = root.appendingPathComponent("docs/pictures/\(name).svg").path
             #expect(FileManager.default.fileExists(atPath: picture), "no picture of \(patch): scripts/draw-patches.sh")
             #expect(page.contains("(pictures/\(name).svg)"), "docs/PATCHES.md does not show \(patch)")
+            let render = root.appendingPathComponent("docs/pictures/\(name)-render.png").path
+            #expect(FileManager.default.fileExists(atPath: render), "no render of \(patch): scripts/draw-patches.sh")
+            #expect(page.contains("(pictures/\(name)-render.png)"), "docs/PATCHES.md does not show \(patch)'s render")
         }
     }
 }
