@@ -16,7 +16,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1")
     ],
     targets: [
         // System libraries (Debian -dev packages; scripts/setup.sh installs them).
@@ -54,12 +55,16 @@ let package = Package(
             name: "SoundstageKit", dependencies: ["AudioGraph", "AudioFiles", "Patches", "SpatialAssets", "Locking"]),
         // JACK host adapter.
         .target(name: "JackHost", dependencies: ["AudioGraph", "CJack", "CRealtime", "Locking"]),
-        // OSC control: liblo servers, address space, subscriptions, timetag scheduling.
+        // OSC control: liblo servers, address space, subscriptions, timetag scheduling; the OSCQuery
+        // server and the web view (HTTP and WebSocket through FlyingFox; the page's files are resources).
         .target(
             name: "OSCControl",
             dependencies: [
-                "AudioGraph", "AudioDSP", "SoundstageKit", "AudioFiles", "CLibLo", "CProcessMemory", "Locking"
-            ]),
+                "AudioGraph", "AudioDSP", "SoundstageKit", "AudioFiles", "CLibLo", "CProcessMemory", "Locking",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox")
+            ],
+            resources: [.copy("Resources/view")]),
         .executableTarget(
             name: "soundstage",
             dependencies: [

@@ -9,6 +9,9 @@ scripts/setup.sh
 # python-osc (PyPI) for the tests that drive Soundstage with an independent client, and for the soak.
 SOUNDSTAGE_PYTHON=$(scripts/python-osc.sh)
 export SOUNDSTAGE_PYTHON
+# python-osc, websockets and selenium (PyPI) for the OSCQuery and web view tests.
+SOUNDSTAGE_WEB_PYTHON=$(scripts/python-web.sh)
+export SOUNDSTAGE_WEB_PYTHON
 # numpy, scipy and pesq (PyPI) for the echo-cancellation yardstick the voice tests measure with.
 SOUNDSTAGE_AEC_PYTHON=$(scripts/python-aec.sh)
 export SOUNDSTAGE_AEC_PYTHON

@@ -40,13 +40,15 @@ enum ReplyTarget {
     case borrowedTCP(lo_address: UnsafeMutableRawPointer)
     /// A TCP sender after its dispatch ended: only a reply URL registered with /notify reaches it.
     case unreachable
+    /// A WebSocket of the web server: replies go back over it as binary OSC packets.
+    case web(WebClient)
 }
 
 /// The sender of a request. `@unchecked Sendable`: it only travels to the worker and back, and its
 /// target is used on the OSC thread only.
 struct ClientRef: @unchecked Sendable {
     // @unchecked: travels to the OSC worker and back; its target is used on the OSC thread only.
-    /// "udp:host:port" or "tcp:host:port".
+    /// "udp:host:port", "tcp:host:port" or "ws:id".
     let key: String
     let target: ReplyTarget
 

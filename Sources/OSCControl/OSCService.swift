@@ -30,6 +30,8 @@ public final class OSCService: Sendable {
     private struct Running: Sendable {
         let core: OSCServiceCore
         let finished: DispatchSemaphore
+        /// The OSCQuery server and web view (`options.web`).
+        var web: WebServer?
     }
 
     public init(engine: Engine, host: OSCHost? = nil, options: OSCServiceOptions = OSCServiceOptions()) {
@@ -62,7 +64,18 @@ public final class OSCService: Sendable {
             }
             thread.name = "soundstage-osc"
             thread.start()
-            state = Running(core: core, finished: finished)
+            var running = Running(core: core, finished: finished)
+            if let webOptions = options.web {
+                do throws(OSCServiceError) {
+                    running.web = try WebServer(options: webOptions, inbox: core.inbox)
+                } catch {
+                    core.stopRequested.store(true, ordering: .releasing)
+                    finished.wait()
+                    if options.handlesEngineEvents { engine.setEventHandler(nil) }
+                    throw error
+                }
+            }
+            state = running
             return core.endpoint.port
         }
     }
@@ -75,13 +88,19 @@ public final class OSCService: Sendable {
             return state
         }
         guard let stopped else { return }
+        stopped.web?.stop()
         stopped.core.stopRequested.store(true, ordering: .releasing)
         stopped.finished.wait()
+        // OSCQuery requests that arrived as the OSC thread stopped get their answer still.
+        for case .web(.query(let query)) in stopped.core.inbox.close() { query.answer(.unavailable) }
         if options.handlesEngineEvents { engine.setEventHandler(nil) }
     }
 
     /// The bound port while running.
     public var port: Int? { running.withLock { $0?.core.endpoint.port } }
+
+    /// The web server's bound port while running (nil when `options.web` is nil).
+    public var httpPort: Int? { running.withLock { $0?.web?.port } }
 
     /// Forwards a host event (xrun, server lost, configuration change) to subscribers.
     public func post(_ event: OSCHostEvent) {

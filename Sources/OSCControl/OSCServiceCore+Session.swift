@@ -58,7 +58,7 @@ struct SessionState {
 
 extension OSCServiceCore {
     /// The parameters `/session/params` lists, with their values.
-    private var sessionParameters: [(String, OSCArgument)] {
+    var sessionParameters: [(String, OSCArgument)] {
         [
             ("category", .string(session.published.category.rawValue)),
             ("mode", .string(session.published.mode.rawValue)),

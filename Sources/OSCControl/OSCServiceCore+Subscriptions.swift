@@ -5,9 +5,23 @@ import AudioGraph
 import Foundation
 
 /// A client that asked for notifications (`/notify 1`), until its lease runs out.
+/// Where a subscriber's traffic goes: an OSC address (UDP or TCP), or a WebSocket of the web server.
+enum SubscriberAddress {
+    case lo(LoAddress)
+    case web(WebClient)
+
+    /// What identifies the subscriber (`/notify` with the same URL is the same subscription).
+    var url: String {
+        switch self {
+        case .lo(let address): return address.url
+        case .web(let client): return "ws://\(client.key)"
+        }
+    }
+}
+
 struct Subscription {
     let id: Int32
-    let address: LoAddress
+    let address: SubscriberAddress
     /// CLOCK_MONOTONIC seconds.
     var expires: Double
     var meters: MeterFeed?
@@ -68,10 +82,13 @@ extension OSCServiceCore {
             return subscriptions.byID.first { $0.value.address.url == normalized }?.key
         }
         if let id = subscriptions.replyRoutes[client.key], subscriptions.byID[id] != nil { return id }
-        if case .owned(let own) = client.target {
-            return subscriptions.byID.first { $0.value.address.url == own.url }?.key
+        switch client.target {
+        case .owned(let own): return subscriptions.byID.first { $0.value.address.url == own.url }?.key
+        case .web(let web):
+            let own = SubscriberAddress.web(web).url
+            return subscriptions.byID.first { $0.value.address.url == own }?.key
+        case .borrowedTCP, .unreachable: return nil
         }
-        return nil
     }
 
     /// `/notify i:1|0 [s:url]` → `/done /notify i:id f:leaseSeconds` (`i:0` when unsubscribing).
@@ -86,16 +103,18 @@ extension OSCServiceCore {
             done(r.client, "/notify", [.int32(0)])
             return
         }
-        let address: LoAddress
+        let address: SubscriberAddress
         if let url {
             guard let parsed = LoAddress.url(url) else {
                 throw a.failure(
                     "'\(OSCText.sanitized(url))' is not an osc.udp:// or osc.tcp:// URL with a host that "
                         + "resolves and a port in 1…65535; replies keep going to the sender")
             }
-            address = parsed
+            address = .lo(parsed)
         } else if case .owned(let own) = r.client.target {
-            address = own
+            address = .lo(own)
+        } else if case .web(let web) = r.client.target {
+            address = .web(web)
         } else {
             throw a.failure("a TCP client must give a reply URL (s:osc.udp://host:port/ or osc.tcp://host:port/)")
         }
@@ -179,7 +198,15 @@ extension OSCServiceCore {
         {
             journal("session: \(message)")
         }
-        for subscription in subscriptions.byID.values { endpoint.send(message, to: subscription.address.raw) }
+        for subscription in subscriptions.byID.values { send(message, to: subscription.address) }
+    }
+
+    /// Sends one message to a subscriber.
+    func send(_ message: OSCMessage, to address: SubscriberAddress) {
+        switch address {
+        case .lo(let lo): endpoint.send(message, to: lo.raw)
+        case .web(let client): client.send(.binary(OSCPacket.message(message).encoded()))
+        }
     }
 
     // MARK: Meters
@@ -218,7 +245,11 @@ extension OSCServiceCore {
                     .filter { feed.nodes?.contains($0.key) ?? true }
                     .map { OSCMeterPacking.voiceMessage(node: $0.key, $0.value) }
                 for group in OSCMeterPacking.bundles(feed.take() + voiceMessages) {
-                    endpoint.sendBundle(group, timetag: tag, to: subscription.address.raw)
+                    switch subscription.address {
+                    case .lo(let lo): endpoint.sendBundle(group, timetag: tag, to: lo.raw)
+                    case .web(let client):
+                        client.send(.binary(OSCPacket.bundle(tag, group.map { .message($0) }).encoded()))
+                    }
                 }
                 feed.nextDue += feed.interval
                 if feed.nextDue < now { feed.nextDue = now + feed.interval }
@@ -244,12 +275,18 @@ extension OSCServiceCore {
             unregisterNodeMethods(name)
             subscriptions.meteredNodes.remove(name)
             nodesChanged = true
-            if !initial { notify(OSCMessage("/node/removed", [.string(name)])) }
+            if !initial {
+                notify(OSCMessage("/node/removed", [.string(name)]))
+                announceWebPath("PATH_REMOVED", "/node/\(name)")
+            }
         }
         for node in nodes where mirror.nodes[node.name] != node.kind {
             registerNodeMethods(node.name, kind: node.kind)
             nodesChanged = true
-            if !initial { notify(OSCMessage("/node/added", [.string(node.name), .string(node.kind.rawValue)])) }
+            if !initial {
+                notify(OSCMessage("/node/added", [.string(node.name), .string(node.kind.rawValue)]))
+                announceWebPath("PATH_ADDED", "/node/\(node.name)")
+            }
         }
         mirror.nodes = current
         let connections = Set(engine.connections())

@@ -21,15 +21,32 @@ enum InboxItem: @unchecked Sendable {
     case adoptRecorder(name: String, Recorder)
     /// A worker job finished; `complete` runs on the OSC thread.
     case jobFinished(sequence: Int, complete: (OSCServiceCore) -> Void)
+    /// The web server's WebSockets and OSCQuery requests.
+    case web(WebInboxItem)
 }
 
 /// A thread-safe list of inbox items.
 final class Inbox: Sendable {
-    private let items = Locked<[InboxItem]>([])
-    func post(_ item: InboxItem) { items.withLock { $0.append(item) } }
+    private let state = Locked<(items: [InboxItem], closed: Bool)>(([], false))
+    func post(_ item: InboxItem) { _ = postIfOpen(item) }
+    /// Posts unless the service stopped (then the item is dropped and false returned).
+    func postIfOpen(_ item: InboxItem) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.items.append(item)
+            return true
+        }
+    }
     func drain() -> [InboxItem] {
-        items.withLock { list in
-            defer { list = [] }; return list
+        state.withLock { state in
+            defer { state.items = [] }; return state.items
+        }
+    }
+    /// Refuses every later post; returns what was left undelivered.
+    func close() -> [InboxItem] {
+        state.withLock { state in
+            state.closed = true
+            defer { state.items = [] }; return state.items
         }
     }
 }
@@ -126,6 +143,8 @@ final class OSCServiceCore: @unchecked Sendable {
     var subscriptions = SubscriptionTable()
     /// The audio session: its settings and the interruptions under way.
     var session = SessionState()
+    /// The web server's WebSockets: what each listens to (OSCQuery LISTEN).
+    var web = WebState()
     var nextPoll = 0.0
     var nextLeaseCheck = 0.0
     var nextPropertyCheck = 0.0
@@ -215,6 +234,7 @@ final class OSCServiceCore: @unchecked Sendable {
             nextPropertyCheck = now + 0.5
         }
         if mirror.dirty || now >= mirror.nextScan { scanGraph() }
+        if !web.listens.isEmpty && now >= web.nextListenCheck { sendListenedValues(now: now) }
         checkSyncs(now: now)
         flushXrun(now: now)
     }
@@ -230,6 +250,7 @@ final class OSCServiceCore: @unchecked Sendable {
                 complete(self)
                 jobs.completed = max(jobs.completed, sequence)
                 jobs.completedAt = SystemClock.monotonicSeconds()
+            case .web(let item): handleWeb(item)
             }
         }
         if mirror.dirty { scanGraph() }
@@ -304,7 +325,7 @@ final class OSCServiceCore: @unchecked Sendable {
 
     /// Runs what the last dispatch dispatch.collected. A bundle liblo abandoned half-way (a malformed TCP frame:
     /// liblo then never calls the end handler) is dropped.
-    private func finishDispatch(client: ClientRef?) {
+    func finishDispatch(client: ClientRef?) {
         finalizePattern()
         let items = dispatch.collected
         dispatch.collected = []
@@ -438,13 +459,14 @@ final class OSCServiceCore: @unchecked Sendable {
     /// Sends `message` to the client's registered reply URL, or back to the sender.
     func reply(_ client: ClientRef, _ message: OSCMessage) {
         if let id = subscriptions.replyRoutes[client.key], let subscription = subscriptions.byID[id] {
-            endpoint.send(message, to: subscription.address.raw)
+            send(message, to: subscription.address)
             return
         }
         switch client.target {
         case .owned(let address): endpoint.send(message, to: address.raw)
         case .borrowedTCP(let address): endpoint.send(message, to: address)
         case .unreachable: break
+        case .web(let web): web.send(.binary(OSCPacket.message(message).encoded()))
         }
     }
 

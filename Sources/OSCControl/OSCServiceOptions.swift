@@ -63,6 +63,8 @@ public struct OSCServiceOptions: Sendable {
     /// as one line, whether or not anyone subscribed: `soundstage run` writes them to stderr for a rig's
     /// journal.
     public var sessionJournal: (@Sendable (String) -> Void)?
+    /// The OSCQuery server and web view (HTTP and WebSocket); nil serves none.
+    public var web: WebServerOptions?
 
     public init(
         port: Int = OSCServiceOptions.defaultPort, host: String = "127.0.0.1", enablesTCP: Bool = true,

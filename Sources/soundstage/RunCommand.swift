@@ -55,6 +55,25 @@ struct RunCommand: ParsableCommand {
     var oscHost: String = "127.0.0.1"
 
     @Option(
+        name: .long, parsing: .unconditional,
+        help:
+            "OSCQuery and web view port, HTTP and WebSocket (default 57131; 0 turns it off; a taken default gives way to a free port; see docs/WEB_VIEW.md)."
+    )
+    var httpPort: Int?
+
+    @Option(
+        name: .long,
+        help: "Address the web server binds (127.0.0.1: this machine only; 0.0.0.0 or :: for the network)."
+    )
+    var httpHost: String = "127.0.0.1"
+
+    @Flag(
+        name: .long,
+        help: "Serve OSCQuery and the web view read-only: nothing sent through them changes the engine."
+    )
+    var httpReadOnly = false
+
+    @Option(
         name: .long,
         help:
             "Folder OSC clients may read and write (repeatable; default: the patch's folder and the working directory)."
@@ -76,6 +95,7 @@ struct RunCommand: ParsableCommand {
         }
         guard !name.isEmpty, name.utf8.count <= 64 else { throw ValidationError("--name must be 1–64 bytes") }
         guard (0...65535).contains(oscPort ?? 0) else { throw ValidationError("--osc-port must be 0…65535") }
+        guard (0...65535).contains(httpPort ?? 0) else { throw ValidationError("--http-port must be 0…65535") }
         for root in fileRoot {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
@@ -307,15 +327,20 @@ struct RunCommand: ParsableCommand {
         -> OSCService
     {
         func service(port: Int) -> OSCService {
-            OSCService(
-                engine: loaded.engine, host: host,
-                options: OSCServiceOptions(
-                    port: port, host: oscHost, fileRoots: roots, programName: "soundstage",
-                    version: Soundstage.version, pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false,
-                    nowPlaying: loaded.document.session.nowPlaying, sessionStart: SessionStart(loaded.document.session),
-                    quitRefusal: managed
-                        ? "under a session manager Soundstage quits on SIGTERM, which the manager sends" : nil,
-                    sessionJournal: { printError($0) }))
+            var options = OSCServiceOptions(
+                port: port, host: oscHost, fileRoots: roots, programName: "soundstage",
+                version: Soundstage.version, pauseOnRouteLoss: loaded.document.session.pauseOnRouteLoss ?? false,
+                nowPlaying: loaded.document.session.nowPlaying, sessionStart: SessionStart(loaded.document.session),
+                quitRefusal: managed
+                    ? "under a session manager Soundstage quits on SIGTERM, which the manager sends" : nil,
+                sessionJournal: { printError($0) })
+            if httpPort != 0 {
+                options.web = WebServerOptions(
+                    port: httpPort ?? WebServerOptions.defaultPort, host: httpHost,
+                    fallsBackToFreePort: httpPort == nil,
+                    isReadOnly: httpReadOnly)
+            }
+            return OSCService(engine: loaded.engine, host: host, options: options)
         }
         var osc = service(port: oscPort ?? OSCServiceOptions.defaultPort)
         do {
@@ -328,6 +353,11 @@ struct RunCommand: ParsableCommand {
                 port = try osc.start()
             }
             say("OSC: udp and tcp on \(oscHost):\(port) (file roots: \(roots.joined(separator: ", ")))")
+            if let httpPort = osc.httpPort {
+                let shown = httpHost.contains(":") ? "[\(httpHost)]" : httpHost
+                say(
+                    "web view: http://\(shown):\(httpPort)/view (OSCQuery at /\(httpReadOnly ? ", read-only" : ""))")
+            }
         } catch {
             printError("could not start OSC control: \(error)")
             throw ExitCode(1)

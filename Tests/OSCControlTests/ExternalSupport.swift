@@ -485,6 +485,8 @@ final class SoundstageRun {
 
     let child: ChildProcess
     let port: Int
+    /// The web server's port (OSCQuery and the web view), from run's "web view: http://…" line.
+    let httpPort: Int?
     let clientName: String
 
     /// Starts and waits for the "OSC: udp and tcp on 127.0.0.1:PORT" line.
@@ -528,6 +530,8 @@ final class SoundstageRun {
             throw ExternalSetupError("soundstage run did not start:\n\(child.output.suffix(2000))")
         }
         self.port = port
+        httpPort = output.range(of: #"web view: http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression)
+            .flatMap { Int(output[$0].dropFirst("web view: http://127.0.0.1:".count).dropLast()) }
     }
 
     deinit { child.stop() }

@@ -13,7 +13,9 @@ enum ModuleLayering {
         // C shims, the control side's lock, and the package dependencies.
         [
             "CJack", "CSndFile", "CSoxr", "CFFmpeg", "CLibLo", "CRubberBand", "CMySofa", "CRealtime",
-            "CAllocationCounter", "CProcessMemory", "CSpatialKernels", "CSpeexDSP", "Locking", "Yams", "ArgumentParser"
+            "CAllocationCounter", "CProcessMemory", "CSpatialKernels", "CSpeexDSP", "Locking", "Yams", "ArgumentParser",
+            "FlyingFox",
+            "FlyingSocks"
         ],
         // Pure DSP kernels.
         ["AudioDSP"],

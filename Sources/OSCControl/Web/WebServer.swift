@@ -1,0 +1,218 @@
+// Control side (FlyingFox's tasks). The HTTP server: the OSCQuery namespace, its WebSocket (OSC packets
+// and LISTEN), and the web view's files. Everything that touches the engine is handed to the OSC
+// thread through its inbox, so the OSC thread stays the only one that reads or changes the service's
+// state.
+import FlyingFox
+import FlyingSocks
+import Foundation
+import Synchronization
+
+/// Settings of the web server (`--http-port`, `--http-host`, `--http-read-only`).
+public struct WebServerOptions: Sendable {
+    /// The default port (OSCQuery's convention: the OSC port's neighbour).
+    public static let defaultPort = 57131
+
+    /// TCP port; 0 picks a free one.
+    public var port: Int
+    /// Address to bind: 127.0.0.1 (this machine only), 0.0.0.0 or :: (the network), or one interface's.
+    public var host: String
+    /// When the port is taken, take a free one instead of failing (the default port).
+    public var fallsBackToFreePort: Bool
+    /// Nothing sent through the web server may change the engine (queries, getters and subscriptions
+    /// only; `/error 14` otherwise).
+    public var isReadOnly: Bool
+
+    public init(
+        port: Int = WebServerOptions.defaultPort, host: String = "127.0.0.1", fallsBackToFreePort: Bool = false,
+        isReadOnly: Bool = false
+    ) {
+        self.port = port
+        self.host = host
+        self.fallsBackToFreePort = fallsBackToFreePort
+        self.isReadOnly = isReadOnly
+    }
+}
+
+/// The running HTTP server of one OSC service.
+final class WebServer: Sendable {
+    let port: Int
+    private let server: HTTPServer
+    private let task: Task<Void, any Error>
+
+    /// Binds and starts serving. The address is tried here, on the caller's thread, so a taken port or
+    /// a foreign host fails at once; then FlyingFox binds it and serves on Swift's concurrency threads.
+    /// Nothing here waits for those threads (the caller may be one of them): the wait for the first
+    /// accepted connection is bounded and only polls the socket.
+    init(options: WebServerOptions, inbox: Inbox) throws(OSCServiceError) {
+        let port = try WebPortCheck.bindablePort(
+            host: options.host, port: options.port, fallsBack: options.fallsBackToFreePort)
+        let address: any SocketAddress
+        do {
+            address = try Self.socketAddress(host: options.host, port: port)
+        } catch {
+            throw OSCServiceError("--http-host '\(options.host)' is not an IPv4 or IPv6 address")
+        }
+        let handler = WebRequestHandler(inbox: inbox, options: options)
+        let server = HTTPServer(address: address, timeout: 30, logger: .disabled, handler: handler)
+        self.server = server
+        self.port = port
+        task = Task { try await server.run() }
+        WebPortCheck.waitUntilAccepting(host: options.host, port: port, seconds: 2)
+    }
+
+    /// Stops listening and closes every connection (WebSockets included), without waiting for it.
+    func stop() {
+        let server = self.server
+        let task = self.task
+        Task {
+            await server.stop(timeout: 0.5)
+            task.cancel()
+        }
+    }
+
+    private static func socketAddress(host: String, port: Int) throws -> any SocketAddress {
+        if host.contains(":") { return try sockaddr_in6.inet6(ip6: host, port: UInt16(port)) }
+        return try sockaddr_in.inet(ip4: host, port: UInt16(port))
+    }
+}
+
+/// Serves every request: WebSocket upgrades, the view's files, OSCQuery.
+struct WebRequestHandler: HTTPHandler {
+    let inbox: Inbox
+    let options: WebServerOptions
+    let sockets: WebSocketEndpoint
+
+    init(inbox: Inbox, options: WebServerOptions) {
+        self.inbox = inbox
+        self.options = options
+        sockets = WebSocketEndpoint(inbox: inbox, isReadOnly: options.isReadOnly)
+    }
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let refusal = WebRequestGuard.refusal(
+            host: request.headers[.host], origin: request.headers[HTTPHeader("Origin")],
+            boundHost: options.host)
+        {
+            return Self.text(.forbidden, refusal)
+        }
+        if request.headers[.upgrade]?.lowercased() == "websocket" {
+            return try await WebSocketHTTPHandler.webSocket(sockets).handleRequest(request)
+        }
+        guard request.method == .GET || request.method == .HEAD else {
+            return Self.text(.methodNotAllowed, "only GET (OSCQuery, the web view) and WebSocket upgrades are served")
+        }
+        let path = request.path
+        if path == "/view" || path.hasPrefix("/view/") { return WebViewFiles.response(for: path) }
+        let attribute = request.query.first?.name
+        if path == "/", attribute == nil, Self.prefersHTML(request.headers[HTTPHeader("Accept")]) {
+            let headers: HTTPHeaders = [.location: "/view"]
+            return HTTPResponse(statusCode: .found, headers: headers)
+        }
+        let answer = await ask(path: path, attribute: attribute)
+        var headers: HTTPHeaders = [.contentType: "application/json"]
+        headers[.cacheControl] = "no-store"
+        return HTTPResponse(
+            statusCode: HTTPStatusCode(answer.status, phrase: Self.phrase(answer.status)), headers: headers,
+            body: answer.json)
+    }
+
+    /// Hands the query to the OSC thread and waits for its answer.
+    private func ask(path: String, attribute: String?) async -> WebQueryAnswer {
+        await withCheckedContinuation { continuation in
+            let query = WebQuery(path: path, attribute: attribute) { answer in continuation.resume(returning: answer) }
+            if !inbox.postIfOpen(.web(.query(query))) { continuation.resume(returning: .unavailable) }
+        }
+    }
+
+    /// A browser asks for HTML first; OSCQuery clients ask for JSON or anything.
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept else { return false }
+        return accept.split(separator: ",").first?.trimmingCharacters(in: .whitespaces).hasPrefix("text/html") == true
+    }
+
+    static func text(_ status: HTTPStatusCode, _ message: String) -> HTTPResponse {
+        let headers: HTTPHeaders = [.contentType: "text/plain; charset=utf-8"]
+        return HTTPResponse(statusCode: status, headers: headers, body: Data((message + "\n").utf8))
+    }
+
+    private static func phrase(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 204: return "No Content"
+        case 400: return "Bad Request"
+        case 404: return "Not Found"
+        default: return "Status"
+        }
+    }
+}
+
+/// Each WebSocket becomes a `WebClient` of the OSC thread: binary frames are OSC packets, text frames
+/// OSCQuery commands; whatever the OSC thread sends the client goes out in order.
+struct WebSocketEndpoint: WSMessageHandler {
+    let inbox: Inbox
+    let isReadOnly: Bool
+    private static let nextID = Atomic<Int>(1)
+
+    func makeMessages(for incoming: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
+        let (outgoing, continuation) = AsyncStream<WSMessage>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        let id = Self.nextID.add(1, ordering: .relaxed).oldValue
+        let client = WebClient(id: id, isReadOnly: isReadOnly) { frame in
+            switch frame {
+            case .binary(let bytes): continuation.yield(.data(Data(bytes)))
+            case .text(let text): continuation.yield(.text(text))
+            }
+        }
+        let inbox = self.inbox
+        inbox.post(.web(.opened(client)))
+        Task {
+            for await message in incoming {
+                switch message {
+                case .data(let data): inbox.post(.web(.packet(client, [UInt8](data))))
+                case .text(let text): inbox.post(.web(.text(client, text)))
+                case .close: break
+                }
+            }
+            inbox.post(.web(.closed(client)))
+            continuation.finish()
+        }
+        return outgoing
+    }
+}
+
+/// What keeps other web sites out of a server on this machine: a page elsewhere may make the browser
+/// ask `http://127.0.0.1:57131/` (DNS rebinding gives it a name of its own) or open a WebSocket to it,
+/// which no same-origin rule stops.
+enum WebRequestGuard {
+    /// Why the request is refused, or nil. A loopback-bound server answers only requests addressed to a
+    /// loopback name; any server refuses a browser's cross-origin WebSocket or request (an `Origin`
+    /// header that is not the server's own).
+    static func refusal(host: String?, origin: String?, boundHost: String) -> String? {
+        if isLoopback(boundHost) {
+            guard let host, isLoopback(hostName(host)) else {
+                return "this server answers requests for 127.0.0.1, ::1 or localhost only (Host: \(host ?? "none"))"
+            }
+        }
+        if let origin {
+            let originHost = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(
+                String.init)
+            guard let originHost, originHost == host else {
+                return "requests from another origin (\(origin)) are refused"
+            }
+        }
+        return nil
+    }
+
+    /// The name in a Host header, without its port (`[::1]:57131` → `::1`).
+    static func hostName(_ host: String) -> String {
+        if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+            return String(host[host.index(after: host.startIndex)..<end])
+        }
+        if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") { return String(host[..<colon]) }
+        return host
+    }
+
+    static func isLoopback(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower == "localhost" || lower == "::1" || lower.hasPrefix("127.")
+    }
+}
