@@ -85,13 +85,14 @@ extension OSCServiceCore {
     /// Sends messages to a client as one bundle, by the same route as `reply`.
     private func replyBundle(_ client: ClientRef, _ messages: [OSCMessage]) {
         if let id = subscriptions.replyRoutes[client.key], let subscription = subscriptions.byID[id] {
-            endpoint.sendBundle(messages, timetag: .immediate, to: subscription.address.raw)
+            sendBundle(messages, timetag: .immediate, to: subscription.address)
             return
         }
         switch client.target {
         case .owned(let address): endpoint.sendBundle(messages, timetag: .immediate, to: address.raw)
         case .borrowedTCP(let address): endpoint.sendBundle(messages, timetag: .immediate, to: address)
         case .unreachable: break
+        case .web(let web): sendBundle(messages, timetag: .immediate, to: .web(web))
         }
     }
 }

@@ -201,6 +201,14 @@ extension OSCServiceCore {
         for subscription in subscriptions.byID.values { send(message, to: subscription.address) }
     }
 
+    /// Sends messages as one bundle to a subscriber.
+    func sendBundle(_ messages: [OSCMessage], timetag: OSCTimetag, to address: SubscriberAddress) {
+        switch address {
+        case .lo(let lo): endpoint.sendBundle(messages, timetag: timetag, to: lo.raw)
+        case .web(let client): client.send(.binary(OSCPacket.bundle(timetag, messages.map { .message($0) }).encoded()))
+        }
+    }
+
     /// Sends one message to a subscriber.
     func send(_ message: OSCMessage, to address: SubscriberAddress) {
         switch address {
@@ -245,11 +253,7 @@ extension OSCServiceCore {
                     .filter { feed.nodes?.contains($0.key) ?? true }
                     .map { OSCMeterPacking.voiceMessage(node: $0.key, $0.value) }
                 for group in OSCMeterPacking.bundles(feed.take() + voiceMessages) {
-                    switch subscription.address {
-                    case .lo(let lo): endpoint.sendBundle(group, timetag: tag, to: lo.raw)
-                    case .web(let client):
-                        client.send(.binary(OSCPacket.bundle(tag, group.map { .message($0) }).encoded()))
-                    }
+                    sendBundle(group, timetag: tag, to: subscription.address)
                 }
                 feed.nextDue += feed.interval
                 if feed.nextDue < now { feed.nextDue = now + feed.interval }
