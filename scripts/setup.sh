@@ -17,6 +17,7 @@ packages=(
   pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon  # tests run the engine on a private headless PipeWire too
   systemd                         # systemd-analyze: the tests verify the service units in contrib/systemd
   graphviz                        # dot: `soundstage graph --format svg` draws patches
+  chromium chromium-driver        # the web view test opens the page in headless chromium (Selenium, scripts/python-web.sh)
 )
 missing=()
 for p in "${packages[@]}"; do
