@@ -53,7 +53,7 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1400,1000", "--hide-scrollbars"):
+                     "--window-size=1400,1200", "--hide-scrollbars"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # The system chromedriver: Selenium Manager must not try to download one.
@@ -97,9 +97,12 @@ def check(driver, osc):
 
     # (b) The play button plays: checked over plain OSC, not in the page.
     assert osc.request("/node/deck/playing").params == [False], "deck should start stopped"
-    before = poll("deck's meter before play", lambda: meter_peak(driver, "deck") is not None and meter_peak(driver, "deck"))
-    button = driver.find_element(By.CSS_SELECTOR, 'button[data-node="deck"][data-action="play"]')
-    button.click()
+    before = poll("deck's meter before play", lambda: [meter_peak(driver, "deck")] if meter_peak(driver, "deck") is not None else None)[0]
+    def press_play():
+        # Found again on each try: a graph refresh may have redrawn the strip.
+        driver.find_element(By.CSS_SELECTOR, 'button[data-node="deck"][data-action="play"]').click()
+        return True
+    poll("deck's play button to be pressed", press_play, timeout=10)
     try:
         poll("/node/deck/playing to answer T after pressing play",
              lambda: osc.request("/node/deck/playing").params == [True], timeout=15, interval=0.2)

@@ -319,16 +319,13 @@
       send("/meters", OSC.int(50));
       return;
     }
-    if (code === 14 && isControl(address) && (state.readOnly || /read.?only/i.test(String(message)))) {
+    // A read-only server refuses changes with 14 (notAllowed); so does a player with nothing to play,
+    // which the message tells apart. A volume set has no other reason to be refused with 14.
+    if (code === 14 && (/read.?only/i.test(String(message)) || /^\/node\/[^/]+\/volume$/.test(String(address)))) {
       setReadOnly(true);
     }
     addNotification("/error", args, "error");
     settle(address, new Error(`${address}: ${message} (${code})`), true);
-  }
-
-  /// Requests the page sends that change something (refused by a read-only server).
-  function isControl(address) {
-    return /^\/node\/[^/]+\/(play|pause|stop|volume)$/.test(String(address)) || state.pendingControl === address;
   }
 
   function setReadOnly(readOnly) {
@@ -351,7 +348,7 @@
   // ---------------------------------------------------------------------------------------------
   // Graph: nodes, their parameters, audio and JACK connections
 
-  let graphRefresh = { running: false, again: false, timer: 0 };
+  const graphRefresh = { running: false, again: false, timer: 0, signature: "" };
 
   function scheduleGraphRefresh() {
     clearTimeout(graphRefresh.timer);
@@ -387,13 +384,28 @@
         const b = splitEndpoint(destination);
         if (a && b && nodes.has(a.node) && nodes.has(b.node)) {
           state.edges.push({ from: a.node, fromBus: a.bus, to: b.node, toBus: b.bus });
-        } else {
+        } else if (!state.jack.some((j) => j.source === source && j.destination === destination)) {
+          // A connection between two of our own ports is listed once from each end.
           state.jack.push({ source, destination });
         }
       }
       for (const name of [...state.meters.keys()]) if (!nodes.has(name)) state.meters.delete(name);
       await Promise.all([...nodes.values()].map(loadParameters));
-      renderAll();
+      // Redraw only when something drawn changed (a notification storm must not rebuild the controls
+      // under the user's pointer); values alone update in place.
+      const signature = JSON.stringify([
+        infos, state.edges, state.jack, state.client, [...nodes.values()].map((n) => [...n.params.keys()]),
+      ]);
+      if (signature !== graphRefresh.signature) {
+        graphRefresh.signature = signature;
+        renderAll();
+      } else {
+        for (const node of nodes.values()) {
+          showPlaying(node);
+          showVolume(node);
+        }
+        updateScenes();
+      }
       updateListening();
     } catch (error) {
       console.warn("graph refresh failed:", error.message);
@@ -767,7 +779,6 @@
         fader.dataset.dragging = String(Date.now());
         output.textContent = Number(fader.value).toFixed(2);
         node.values.volume = Number(fader.value);
-        state.pendingControl = `/node/${node.name}/volume`;
         send(`/node/${node.name}/volume`, Number(fader.value));
       });
       controls.append(h("label", { class: "volume" }, h("span", { class: "muted small" }, "vol"), fader, output));
@@ -784,7 +795,6 @@
   }
 
   function transport(name, action) {
-    state.pendingControl = `/node/${name}/${action}`;
     send(`/node/${name}/${action}`);
   }
 
