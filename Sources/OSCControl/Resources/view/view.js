@@ -434,7 +434,7 @@
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const tree = await response.json();
       const params = new Map();
-      for (const [key, entry] of Object.entries(tree.CONTENTS || {})) {
+      for (const [key, entry] of Object.entries(parameterEntries(tree, node.name))) {
         if (!entry || entry.TYPE === undefined) continue;
         const range = Array.isArray(entry.RANGE) ? entry.RANGE[0] || {} : entry.RANGE || {};
         params.set(key, { type: entry.TYPE, min: range.MIN, max: range.MAX, access: entry.ACCESS ?? 3 });
@@ -446,6 +446,15 @@
     } catch (error) {
       console.warn(`parameters of ${node.name}:`, error.message);
     }
+  }
+
+  /// The parameter entries of a node's OSCQuery answer: its CONTENTS, or, should the answer nest the
+  /// whole path again (`CONTENTS.node.CONTENTS.<name>`), the CONTENTS found down that path.
+  function parameterEntries(tree, name) {
+    const contents = tree.CONTENTS || {};
+    if (Object.values(contents).some((entry) => entry && entry.TYPE !== undefined)) return contents;
+    const nested = contents.node?.CONTENTS?.[name]?.CONTENTS;
+    return nested || contents;
   }
 
   function receiveValue(nodeName, param, value) {
@@ -657,7 +666,10 @@
         d, class: `edge edge-${l.type}`, "marker-end": `url(#${l.type === "jack" ? "arrow-jack" : "arrow"})`,
         "data-edge": `${l.from.slice(2)}>${l.to.slice(2)}`,
       }));
-      if (l.label) {
+      if (l.label && l.type === "audio") {
+        // Buses, by the arrow's head.
+        labelLayer.append(s("text", { x: x2 - 12, y: y2 - 8, class: "edge-label", "text-anchor": "end" }, l.label));
+      } else if (l.label) {
         const mx = (x1 + x2) / 2;
         const my = x2 > x1 ? (y1 + y2) / 2 - 5 : Math.max(a.y + a.h, b.y + b.h) + 18;
         labelLayer.append(s("text", { x: mx, y: my, class: "edge-label", "text-anchor": "middle" }, l.label));
