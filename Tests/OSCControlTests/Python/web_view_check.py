@@ -2,7 +2,8 @@
 chromedriver, against `soundstage run` (the patch of WebViewBrowserTests: a stopped player `deck`, an
 audioplayer `src` playing in the environment `env`, a reverb `verb`, the outputs connected to JACK).
 
-Checks, each failing with a message that says what was expected and what the page showed:
+Opens the page at / (as a browser asking for HTML gets it) and at /view, then checks, each failing with a
+message that says what was expected and what the page showed:
   (a) every node of the patch is drawn in the graph, and the JACK ports the outputs connect to;
   (b) pressing deck's play button makes it play, as plain OSC (python-osc) reads it;
   (c) deck's meter changes while it plays (several readings over 1 s, all above -160 dBFS, not all equal);
@@ -77,8 +78,11 @@ def source_position(driver, name):
 
 
 def check(driver, osc):
-    url = f"http://127.0.0.1:{http_port}/view"
-    driver.get(url)
+    # A browser asking for / gets the page too (OSCQuery clients asking for JSON get the tree).
+    driver.get(f"http://127.0.0.1:{http_port}/")
+    poll("the page at / (a browser asks for HTML) to connect",
+         lambda: driver.find_element(By.ID, "connection").get_attribute("data-state") == "connected")
+    driver.get(f"http://127.0.0.1:{http_port}/view")
     poll("the page to connect its WebSocket (#connection data-state=connected)",
          lambda: driver.find_element(By.ID, "connection").get_attribute("data-state") == "connected")
 
