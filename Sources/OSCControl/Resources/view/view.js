@@ -312,6 +312,12 @@
     link.renewTimer = setTimeout(() => send("/renew"), Math.max(1000, lease * 500));
   }
 
+  // A hidden tab's timers are throttled, so its lease may have lapsed: renew on coming back (a lapsed
+  // one answers /error /renew 66, and the page subscribes again).
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") send("/renew");
+  });
+
   function receiveError(args) {
     const [address, code, message] = args;
     if (address === "/renew" && code === 66) {
