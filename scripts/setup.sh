@@ -19,6 +19,7 @@ packages=(
   graphviz                        # dot: `soundstage graph --format svg` draws patches
   gnuplot-nox                     # draws the waveform and spectrogram overview of `render --plot` / `info --plot`
   netpbm                          # pngtopnm: the tests read the --plot pictures' pixels
+  chromium chromium-driver        # the web view test opens the page in headless chromium (Selenium, scripts/python-web.sh)
 )
 missing=()
 for p in "${packages[@]}"; do
