@@ -16,16 +16,8 @@ enum WebBrowserTools {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The python3 scripts/python-web.sh prints, or nil with its reason.
-    static let python: (path: String?, reason: String) = {
-        let script = repository.appendingPathComponent("scripts/python-web.sh").path
-        let result = ChildProcess.run("/bin/bash", [script], timeout: 300)
-        let last = result.output.split(separator: "\n").last.map(String.init) ?? ""
-        guard result.status == 0, FileManager.default.isExecutableFile(atPath: last) else {
-            return (nil, "scripts/python-web.sh failed: \(result.output.suffix(400))")
-        }
-        return (last, "")
-    }()
+    /// The python3 with python-osc, websockets and selenium (the OSCQuery tests' interpreter).
+    static var python: (path: String?, reason: String) { PythonWeb.interpreter }
 
     static var areAvailable: Bool {
         FileManager.default.isExecutableFile(atPath: chromium)
