@@ -289,26 +289,34 @@ final class OSCServiceCore: @unchecked Sendable {
                             + "and the receive queue was full (send less at once, use TCP, or wait for /synced); "
                             + "/status counts every drop"))
             }
-            guard n <= options.maxPacketSize else {
-                counters.oversized.add(1)
-                sendError(
-                    client, address: "",
-                    OSCFailure(
-                        .packetTooLarge,
-                        "packet of \(n) bytes exceeds the maximum of \(options.maxPacketSize) bytes"))
-                continue
-            }
-            do throws(OSCDecodeError) {
-                _ = try OSCPacket.decode(UnsafeRawBufferPointer(start: receiveBuffer, count: n))
-            } catch {
-                counters.malformed.add(1)
-                sendError(client, address: "", OSCFailure(.malformedPacket, "malformed packet: \(error.message)"))
+            guard screened(UnsafeRawBufferPointer(start: receiveBuffer, count: n), from: client) != nil else {
                 continue
             }
             dispatch.udpClient = client
             _ = lo_server_dispatch_data(endpoint.udp, receiveBuffer, n)
             dispatch.udpClient = nil
             finishDispatch(client: client)
+        }
+    }
+
+    /// The packet when it is within the size limit and valid OSC; otherwise nil, counted, and the sender
+    /// told with `/error` (UDP datagrams and WebSocket frames alike).
+    func screened(_ bytes: UnsafeRawBufferPointer, from client: ClientRef) -> OSCPacket? {
+        guard bytes.count <= options.maxPacketSize else {
+            counters.oversized.add(1)
+            sendError(
+                client, address: "",
+                OSCFailure(
+                    .packetTooLarge,
+                    "packet of \(bytes.count) bytes exceeds the maximum of \(options.maxPacketSize) bytes"))
+            return nil
+        }
+        do throws(OSCDecodeError) {
+            return try OSCPacket.decode(bytes)
+        } catch {
+            counters.malformed.add(1)
+            sendError(client, address: "", OSCFailure(.malformedPacket, "malformed packet: \(error.message)"))
+            return nil
         }
     }
 

@@ -34,23 +34,7 @@ extension OSCServiceCore {
     private func receiveWebPacket(_ client: WebClient, _ bytes: [UInt8]) {
         counters.packets.add(1)
         let ref = ClientRef(key: client.key, target: .web(client))
-        guard bytes.count <= options.maxPacketSize else {
-            counters.oversized.add(1)
-            sendError(
-                ref, address: "",
-                OSCFailure(
-                    .packetTooLarge,
-                    "packet of \(bytes.count) bytes exceeds the maximum of \(options.maxPacketSize) bytes"))
-            return
-        }
-        let packet: OSCPacket
-        do throws(OSCDecodeError) {
-            packet = try OSCPacket.decode(bytes)
-        } catch {
-            counters.malformed.add(1)
-            sendError(ref, address: "", OSCFailure(.malformedPacket, "malformed packet: \(error.message)"))
-            return
-        }
+        guard let packet = bytes.withUnsafeBytes({ screened($0, from: ref) }) else { return }
         if client.isReadOnly,
             let refused = packet.messages.first(where: {
                 !WebReadOnly.allows($0.message.address, argumentCount: $0.message.arguments.count)
