@@ -9,6 +9,8 @@
 #include <jack/uuid.h>
 #include <jack/session.h>
 #include <jack/thread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /// Opens a client; when `server_name` is non-NULL the JackServerName option is added and the name passed.
 static inline jack_client_t *jackshim_client_open(const char *name, jack_options_t options,
@@ -18,4 +20,6 @@ static inline jack_client_t *jackshim_client_open(const char *name, jack_options
     }
     return jack_client_open(name, options, status);
 }
+/// The calling thread's kernel id (gettid, which Swift's Glibc module does not export). Async-signal-safe.
+static inline int jackshim_thread_id(void) { return (int)syscall(SYS_gettid); }
 #endif

@@ -192,6 +192,8 @@ public final class JackHost: Sendable {
         core.bufferSizeValue.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
         core.serverLostFlag.store(false, ordering: .relaxed)
         core.shutdownRecorded.store(false, ordering: .relaxed)
+        core.notificationThreadID.store(0, ordering: .relaxed)
+        core.shutdownByInfoCallback.store(false, ordering: .relaxed)
 
         let arg = UnsafeMutableRawPointer(context)
         if jack_set_process_callback(client, jackProcessCallback, arg) != 0 {

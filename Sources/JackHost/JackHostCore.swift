@@ -86,6 +86,11 @@ final class JackHostCore: Sendable {
     let processRunning = Atomic<Bool>(false)
     /// Set by the first shutdown callback of a session (either kind); cleared by `start()`.
     let shutdownRecorded = Atomic<Bool>(false)
+    /// The kernel thread id of libjack's notification thread, as its callbacks last recorded it (0: none
+    /// seen yet), and whether the loss came through the info-shutdown callback (jackd2's libjack). Both
+    /// are cleared by `start()`; see `waitForNotificationThreadToEnd`.
+    let notificationThreadID = Atomic<Int32>(0)
+    let shutdownByInfoCallback = Atomic<Bool>(false)
     /// True while the event thread closes a lost client (outside the locks); `stop()` waits for it
     /// before freeing what the client's callbacks read.
     let closingLostClient = Atomic<Bool>(false)
@@ -188,6 +193,7 @@ final class JackHostCore: Sendable {
                 // Closed outside every lock: closing a client whose server is stopping can take long
                 // inside libjack, and status reads, OSC and the control loop must not wait for it.
                 if let client = takeLostClient(context: context) {
+                    waitForNotificationThreadToEnd()
                     _ = jack_client_close(client)
                     // The callbacks are gone with the client: the write end is ours to close.
                     close(context.pointee.wakeFD)
@@ -266,6 +272,31 @@ final class JackHostCore: Sendable {
             return changes
         }
     }
+
+    /// Event thread, before closing a lost client. jackd2's libjack cancels the client's notification
+    /// thread asynchronously when the client closes. Cancelled while it handles a notification (jackd,
+    /// stopping, still sends them when the process thread has already reported the loss), it can leave
+    /// libjack's process-wide synchro lock held: that close and every later open in the process hang
+    /// (seen as `jack_client_close` blocked on a mutex, about once in 30 losses on a loaded machine).
+    /// After a loss the notification thread ends by itself once the server's socket closes, so the
+    /// close waits for it to be gone, for at most `notificationThreadGrace` seconds (a server that
+    /// stalled rather than died keeps it). Only for jackd2's libjack (the info callback reported the
+    /// loss); PipeWire's runs its callbacks on threads of its own.
+    func waitForNotificationThreadToEnd() {
+        // Relaxed: the id was stored by a callback long before the loss (and the loss flag's release
+        // orders it when the same thread reported the loss); an id a moment stale is still the thread's.
+        let thread = notificationThreadID.load(ordering: .relaxed)
+        guard thread > 0, shutdownByInfoCallback.load(ordering: .relaxed) else { return }
+        let path = "/proc/self/task/\(thread)"
+        let polls = Int(Self.notificationThreadGrace / 0.005)
+        for _ in 0..<polls {
+            if access(path, F_OK) != 0 { return }
+            usleep(5_000)
+        }
+    }
+
+    /// How long a lost client's close waits for libjack's notification thread to end.
+    static let notificationThreadGrace = 2.0
 
     static func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 

@@ -205,6 +205,7 @@ let jackSampleRateCallback: JackSampleRateCallback = { rate, arg in
 let jackXRunCallback: JackXRunCallback = { arg in
     guard let arg else { return 0 }
     let context = arg.assumingMemoryBound(to: JackRenderContext.self)
+    JackRenderContext.noteNotificationThread(context)
     let delay = jack_get_xrun_delayed_usecs(context.pointee.client)
     context.pointee.core._withUnsafeGuaranteedRef { core in
         // Relaxed: statistics.
@@ -220,7 +221,8 @@ let jackXRunCallback: JackXRunCallback = { arg in
 let jackInfoShutdownCallback: JackInfoShutdownCallback = { code, reason, arg in
     guard let arg else { return }
     JackRenderContext.recordShutdown(
-        arg.assumingMemoryBound(to: JackRenderContext.self), code: code.rawValue, reason: reason)
+        arg.assumingMemoryBound(to: JackRenderContext.self), code: code.rawValue, reason: reason,
+        byInfoCallback: true)
 }
 
 /// Notification thread, when the server goes away, for libjacks that call only the plain shutdown
@@ -230,30 +232,35 @@ let jackShutdownCallback: JackShutdownCallback = { arg in
     guard let arg else { return }
     JackRenderContext.recordShutdown(
         arg.assumingMemoryBound(to: JackRenderContext.self), code: JackFailure.rawValue | JackServerError.rawValue,
-        reason: nil)
+        reason: nil, byInfoCallback: false)
 }
 
 /// Notification thread, for every connection made or broken between any two ports.
 let jackPortConnectCallback: JackPortConnectCallback = { _, _, _, arg in
     guard let arg else { return }
+    JackRenderContext.noteNotificationThread(arg.assumingMemoryBound(to: JackRenderContext.self))
     JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .graph)
 }
 
 /// Notification thread, for every port registered or unregistered.
 let jackPortRegistrationCallback: JackPortRegistrationCallback = { _, registered, arg in
-    guard let arg, registered != 0 else { return }
+    guard let arg else { return }
+    JackRenderContext.noteNotificationThread(arg.assumingMemoryBound(to: JackRenderContext.self))
+    guard registered != 0 else { return }
     JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .portRegistered)
 }
 
 /// Notification thread, for every metadata property set, changed or removed on any subject.
 let jackPropertyChangeCallback: JackPropertyChangeCallback = { _, _, _, arg in
     guard let arg else { return }
+    JackRenderContext.noteNotificationThread(arg.assumingMemoryBound(to: JackRenderContext.self))
     JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .peers)
 }
 
 /// Notification thread, for every client that opens or closes (a session that vanished).
 let jackClientRegistrationCallback: JackClientRegistrationCallback = { _, _, arg in
     guard let arg else { return }
+    JackRenderContext.noteNotificationThread(arg.assumingMemoryBound(to: JackRenderContext.self))
     JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .peers)
 }
 
@@ -261,7 +268,8 @@ extension JackRenderContext {
     /// Either shutdown callback. Like a signal handler (jack.h): copies the reason into preallocated
     /// memory, sets a flag and writes a byte; the event thread closes the client. The first call wins.
     static func recordShutdown(
-        _ context: UnsafeMutablePointer<JackRenderContext>, code: UInt32, reason: UnsafePointer<CChar>?
+        _ context: UnsafeMutablePointer<JackRenderContext>, code: UInt32, reason: UnsafePointer<CChar>?,
+        byInfoCallback: Bool
     ) {
         let first = context.pointee.core._withUnsafeGuaranteedRef { core in
             // Relaxed: only one caller may write the reason; the releasing store below publishes it.
@@ -281,10 +289,21 @@ extension JackRenderContext {
         context.pointee.core._withUnsafeGuaranteedRef { core in
             // Relaxed: published together with the flag below.
             core.shutdownStatus.store(code, ordering: .relaxed)
+            core.shutdownByInfoCallback.store(byInfoCallback, ordering: .relaxed)
             // Release: the reason bytes and status are visible to whoever acquires the flag.
             core.serverLostFlag.store(true, ordering: .releasing)
         }
         wake(context, .shutdown)
+    }
+
+    /// libjack's notification thread, in each of its callbacks: records the thread's kernel id, so that
+    /// a lost client is closed only once that thread has ended (`waitForNotificationThreadToEnd`).
+    static func noteNotificationThread(_ context: UnsafeMutablePointer<JackRenderContext>) {
+        let thread = jackshim_thread_id()
+        context.pointee.core._withUnsafeGuaranteedRef { core in
+            // Relaxed: read by the event thread after it acquired the loss flag.
+            core.notificationThreadID.store(thread, ordering: .relaxed)
+        }
     }
 
 }

@@ -198,7 +198,10 @@ extension OSCExternalSerialSuites.ServerLossRecoveryTests {
             // The peer comes back after us: its connections are made when its ports appear.
             peer = try startPeer(server)
             let theirs = secondsUntil(peerEdges, server, outputs: outputs, timeout: 5)
-            #expect(theirs.map { $0 <= 1 } == true, "round \(round): the peer's connections back after \(theirs ?? -1)")
+            #expect(
+                theirs.map { $0 <= 1 } == true,
+                "round \(round): the peer's connections back after \(theirs.map { String($0) } ?? "never"): \(edges(server, outputs: outputs))\n\(run.child.output.suffix(1500))"
+            )
             if let theirs { peerDelays.append(theirs) }
             if round >= 2 { memory.append((residentKilobytes(run.child.pid) ?? 0, openDescriptors(run.child.pid))) }
         }
