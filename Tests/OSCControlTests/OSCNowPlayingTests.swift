@@ -78,6 +78,13 @@ import Testing
         f.service.post(.transport(rolling: false, locatedSeconds: 3))
         _ = f.client.request("/sync", reply: "/synced")
         #expect(!playing(f))
+        // Where the player rests once the render has applied the pause and the seek (two periods later)
+        // and the service has taken the render's reports: `currentTime` read before that can still
+        // show the timeline of the pause alone (the seek not yet applied), up to a period or two off.
+        let rendered = f.renderer.frameCount
+        while f.renderer.frameCount < rendered + 2 * f.renderer.period { usleep(1_000) }
+        _ = f.client.request("/sync", reply: "/synced")
+        _ = f.client.request("/sync", reply: "/synced")
         #expect(abs(position(f) - 3) < 0.01, "position \(position(f))")
     }
 }
