@@ -27,15 +27,22 @@ extension JackHostTests {
             }
         }
 
+        /// A core whose session lost its server, with `standIn` (living `seconds`) as the notification
+        /// thread; then the wait. Returns whether the stand-in had ended when the wait returned.
+        private func waitAfterLoss(
+            _ core: JackHostCore, threadLiving seconds: Double, byInfoCallback: Bool
+        ) -> Bool {
+            let standIn = StandIn()
+            standIn.start(seconds: seconds)
+            core.notificationThreadID.store(standIn.id.load(ordering: .acquiring), ordering: .relaxed)
+            core.shutdownByInfoCallback.store(byInfoCallback, ordering: .relaxed)
+            core.waitForNotificationThreadToEnd()
+            return standIn.ended.load(ordering: .acquiring)
+        }
+
         @Test func theCloseWaitsUntilTheNotificationThreadHasEnded() {
             let core = JackHostCore()
-            let standIn = StandIn()
-            standIn.start(seconds: 0.3)
-            core.notificationThreadID.store(standIn.id.load(ordering: .acquiring), ordering: .relaxed)
-            core.shutdownByInfoCallback.store(true, ordering: .relaxed)
-            core.waitForNotificationThreadToEnd()
-            let ended = standIn.ended.load(ordering: .acquiring)
-            #expect(ended, "returned while the thread still ran")
+            #expect(waitAfterLoss(core, threadLiving: 0.3, byInfoCallback: true), "returned while the thread ran")
             // Gone from the process's tasks: a second wait returns well inside the grace.
             let start = Date()
             core.waitForNotificationThreadToEnd()
@@ -43,25 +50,13 @@ extension JackHostTests {
         }
 
         @Test func aLossReportedThroughThePlainCallbackDoesNotWait() {
-            let core = JackHostCore()
-            let standIn = StandIn()
-            standIn.start(seconds: 3 * JackHostCore.notificationThreadGrace)
-            core.notificationThreadID.store(standIn.id.load(ordering: .acquiring), ordering: .relaxed)
-            core.shutdownByInfoCallback.store(false, ordering: .relaxed)
-            core.waitForNotificationThreadToEnd()
-            let ended = standIn.ended.load(ordering: .acquiring)
-            #expect(!ended)
+            let lived = 3 * JackHostCore.notificationThreadGrace
+            #expect(!waitAfterLoss(JackHostCore(), threadLiving: lived, byInfoCallback: false))
         }
 
         @Test func aThreadThatOutlivesTheGraceIsNotWaitedForLonger() {
-            let core = JackHostCore()
-            let standIn = StandIn()
-            standIn.start(seconds: 3 * JackHostCore.notificationThreadGrace)
-            core.notificationThreadID.store(standIn.id.load(ordering: .acquiring), ordering: .relaxed)
-            core.shutdownByInfoCallback.store(true, ordering: .relaxed)
-            core.waitForNotificationThreadToEnd()
-            let ended = standIn.ended.load(ordering: .acquiring)
-            #expect(!ended)
+            let lived = 3 * JackHostCore.notificationThreadGrace
+            #expect(!waitAfterLoss(JackHostCore(), threadLiving: lived, byInfoCallback: true))
         }
     }
 }
