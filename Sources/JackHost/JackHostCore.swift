@@ -281,7 +281,7 @@ final class JackHostCore: Sendable {
     /// After a loss the notification thread ends by itself once the server's socket closes, so the
     /// close waits for it to be gone, for at most `notificationThreadGrace` seconds (a server that
     /// stalled rather than died keeps it). Only for jackd2's libjack (the info callback reported the
-    /// loss); PipeWire's runs its callbacks on threads of its own.
+    /// loss); a loss PipeWire's libjack reports (the plain callback) is closed at once, as before.
     func waitForNotificationThreadToEnd() {
         // Relaxed: the id was stored by a callback long before the loss (and the loss flag's release
         // orders it when the same thread reported the loss); an id a moment stale is still the thread's.
