@@ -70,7 +70,29 @@ enum EchoYardstick {
         let metrics = try Fixtures.run(
             python, [folder.appendingPathComponent("metrics.py").path, base, processed], timeout: 300)
         try #require(metrics.status == 0, "metrics.py: \(metrics.stderr)")
-        let line = try #require(metrics.stdout.split(separator: "\n").last { $0.hasPrefix("{") })
+        var figures = try scores(metrics.stdout)
+        // The same metrics of a perfect canceller's output: the near talker and the microphone's noise,
+        // exactly (the scene's own near.f32 + noise.f32).
+        let ideal = base + "-ideal.f32"
+        let write = try Fixtures.run(
+            python,
+            [
+                "-c",
+                "import numpy as n, sys; d = sys.argv[1]; "
+                    + "(n.fromfile(d + '/near.f32', n.float32) + n.fromfile(d + '/noise.f32', n.float32))"
+                    + ".astype(n.float32).tofile(sys.argv[2])", base, ideal
+            ], timeout: 60)
+        try #require(write.status == 0, "ideal output: \(write.stderr)")
+        let idealMetrics = try Fixtures.run(
+            python, [folder.appendingPathComponent("metrics.py").path, base, ideal], timeout: 300)
+        try #require(idealMetrics.status == 0, "metrics.py: \(idealMetrics.stderr)")
+        for (key, value) in try scores(idealMetrics.stdout) { figures["ideal_" + key] = value }
+        return figures
+    }
+
+    /// The numbers of metrics.py's JSON line.
+    static func scores(_ output: String) throws -> [String: Double] {
+        let line = try #require(output.split(separator: "\n").last { $0.hasPrefix("{") })
         let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
         return json.compactMapValues { ($0 as? NSNumber)?.doubleValue }
     }
@@ -107,19 +129,25 @@ struct VoiceSceneTests {
             referenceChannels: 2, knownMisses: ["dt_near_gain_db"]),
         .init(
             name: "near-louder-block-1000", generator: ["--delay-ms", "60", "--ser-db", "10", "--seed", "5"],
-            block: 1000, knownMisses: ["erle_fe2"]),
+            block: 1000),
         .init(
             name: "near-quieter", generator: ["--delay-ms", "60", "--ser-db", "-10", "--seed", "6"] + otherVoices,
-            knownMisses: ["dt_near_gain_db", "nest_gain_db"]),
+            knownMisses: ["dt_near_gain_db"]),
         .init(name: "44k1", rate: 44_100, generator: ["--delay-ms", "60", "--seed", "7"] + otherTexts)
     ]
 
-    /// The issue's targets, by metric: (what metrics.py reports, the test it must pass).
-    static let targets: [(metric: String, description: String, holds: @Sendable (Double) -> Bool)] = [
-        ("erle_fe", "ERLE in far-end single talk ≥ 40 dB", { $0 >= 40 }),
-        ("erle_fe2", "ERLE after double talk ≥ 35 dB", { $0 >= 35 }),
-        ("dt_near_gain_db", "near talker in double talk ≥ −1 dB", { $0 >= -1 }),
-        ("nest_gain_db", "near-end single talk within ±0.5 dB", { abs($0) <= 0.5 })
+    /// The issue's targets, by metric: (what metrics.py reports, the test it must pass given every
+    /// figure). The near-end level is held to what a perfect canceller scores: the far end's echo runs
+    /// into the near-end segment (0.3 s of reverberation after the far end's last word), and metrics.py
+    /// counts it in the microphone's level, so removing it reads as a loss (0.85 dB at SER −10).
+    static let targets: [(metric: String, description: String, holds: @Sendable (Double, [String: Double]) -> Bool)] = [
+        ("erle_fe", "ERLE in far-end single talk ≥ 40 dB", { v, _ in v >= 40 }),
+        ("erle_fe2", "ERLE after double talk ≥ 35 dB", { v, _ in v >= 35 }),
+        ("dt_near_gain_db", "near talker in double talk ≥ −1 dB", { v, _ in v >= -1 }),
+        (
+            "nest_gain_db", "near-end single talk within ±0.5 dB of a perfect canceller's",
+            { v, m in abs(v - (m["ideal_nest_gain_db"] ?? 0)) <= 0.5 }
+        )
     ]
 
     @Test(arguments: scenes)
@@ -131,10 +159,13 @@ struct VoiceSceneTests {
             let value = try #require(m[target.metric], "metrics.py reported no \(target.metric)")
             if scene.knownMisses.contains(target.metric) {
                 withKnownIssue("\(scene.name): \(target.description) (docs/VOICE.md)") {
-                    #expect(target.holds(value), "\(scene.name): \(target.metric) = \(value)")
+                    #expect(target.holds(value, m), "\(scene.name): \(target.metric) = \(value)")
                 }
             } else {
-                #expect(target.holds(value), "\(scene.name): \(target.description), measured \(value)")
+                let ideal = m["ideal_" + target.metric] ?? .nan
+                #expect(
+                    target.holds(value, m),
+                    "\(scene.name): \(target.description), measured \(value) (perfect canceller: \(ideal))")
             }
         }
     }

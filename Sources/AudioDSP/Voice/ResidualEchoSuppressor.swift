@@ -14,7 +14,8 @@
 /// Interference per bin k, per hop:
 /// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6 (5 while the near end talks). Each factor
 ///   is the regression of the error's power |E_k|² on one predictor, over about a second of frames in
-///   which the far end talks and the near end does not (after the leakage estimate of J.-M. Valin, "On
+///   which the far end talks (while the near end talks too, at a rate in proportion to the echo's share
+///   of the error, see `nearEndLearning`) (after the leakage estimate of J.-M. Valin, "On
 ///   adjusting the learning rate in frequency domain echo cancellation with double-talk", IEEE Trans.
 ///   ASLP 15(3), 2007, which speex computes once for all bins; here per bin). The regressions are
 ///   updated once per frame (on its second hop, whose window is the frame's last two frames):
@@ -107,6 +108,9 @@ public struct ResidualEchoSuppressor {
     public var distortionWeight: Float = 0.1
     /// The echo floor while the near end talks (less suppression keeps the talker continuous).
     public var doubleTalkEchoFloor: Float = 0.12
+    /// While the near end talks, the regressions learn at `nearEndLearning` × (echo estimate power /
+    /// error power) of their rate, at most the full rate (0: they hold still).
+    public var nearEndLearning: Float
     /// Weight of the broadband leakage as the least per-bin leakage.
     public var globalLeakageWeight: Float = 1
     /// Mean squares (per sample) over the latest frame: the error (post-filter input), the output, the
@@ -123,7 +127,9 @@ public struct ResidualEchoSuppressor {
 
     /// A suppressor for calls of `frameLength` samples (even) at `sampleRate`. `keepsNearEnd`: while the
     /// near end talks, over-subtract the residual echo 5× instead of 6× and smooth the a-priori SNR over
-    /// `nearEndPriorSeconds`, so the talker keeps more of itself; otherwise the far-end values hold.
+    /// `nearEndPriorSeconds`, so the talker keeps more of itself, and keep learning the residual echo
+    /// (`nearEndLearning`), so a filter that double talk put off is followed; otherwise the far-end
+    /// values hold and the regressions stand still while the near end talks.
     public init(frameLength: Int, sampleRate: Double, keepsNearEnd: Bool = true) {
         precondition(frameLength >= 4 && frameLength % 2 == 0, "the frame must split into two hops")
         self.frameLength = frameLength
@@ -149,6 +155,7 @@ public struct ResidualEchoSuppressor {
         nearEndPriorSmoothing = Float(
             EffectMath.exp(-hopSeconds / (keepsNearEnd ? Self.nearEndPriorSeconds : Self.priorSeconds)))
         doubleTalkOverSubtraction = keepsNearEnd ? 5 : 6
+        nearEndLearning = keepsNearEnd ? 0.003 : 0
         fft = VoiceFFT(size: size)
         // Analysis: sine rise over n − h samples, sine fall over h. Analysis × synthesis: a Hann window
         // over the last 2h samples, whose copies one hop apart sum to one.
@@ -266,7 +273,8 @@ public struct ResidualEchoSuppressor {
         for k in 0..<binCount { total += echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k] }
         total *= 1 / Float(binCount)
         if updateStatistics {
-            updateRegressions(total: total, referencePeak: referencePeak, farEndActive: farEndActive)
+            updateRegressions(
+                total: total, referencePeak: referencePeak, farEndActive: farEndActive, nearEndActive: nearEndActive)
         }
         let decay = lateDecay
         let dd = nearEndActive ? nearEndPriorSmoothing : priorSmoothing
@@ -326,7 +334,9 @@ public struct ResidualEchoSuppressor {
     /// Once per frame (the current spectra span its last two frames): the coherence of the microphone
     /// with the echo estimate, and, while the far end talks, the regressions of |E|² on the predictors,
     /// which give the per-bin factors the hops use.
-    mutating func updateRegressions(total: Float, referencePeak: UnsafePointer<Float>, farEndActive: Bool) {
+    mutating func updateRegressions(
+        total: Float, referencePeak: UnsafePointer<Float>, farEndActive: Bool, nearEndActive: Bool
+    ) {
         let meanPe = state
         let meanPy = state + binCount
         let meanPePy = state + 2 * binCount
@@ -347,7 +357,7 @@ public struct ResidualEchoSuppressor {
         let lateFactor = state + 19 * binCount
         let couplingFactor = state + 20 * binCount
         let spreadFactor = state + 21 * binCount
-        let a = statisticsRate
+        var a = statisticsRate
         let c = coherenceRate
         var coherent: Float = 0
         var echoWeight: Float = 0
@@ -367,6 +377,10 @@ public struct ResidualEchoSuppressor {
             var errorTotal: Float = 0
             for k in 0..<binCount { errorTotal += errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k] }
             errorTotal *= 1 / Float(binCount)
+            // While the near end talks, learn at a rate in proportion to the echo's share of the error:
+            // next to nothing while the talker dominates, nearly full when the filter has diverged and
+            // the error is echo (the leakage then jumps, and a frozen estimate would let it through).
+            if nearEndActive { a *= min(1, nearEndLearning * total / (errorTotal + 1e-30)) }
             meanTotal += a * (total - meanTotal)
             meanTotal2 += a * (total * total - meanTotal2)
             meanErrorTotal += a * (errorTotal - meanErrorTotal)

@@ -325,7 +325,7 @@ public final class VoiceProcessorKernel {
             notchMemory[2 * c + 1] = m1 + 1e-20 - 1e-20
             suppressors[c].process(
                 error: errorFrame, echo: echoFrame, referencePeak: referencePeak, referenceWeight: weight,
-                farEndActive: farEndActive && nearEndHangover == 0, nearEndActive: nearEndHangover > 0,
+                farEndActive: farEndActive, nearEndActive: nearEndHangover > 0,
                 noiseSuppression: noiseOn, output: output[c])
             inputSpectral += suppressors[c].inputPower
             outputSpectral += suppressors[c].outputPower
