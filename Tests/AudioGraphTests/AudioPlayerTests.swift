@@ -162,6 +162,37 @@ import Testing
         )
     }
 
+    /// A seek sent right after a pause, while the render's report of the pause still waits to be read:
+    /// that report is older than the seek's stop, and `currentTime` stays where the seek put it, before
+    /// the render has applied the seek and after.
+    @Test func aSeekRightAfterAPauseIsReadBackAtOnce() throws {
+        let engine = try engine(["numberOfLoops": .int(-1), "playing": .bool(true)])
+        _ = TestEngine.render(engine, frames: 640, block: 64)
+        try engine.pause("ap")
+        // One block without a poll: the render applies the pause and reports it.
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        defer {
+            left.deallocate()
+            right.deallocate()
+        }
+        let outputs: [UnsafeMutablePointer<Float>?] = [left, right]
+        outputs.withUnsafeBufferPointer {
+            engine.renderEngine.render(
+                frameCount: 64, inputs: nil, inputCount: 0, outputs: $0.baseAddress!, outputCount: 2)
+        }
+        try engine.set("ap", "currentTime", to: .float(300 / TestEngine.rate))
+        engine.poll()
+        let before = try #require(try engine.get("ap", "currentTime").doubleValue) * TestEngine.rate
+        #expect(abs(before - 300) < 0.5, "read before the render applied the seek: frame \(before)")
+        _ = TestEngine.render(engine, frames: 256, block: 64)
+        let after = try #require(try engine.get("ap", "currentTime").doubleValue) * TestEngine.rate
+        #expect(abs(after - 300) < 0.5, "read after: frame \(after)")
+        try engine.play("ap")
+        let out = TestEngine.render(engine, frames: 256, block: 64)[0]
+        expectRamp(out, 0..<256, from: 300, "played from the seek")
+    }
+
     @Test func seekingWhileStoppedSetsWherePlayStarts() throws {
         let engine = try engine([:])
         try engine.set("ap", "currentTime", to: .float(250 / TestEngine.rate))

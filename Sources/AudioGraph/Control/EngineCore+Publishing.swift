@@ -77,8 +77,24 @@ extension EngineCore {
             hold(time: time, command())
             return
         }
-        guard renderEngine.commands.push(TimedCommand(time: time, command())) else {
+        let timed = TimedCommand(time: time, command())
+        guard renderEngine.commands.push(timed) else {
             throw EngineError(.busy, "the render thread is not keeping up (command queue full); try again")
+        }
+        noteTransport(timed, queuedCount: renderEngine.commands.producedCount)
+    }
+
+    /// After `timed` was queued as command number `queuedCount` (counting from 1): an immediate play,
+    /// pause or stop makes its player's earlier render reports stale (`RenderEvent.playerTransport`).
+    /// One timed for later does not: until it applies, the reports describe what plays.
+    @inline(__always)
+    func noteTransport(_ timed: TimedCommand, queuedCount: Int) {
+        switch timed.command {
+        case .playerPlay(let player), .playerPause(let player), .playerStop(let player):
+            guard timed.time < 0 || timed.time <= Int64(renderEngine.renderedFrames) else { return }
+            state.graph.nodesByID[player.pointee.nodeID]?.transportCommandCount = queuedCount
+        default:
+            return
         }
     }
 
@@ -95,8 +111,13 @@ extension EngineCore {
             slot.pointee.time = time
             slot.pointee.command = command()
             openBatch.held = held + 1
+            // A program taken with the batch goes first, one more: a report can only be later.
+            noteTransport(slot.pointee, queuedCount: queue.producedCount + held + 1)
         } else {
-            state.publishing.batchCommands.append(TimedCommand(time: time, command()))
+            let timed = TimedCommand(time: time, command())
+            state.publishing.batchCommands.append(timed)
+            noteTransport(
+                timed, queuedCount: queue.producedCount + openBatch.held + state.publishing.batchCommands.count)
         }
     }
 
@@ -114,7 +135,9 @@ extension EngineCore {
         guard queue.capacity - queue.count >= commands.count else {
             throw EngineError(.busy, "the render thread is not keeping up (command queue full); try again")
         }
+        let before = queue.producedCount
         _ = commands.withUnsafeBufferPointer { queue.push(contentsOf: $0) }
+        for (index, command) in commands.enumerated() { noteTransport(command, queuedCount: before + index + 1) }
     }
 
     /// The command count the queue will have reached once everything sent so far (including a pending

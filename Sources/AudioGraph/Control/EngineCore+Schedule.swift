@@ -248,8 +248,13 @@ extension EngineCore {
                             completed: completed))
                 }
             }
-        case .playerTransport(let nodeID, let time, let playerTime, let isPlaying):
-            state.graph.nodesByID[nodeID]?.transport = (time, playerTime, isPlaying)
+        case .playerTransport(let nodeID, let time, let playerTime, let isPlaying, let commandCount):
+            // A report from before the render took the latest play, pause or stop sent to this player
+            // (a pause reported after a seek's stop was sent) would show a state that is already gone.
+            guard let node = state.graph.nodesByID[nodeID], commandCount >= node.transportCommandCount else {
+                return
+            }
+            node.transport = (time, playerTime, isPlaying)
         case .programInstalled(let generation, let time):
             programInstalled(generation, at: time)
         case .voiceActivity(let nodeID, let started):

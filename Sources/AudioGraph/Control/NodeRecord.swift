@@ -60,6 +60,9 @@ final class NodeRecord {
     var audio: AudioPlayerControl?
     /// The last transport change the render thread reported: (engine time, player time, playing).
     var transport: (sampleTime: Int64, playerTime: Int64, isPlaying: Bool)?
+    /// The queue count once the latest immediate play, pause or stop for this player was queued: its
+    /// render report, and any after it, carry at least this count.
+    var transportCommandCount = 0
     /// Marked `secondary` while the audio session silences secondary audio: it mixes at 0.
     var secondarySilenced = false
 

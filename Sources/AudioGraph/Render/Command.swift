@@ -74,8 +74,10 @@ public enum RenderEvent: BitwiseCopyable, Equatable {
     /// A scheduled item left a player's queue at `sampleTime`: played to its end (`completed`), or
     /// dropped by an interrupt or a stop.
     case playerItemEnded(nodeID: Int32, itemID: Int32, sampleTime: Int64, completed: Bool)
-    /// A player started, paused or stopped at engine `sampleTime`, when its timeline read `playerTime`.
-    case playerTransport(nodeID: Int32, sampleTime: Int64, playerTime: Int64, isPlaying: Bool)
+    /// A player started, paused or stopped at engine `sampleTime`, when its timeline read `playerTime`;
+    /// `commandCount` commands had been taken from the queue by then (the control side ignores a report
+    /// older than the latest transport command it sent the player).
+    case playerTransport(nodeID: Int32, sampleTime: Int64, playerTime: Int64, isPlaying: Bool, commandCount: Int)
     /// A player's schedule was full; the item was dropped.
     case playerQueueFull(nodeID: Int32, itemID: Int32)
     /// A timed command arrived while the pending list was full; it was applied at once instead.

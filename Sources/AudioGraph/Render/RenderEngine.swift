@@ -371,7 +371,8 @@ public final class RenderEngine: @unchecked Sendable {
         emit(
             .playerTransport(
                 nodeID: player.pointee.nodeID, sampleTime: core.pointee.sampleTime,
-                playerTime: player.pointee.playerTime, isPlaying: player.pointee.isPlaying))
+                playerTime: player.pointee.playerTime, isPlaying: player.pointee.isPlaying,
+                commandCount: core.pointee.poppedCount))
     }
 
     /// Renders one sub-block of `frames` frames through the current program.
