@@ -3,7 +3,7 @@
 # scenes, runs VoiceBench on each (the voice processor in quality and low-complexity mode, and as anchors
 # called directly SpeexDSP's MDF + preprocessor and webrtc-audio-processing 0.3's AEC, AEC with extended
 # filter + delay-agnostic mode, and AECM), scores every output with metrics.py and prints one table. Run
-# from anywhere; about 8 minutes on 2 cores.
+# from anywhere; about 5 minutes on 2 cores.
 #
 #   Benchmarks/run-voice.sh                 all scenes
 #   Benchmarks/run-voice.sh default48 jump16  only the named scenes
