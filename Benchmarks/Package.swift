@@ -118,11 +118,24 @@ let package = Package(
             dependencies: [.product(name: "AudioDSP", package: "Soundstage")],
             path: "Tools/RingReadCost"
         ),
-        // Voice processing (echo cancellation) on a scene: the voice processor against SpeexDSP called
-        // directly; Benchmarks/run-voice.sh generates the scenes and scores the outputs.
+        // webrtc-audio-processing 0.3 (Debian's libwebrtc-audio-processing, apt libwebrtc-audio-processing-dev)
+        // behind a small C interface: a benchmark-only anchor for VoiceBench. Flags as pkg-config gives them
+        // for webrtc-audio-processing.
+        .target(
+            name: "CWebRTCAnchor",
+            path: "Support/CWebRTCAnchor",
+            cxxSettings: [
+                .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD"), .define("WEBRTC_POSIX"),
+                .unsafeFlags(["-I/usr/include/webrtc_audio_processing"])
+            ],
+            linkerSettings: [.linkedLibrary("webrtc_audio_processing")]
+        ),
+        // Voice processing (echo cancellation) on a scene: the voice processor against SpeexDSP and
+        // webrtc-audio-processing called directly; Benchmarks/run-voice.sh generates the scenes and scores
+        // the outputs.
         .executableTarget(
             name: "VoiceBench",
-            dependencies: [.product(name: "AudioDSP", package: "Soundstage")],
+            dependencies: ["CWebRTCAnchor", .product(name: "AudioDSP", package: "Soundstage")],
             path: "Tools/VoiceBench"
         ),
         // Engine.setVector on its own: the control-side cost of moving a 3D source.

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Voice processing (echo cancellation) against the echo-cancellation yardstick (../shared/aec): generates
-# scenes, runs VoiceBench on each (the voice processor in quality and low-complexity mode, and SpeexDSP's
-# MDF + preprocessor called directly as the anchor), scores every output with metrics.py and prints one
-# table. Run from anywhere; about 5 minutes on 2 cores.
+# scenes, runs VoiceBench on each (the voice processor in quality and low-complexity mode, and as anchors
+# called directly SpeexDSP's MDF + preprocessor and webrtc-audio-processing 0.3's AEC, AEC with extended
+# filter + delay-agnostic mode, and AECM), scores every output with metrics.py and prints one table. Run
+# from anywhere; about 5 minutes on 2 cores.
 #
 #   Benchmarks/run-voice.sh                 all scenes
 #   Benchmarks/run-voice.sh default48 jump16  only the named scenes
 #
 # Environment: AEC_DIR (default ../shared/aec beside the repository), VOICE_WORK (scenes and outputs,
 # default ${TMPDIR:-/tmp}/soundstage-voice), VOICE_BENCH_ARGS (extra VoiceBench flags, e.g. --no-ns).
-# Needs espeak-ng (scripts/setup.sh) and Python 3 with numpy, scipy and pesq (pip install pesq).
+# Needs espeak-ng and libwebrtc-audio-processing-dev (scripts/setup.sh) and Python 3 with numpy, scipy and
+# pesq (pip install pesq).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -57,7 +59,8 @@ for entry in "${SCENES[@]}"; do
   mkdir -p "$out"
   # shellcheck disable=SC2086
   "$BENCH" "$scene" "$out" ${VOICE_BENCH_ARGS:-} >"$out/bench.jsonl"
-  for variant in quality low speex; do
+  for variant in quality low speex webrtc webrtc-ext aecm; do
+    if ! grep -q "\"$variant\", \"cpu_percent\"" "$out/bench.jsonl"; then continue; fi
     cpu="$(grep "\"$variant\"" "$out/bench.jsonl" | sed 's/.*"cpu_percent": \([0-9.]*\).*/\1/')"
     metrics="$(python3 "$AEC_DIR/metrics.py" "$scene" "$out/$variant.wav")"
     echo "{\"scene\": \"$name\", \"variant\": \"$variant\", \"cpu_percent\": $cpu, \"metrics\": $metrics}" >>"$results"

@@ -8,6 +8,7 @@ packages=(
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: AAC/ALAC in M4A/MP4
   liblo-dev liblo-tools           # OSC control; oscsend/oscdump for tests and manual checks
   libspeexdsp-dev                 # SpeexDSP: the MDF echo canceller under the voice processor
+  libwebrtc-audio-processing-dev  # webrtc-audio-processing 0.3: the echo-cancellation anchors of Benchmarks/run-voice.sh
   espeak-ng                       # speech synthesis for the echo-cancellation test scenes
   libmysofa-dev                   # HRTF datasets (AES69 SOFA files); its libmysofa1 ships the MIT KEMAR set the tests load
   python3-h5py                    # the fidelity tests write a second HRTF data set as SOFA (scripts/make-test-sofa.py)

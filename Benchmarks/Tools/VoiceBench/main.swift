@@ -1,6 +1,7 @@
-// Voice processing on a recorded scene: the voice processor in quality and low-complexity mode, and
-// SpeexDSP's MDF (200 ms filter) plus its preprocessor called directly (the anchor), each fed 10 ms
-// frames of the scene's raw float files. Writes one float WAV per variant and prints, per variant, the
+// Voice processing on a recorded scene: the voice processor in quality and low-complexity mode, and as
+// anchors called directly SpeexDSP's MDF (200 ms filter) plus its preprocessor and webrtc-audio-processing
+// 0.3 (AEC, AEC with extended filter and delay-agnostic mode, AECM), each fed 10 ms frames of the scene's
+// raw float files. Writes one float WAV per variant and prints, per variant, the
 // CPU time per second of audio on the calling thread (CLOCK_THREAD_CPUTIME_ID) as a JSON line.
 //
 //   swift run --package-path Benchmarks -c release VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns]
@@ -9,6 +10,7 @@
 // echo-cancellation yardstick's gen_signals.py; Benchmarks/run-voice.sh generates and scores scenes.
 import AudioDSP
 import CSpeexDSP
+import CWebRTCAnchor
 
 #if canImport(Glibc)
     import Glibc
@@ -175,6 +177,44 @@ let seconds = Double(count) / fs
     print("{\"variant\": \"speex\", \"cpu_percent\": \(Double(Int(cpu / seconds * 10_000)) / 100)}")
 }
 
+/// webrtc-audio-processing 0.3 through the CWebRTCAnchor shim: high-pass filter, noise suppression (unless
+/// --no-ns), the stream delay given as 0 on every frame (the delay is not given to the canceller).
+@MainActor func runWebRTC(_ kind: webrtc_anchor_kind, name: String) {
+    let f = Int(fs / 100)
+    var error: Int32 = 0
+    guard let anchor = webrtc_anchor_create(Int32(fs), kind, noiseSuppression ? 1 : 0, &error) else {
+        print("{\"variant\": \"\(name)\", \"error\": \(error)}")
+        return
+    }
+    var micFrame = [Float](repeating: 0, count: f)
+    var farFrame = [Float](repeating: 0, count: f)
+    var outFrame = [Float](repeating: 0, count: f)
+    var output = [Float](repeating: 0, count: count)
+    var cpu = 0.0
+    var start = 0
+    while start + f <= count {
+        for n in 0..<f {
+            micFrame[n] = mic[start + n]
+            farFrame[n] = far[start + n]
+        }
+        let t0 = threadCPUSeconds()
+        let status = webrtc_anchor_process(anchor, farFrame, micFrame, &outFrame)
+        cpu += threadCPUSeconds() - t0
+        if status != 0 {
+            print("{\"variant\": \"\(name)\", \"error\": \(status)}")
+            exit(1)
+        }
+        for n in 0..<f { output[start + n] = outFrame[n] }
+        start += f
+    }
+    webrtc_anchor_destroy(anchor)
+    writeWAV(outDirectory + "/\(name).wav", output, sampleRate: Int(fs))
+    print("{\"variant\": \"\(name)\", \"cpu_percent\": \(Double(Int(cpu / seconds * 10_000)) / 100)}")
+}
+
 runKernel(.quality, name: "quality")
 runKernel(.lowComplexity, name: "low")
 runAnchor()
+runWebRTC(WEBRTC_ANCHOR_AEC, name: "webrtc")
+runWebRTC(WEBRTC_ANCHOR_AEC_EXTENDED, name: "webrtc-ext")
+runWebRTC(WEBRTC_ANCHOR_AECM, name: "aecm")
