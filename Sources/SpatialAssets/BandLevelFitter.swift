@@ -53,6 +53,8 @@ final class BandLevelFitter {
     private let bandSamples: [Double]
     private let baseWeights: [Double]
     private var weights: [Double]
+    /// Added to the reference's level of each octave band (dB) while fitting: `fit(_:to:count:octaveOffsets:)`.
+    private var octaveOffsets: [Double] = []
     /// The top contiguous bands, as long as each is more than this far below the reference's loudest
     /// band, are fitted to that floor instead of their own level: a set measured at a lower rate than the
     /// engine's, resampled, has nothing above its own Nyquist, and fitting a short filter to a hundred
@@ -187,8 +189,15 @@ final class BandLevelFitter {
     }
 
     /// Refines `filter` (`length` taps) in place towards the band levels of `input` (`count` taps).
-    func fit(_ filter: UnsafeMutablePointer<Float>, to input: UnsafePointer<Float>, count: Int) {
+    /// `octaveOffsets` (dB, one per octave band 500 Hz–16 kHz) move the octave bands' targets from the
+    /// input's levels, for the duration of this fit.
+    func fit(
+        _ filter: UnsafeMutablePointer<Float>, to input: UnsafePointer<Float>, count: Int,
+        octaveOffsets: [Double] = []
+    ) {
         if referenceSource != input { measureReference(input, count: count) }
+        self.octaveOffsets = octaveOffsets
+        defer { self.octaveOffsets = [] }
         for n in 0..<length { taps[n] = Double(filter[n]) }
         var cost = evaluate(taps)
         var lambda = 1e-3
@@ -290,7 +299,9 @@ final class BandLevelFitter {
         var cost = 0.0
         for b in 0..<bands {
             powers[b] = max(powers[b] / max(bandSamples[b], 1), 1e-30)
-            residuals[b] = weights[b] * (10 * log10(powers[b]) - reference[b])
+            let o = b - octaveStart
+            let offset = o >= 0 && o < octaveOffsets.count ? octaveOffsets[o] : 0
+            residuals[b] = weights[b] * (10 * log10(powers[b]) - reference[b] - offset)
             cost += residuals[b] * residuals[b]
         }
         return cost

@@ -185,8 +185,11 @@ final class MinimumPhaseDesigner {
 extension MinimumPhaseDesigner {
     /// Refines a filter from `design` (of `input`, `count` taps) so its band levels match the input's
     /// (`BandLevelFitter`); does nothing when the designer was made without fitting.
-    func fitBandLevels(_ output: UnsafeMutablePointer<Float>, to input: UnsafePointer<Float>, count: Int) {
-        fitter?.fit(output, to: input, count: count)
+    func fitBandLevels(
+        _ output: UnsafeMutablePointer<Float>, to input: UnsafePointer<Float>, count: Int,
+        octaveOffsets: [Double] = []
+    ) {
+        fitter?.fit(output, to: input, count: count, octaveOffsets: octaveOffsets)
     }
 
     /// How far a filter's band levels are from the input's (`BandLevelFitter.errors`); nil without fitting.

@@ -155,6 +155,12 @@ extension SOFADataset {
                         headDelays[r] = found.1
                     }
                 }
+                if fitsBandLevels {
+                    balanceInterauralLevels(
+                        designer: designer, left: ir + l * span, right: ir + r * span,
+                        leftInput: all.baseAddress! + l * length, rightInput: all.baseAddress! + r * length,
+                        count: length)
+                }
             }
         }
         // Each pair moved as a whole by less than a quarter frame so that its delays add up to a whole
@@ -174,6 +180,34 @@ extension SOFADataset {
         }
         return maximumDelay
     }
+
+    /// Where a fitted pair's octave-band interaural level difference is off by more than
+    /// `interauralLevelTolerance` (each ear's compromise between its third-octave and octave levels can
+    /// leave the two ears' errors of opposite sign), fits both ears again with that octave's targets moved
+    /// apart by the difference, half on each ear, up to three times, so the pair's level difference
+    /// matches the measurement's.
+    static func balanceInterauralLevels(
+        designer: MinimumPhaseDesigner, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+        leftInput: UnsafePointer<Float>, rightInput: UnsafePointer<Float>, count: Int
+    ) {
+        var offsets: [Double] = []
+        for _ in 0..<3 {
+            guard let el = designer.bandErrors(left, to: leftInput, count: count),
+                let er = designer.bandErrors(right, to: rightInput, count: count)
+            else { return }
+            let d = zip(el.octaves, er.octaves).map { $0 - $1 }
+            guard let worst = d.map(abs).max(), worst > (offsets.isEmpty ? interauralLevelTolerance : 0.2) else {
+                return
+            }
+            if offsets.isEmpty { offsets = [Double](repeating: 0, count: d.count) }
+            for o in d.indices where abs(d[o]) > 0.2 { offsets[o] -= 0.5 * d[o] }
+            designer.fitBandLevels(left, to: leftInput, count: count, octaveOffsets: offsets)
+            designer.fitBandLevels(right, to: rightInput, count: count, octaveOffsets: offsets.map { -$0 })
+        }
+    }
+
+    /// The octave-band interaural level difference (dB) above which `balanceInterauralLevels` refits a pair.
+    static let interauralLevelTolerance = 0.4
 
     /// For each pair, another pair whose left ear equals its right ear and whose right ear equals its left
     /// ear, sample for sample (nil: none).
