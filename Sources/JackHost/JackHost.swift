@@ -93,6 +93,10 @@ public final class JackHost: Sendable {
             core.state.withLock { state in
                 guard var session = state.session else { return nil }
                 if let client = session.client {
+                    // The server was lost and the event thread has not taken the client yet: as there,
+                    // libjack's notification thread must be gone before the close (`JackHostCore`).
+                    // Acquire: pairs with the shutdown callbacks' release.
+                    if core.serverLostFlag.load(ordering: .acquiring) { core.waitForNotificationThreadToEnd() }
                     _ = jack_deactivate(client)
                     _ = jack_client_close(client)
                     session.client = nil
