@@ -100,6 +100,25 @@ let far = readFloats(scene + "/far.f32")
 let count = min(mic.count, far.count)
 let seconds = Double(count) / fs
 
+/// Runs `prepare`, the timed `process` and `finish` for each whole frame of `f` samples of the scene
+/// (each given the frame's first sample index); returns the CPU seconds `process` took.
+func timedFrames(_ f: Int, prepare: (Int) -> Void, process: () -> Void, finish: (Int) -> Void) -> Double {
+    var cpu = 0.0
+    var start = 0
+    while start + f <= count {
+        prepare(start)
+        let t0 = threadCPUSeconds()
+        process()
+        cpu += threadCPUSeconds() - t0
+        finish(start)
+        start += f
+    }
+    return cpu
+}
+
+/// CPU time per second of audio, in percent, to two decimals.
+func cpuPercent(_ cpu: Double) -> Double { Double(Int(cpu / seconds * 10_000)) / 100 }
+
 @MainActor func runKernel(_ mode: VoiceProcessingMode, name: String) {
     let settings = VoiceProcessorSettings(
         mode: mode, agc: agc, noiseSuppression: noiseSuppression, micChannels: 1, referenceChannels: 1,
@@ -118,25 +137,24 @@ let seconds = Double(count) / fs
     var micPointers = [micFrame]
     var farPointers = [farFrame]
     var outPointers = [outFrame]
-    var cpu = 0.0
     var delays: [Float] = []
-    var start = 0
-    while start + f <= count {
-        for n in 0..<f {
-            micFrame[n] = mic[start + n]
-            farFrame[n] = far[start + n]
-        }
-        let t0 = threadCPUSeconds()
-        kernel.process(mic: &micPointers, reference: &farPointers, output: &outPointers)
-        cpu += threadCPUSeconds() - t0
-        for n in 0..<f { output[start + n] = outFrame[n] }
-        if (start / f) % 100 == 99 { delays.append(kernel.analysis.delayMs) }
-        start += f
-    }
+    let cpu = timedFrames(
+        f,
+        prepare: { start in
+            for n in 0..<f {
+                micFrame[n] = mic[start + n]
+                farFrame[n] = far[start + n]
+            }
+        },
+        process: { kernel.process(mic: &micPointers, reference: &farPointers, output: &outPointers) },
+        finish: { start in
+            for n in 0..<f { output[start + n] = outFrame[n] }
+            if (start / f) % 100 == 99 { delays.append(kernel.analysis.delayMs) }
+        })
     writeWAV(outDirectory + "/\(name).wav", output, sampleRate: Int(fs))
     let delayText = delays.map { String(Int(($0 * 10).rounded()) / 10) }.joined(separator: ",")
     print(
-        "{\"variant\": \"\(name)\", \"cpu_percent\": \(Double(Int(cpu / seconds * 10_000)) / 100), "
+        "{\"variant\": \"\(name)\", \"cpu_percent\": \(cpuPercent(cpu)), "
             + "\"latency_ms\": \(Double(kernel.latencyFrames) * 1000 / fs), \"delay_ms_per_s\": [\(delayText)]}")
 }
 
@@ -157,24 +175,23 @@ let seconds = Double(count) / fs
     var outFrame = [Int16](repeating: 0, count: f)
     var output = [Float](repeating: 0, count: count)
     func q(_ x: Float) -> Int16 { Int16(min(max((x * 32768).rounded(), -32768), 32767)) }
-    var cpu = 0.0
-    var start = 0
-    while start + f <= count {
-        for n in 0..<f {
-            micFrame[n] = q(mic[start + n])
-            farFrame[n] = q(far[start + n])
-        }
-        let t0 = threadCPUSeconds()
-        speex_echo_cancellation(echo, &micFrame, &farFrame, &outFrame)
-        speex_preprocess_run(preprocess, &outFrame)
-        cpu += threadCPUSeconds() - t0
-        for n in 0..<f { output[start + n] = Float(outFrame[n]) / 32768 }
-        start += f
-    }
+    let cpu = timedFrames(
+        f,
+        prepare: { start in
+            for n in 0..<f {
+                micFrame[n] = q(mic[start + n])
+                farFrame[n] = q(far[start + n])
+            }
+        },
+        process: {
+            speex_echo_cancellation(echo, &micFrame, &farFrame, &outFrame)
+            speex_preprocess_run(preprocess, &outFrame)
+        },
+        finish: { start in for n in 0..<f { output[start + n] = Float(outFrame[n]) / 32768 } })
     speex_preprocess_state_destroy(preprocess)
     speex_echo_state_destroy(echo)
     writeWAV(outDirectory + "/speex.wav", output, sampleRate: Int(fs))
-    print("{\"variant\": \"speex\", \"cpu_percent\": \(Double(Int(cpu / seconds * 10_000)) / 100)}")
+    print("{\"variant\": \"speex\", \"cpu_percent\": \(cpuPercent(cpu))}")
 }
 
 /// webrtc-audio-processing 0.3 through the CWebRTCAnchor shim: high-pass filter, noise suppression (unless
@@ -190,26 +207,26 @@ let seconds = Double(count) / fs
     var farFrame = [Float](repeating: 0, count: f)
     var outFrame = [Float](repeating: 0, count: f)
     var output = [Float](repeating: 0, count: count)
-    var cpu = 0.0
-    var start = 0
-    while start + f <= count {
-        for n in 0..<f {
-            micFrame[n] = mic[start + n]
-            farFrame[n] = far[start + n]
-        }
-        let t0 = threadCPUSeconds()
-        let status = webrtc_anchor_process(anchor, farFrame, micFrame, &outFrame)
-        cpu += threadCPUSeconds() - t0
-        if status != 0 {
-            print("{\"variant\": \"\(name)\", \"error\": \(status)}")
-            exit(1)
-        }
-        for n in 0..<f { output[start + n] = outFrame[n] }
-        start += f
-    }
+    var status: Int32 = 0
+    let cpu = timedFrames(
+        f,
+        prepare: { start in
+            for n in 0..<f {
+                micFrame[n] = mic[start + n]
+                farFrame[n] = far[start + n]
+            }
+        },
+        process: { status = webrtc_anchor_process(anchor, farFrame, micFrame, &outFrame) },
+        finish: { start in
+            if status != 0 {
+                print("{\"variant\": \"\(name)\", \"error\": \(status)}")
+                exit(1)
+            }
+            for n in 0..<f { output[start + n] = outFrame[n] }
+        })
     webrtc_anchor_destroy(anchor)
     writeWAV(outDirectory + "/\(name).wav", output, sampleRate: Int(fs))
-    print("{\"variant\": \"\(name)\", \"cpu_percent\": \(Double(Int(cpu / seconds * 10_000)) / 100)}")
+    print("{\"variant\": \"\(name)\", \"cpu_percent\": \(cpuPercent(cpu))}")
 }
 
 runKernel(.quality, name: "quality")
