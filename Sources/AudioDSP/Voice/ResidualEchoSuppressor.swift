@@ -5,9 +5,10 @@
 ///
 /// Framing: a low-delay STFT (after D. Mauler and R. Martin, "A low delay, variable resolution, perfect
 /// reconstruction spectral analysis-synthesis system for speech enhancement", EUSIPCO 2007). A call brings
-/// one frame, analysed in two hops of half a frame; the analysis window spans four hops (two frames, the
-/// frequency resolution of a 20 ms window at 10 ms frames) and is asymmetric: a long sine rise over three
-/// hops, a short sine fall over the last. The synthesis window is non-zero on the last two hops only, and
+/// one frame, analysed in two hops of half a frame; the analysis window spans `windowHops` hops (four by
+/// default: two frames, the frequency resolution of a 20 ms window at 10 ms frames; two, one frame, for
+/// half the cost) and is asymmetric: a long sine rise over all hops but the last, a short sine fall over
+/// the last (with two hops, a plain sine window). The synthesis window is non-zero on the last two hops only, and
 /// analysis × synthesis is a Hann window of two hops there, so with hop overlap-add unity gains
 /// reconstruct the input exactly and the latency is one hop (half a frame).
 ///
@@ -18,7 +19,7 @@
 ///   of the error, see `nearEndLearning`) (after the leakage estimate of J.-M. Valin, "On
 ///   adjusting the learning rate in frequency domain echo cancellation with double-talk", IEEE Trans.
 ///   ASLP 15(3), 2007, which speex computes once for all bins; here per bin). The regressions are
-///   updated once per frame (on its second hop, whose window is the frame's last two frames):
+///   updated once per frame (on its second hop, whose window ends with the frame):
 ///   - `Y` is the linear filter's echo estimate (η_k: its leakage, at least the all-bin leakage);
 ///   - `L` is a decaying sum of past |Y|² (the reverberation beyond the filter's length);
 ///   - `X` is the largest aligned-reference power in the span where the echo can be (`referencePeak`);
@@ -38,13 +39,13 @@
 ///
 /// Time constants are in seconds, so they hold at any frame length and sample rate.
 ///
-/// Cost at 48 kHz: per hop, three 1024-point real FFTs and about 30 flops per bin; per frame, about 100
-/// flops per bin more for the regressions.
+/// Cost at 48 kHz: per hop, three 1024-point real FFTs (512-point with a two-hop window) and about 30
+/// flops per bin; per frame, about 100 flops per bin more for the regressions.
 public struct ResidualEchoSuppressor {
     public let frameLength: Int
     /// Samples per analysis step: half a frame. Also the latency.
     public let hopLength: Int
-    /// Samples in the analysis window: four hops.
+    /// Samples in the analysis window: `windowHops` hops.
     public let windowLength: Int
     public let fftSize: Int
     public let binCount: Int
@@ -130,12 +131,13 @@ public struct ResidualEchoSuppressor {
     /// `nearEndPriorSeconds`, so the talker keeps more of itself, and keep learning the residual echo
     /// (`nearEndLearning`), so a filter that double talk put off is followed; otherwise the far-end
     /// values hold and the regressions stand still while the near end talks.
-    public init(frameLength: Int, sampleRate: Double, keepsNearEnd: Bool = true) {
+    public init(frameLength: Int, sampleRate: Double, keepsNearEnd: Bool = true, windowHops: Int = 4) {
         precondition(frameLength >= 4 && frameLength % 2 == 0, "the frame must split into two hops")
+        precondition(windowHops >= 2, "the synthesis window spans the last two hops")
         self.frameLength = frameLength
         let h = frameLength / 2
         hopLength = h
-        windowLength = 4 * h
+        windowLength = windowHops * h
         let n = windowLength
         var size = 16
         while size < n { size *= 2 }
@@ -203,10 +205,12 @@ public struct ResidualEchoSuppressor {
         state.deallocate()
     }
 
-    /// Windows the latest four hops of `samples` into `time` (zero-padded) and transforms them.
+    /// Windows the latest `windowLength` samples of `samples` into `time` (zero-padded) and transforms them.
     @inlinable
     func transform(_ samples: UnsafePointer<Float>, re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>) {
         for n in 0..<windowLength { time[n] = samples[n] * analysisWindow[n] }
+        // The inverse transform of the previous hop wrote here: the padding must be zeros again.
+        for n in windowLength..<fftSize { time[n] = 0 }
         fft.forward(time, re: re, im: im)
     }
 

@@ -15,7 +15,9 @@ import Synchronization
 ///    (lowComplexity) after the aligned reference, all reference channels against each microphone.
 /// 3. `ResidualEchoSuppressor` removes what is left (leakage, loudspeaker distortion, the unconverged
 ///    start) and, when enabled, the noise; half a frame of latency (a low-delay STFT with 5 ms hops).
-/// 4. `VoiceAGC`, when enabled, brings the near-end talker to −26 dBFS.
+/// 4. `VoiceNotchCompensation` gives the talker back the low end SpeexDSP's DC notch took, while the
+///    near end talks.
+/// 5. `VoiceAGC`, when enabled, brings the near-end talker to −26 dBFS.
 ///
 /// Latency: `latencyFrames` = half a frame (5 ms). Allocation happens in `init` only: SpeexDSP's
 /// `speex_echo_cancellation` works in its state's buffers (it allocates in `speex_echo_state_init_mc`
@@ -69,6 +71,14 @@ public final class VoiceProcessorKernel {
     var historyIndex = 0
     let referencePeak: UnsafeMutablePointer<Float>
     // Convergence and activity.
+    /// The linear filter counts as converged once its own ERLE over far-end single talk passes this
+    /// (or `convergenceLimitFrames` after an alignment); until then the suppressor holds the echo down
+    /// with the reference's peak power. At 15 dB the regressions learned a filter still moving and
+    /// far-end bursts of new spectral content leaked through (docs/DECISIONS.md).
+    static let convergedErleDb: Float = 25
+    /// The longest unconverged span, in 10 ms frames (10 s): a room the filter cannot model to
+    /// `convergedErleDb` (distortion, noise) is left to the regressions after it.
+    static let convergenceLimitFrames = 1000
     var converged = false
     /// A delay estimate has been applied to the delay line.
     var isAligned = false
@@ -83,6 +93,7 @@ public final class VoiceProcessorKernel {
     /// SpeexDSP's DC notch on the microphone, repeated here so that `notch(mic) − output` is exactly the
     /// canceller's echo estimate: radius, and two state values per microphone channel.
     let notchRadius: Float
+    var notchCompensation: VoiceNotchCompensation
     let notchMemory: UnsafeMutablePointer<Float>
 
     /// Allocates everything the kernel uses (control side).
@@ -118,10 +129,12 @@ public final class VoiceProcessorKernel {
             // for the talker now and then: it keeps the far-end suppression while the near end talks.
             (suppressors + c).initialize(
                 to: ResidualEchoSuppressor(
-                    frameLength: frameLength, sampleRate: fs, keepsNearEnd: settings.mode == .quality))
+                    frameLength: frameLength, sampleRate: fs, keepsNearEnd: settings.mode == .quality,
+                    windowHops: settings.mode == .quality ? 4 : 2))
         }
         latencyFrames = suppressors[0].hopLength
-        notchRadius = fs < 12_000 ? 0.9 : fs < 24_000 ? 0.982 : 0.992
+        notchRadius = VoiceNotchCompensation.notchRadius(sampleRate: fs)
+        notchCompensation = VoiceNotchCompensation(frameLength: frameLength, sampleRate: fs)
         notchMemory = .allocate(capacity: 2 * settings.micChannels)
         notchMemory.initialize(repeating: 0, count: 2 * settings.micChannels)
         agcState = VoiceAGC(frameLength: frameLength, sampleRate: fs)
@@ -138,9 +151,13 @@ public final class VoiceProcessorKernel {
         echoFrame = .allocate(capacity: f)
         let fftSize = suppressors[0].fftSize
         referenceFFT = VoiceFFT(size: fftSize)
-        referenceWindow = .allocate(capacity: 2 * f)
-        for n in 0..<(2 * f) {
-            referenceWindow[n] = Float(EffectMath.sin(EffectMath.pi * (Double(n) + 0.5) / Double(2 * f)))
+        // The reference's spectra use the suppressor's window length (two frames, or one in
+        // lowComplexity), so that their bins match.
+        let referenceWindowLength = suppressors[0].windowLength
+        referenceWindow = .allocate(capacity: referenceWindowLength)
+        for n in 0..<referenceWindowLength {
+            referenceWindow[n] = Float(
+                EffectMath.sin(EffectMath.pi * (Double(n) + 0.5) / Double(referenceWindowLength)))
         }
         referenceInput = .allocate(capacity: 2 * f)
         referenceInput.initialize(repeating: 0, count: 2 * f)
@@ -274,7 +291,8 @@ public final class VoiceProcessorKernel {
             referencePower += alignedMono[n] * alignedMono[n]
         }
         referencePower /= Float(f)
-        for n in 0..<(2 * f) { referenceTime[n] = referenceInput[n] * referenceWindow[n] }
+        let w = suppressors[0].windowLength
+        for n in 0..<w { referenceTime[n] = referenceInput[2 * f - w + n] * referenceWindow[n] }
         referenceFFT.forward(referenceTime, re: referenceRe, im: referenceIm)
         let row = history + historyIndex * binCount
         for k in 0..<binCount { row[k] = referenceRe[k] * referenceRe[k] + referenceIm[k] * referenceIm[k] }
@@ -337,7 +355,10 @@ public final class VoiceProcessorKernel {
         let loud = excessSpectral > 1e-7 * Float(micCount)
         let nearNow: Bool
         if converged && farEndActive {
-            nearNow = loud && coherence < 0.95 && excessSpectral > 2 * interferenceSpectral
+            // A far-end burst of new spectral content leaves the filter behind for a moment: an excess
+            // that stays coherent with the echo estimate must be clearly larger to count as a talker.
+            let margin: Float = coherence > 0.9 ? 6 : 2
+            nearNow = loud && coherence < 0.95 && excessSpectral > margin * interferenceSpectral
         } else {
             nearNow = loud && excessSpectral > 2 * interferenceSpectral
         }
@@ -358,12 +379,16 @@ public final class VoiceProcessorKernel {
         framesSinceAlignment += 1
         if !converged && estimator.agreements >= 2 && framesSinceAlignment > 50 {
             let linearErle = Self.decibels(micPowerMean) - Self.decibels(errorPowerMean)
-            if linearErle > 15 || framesSinceAlignment > 300 { converged = true }
+            if linearErle > Self.convergedErleDb || framesSinceAlignment > Self.convergenceLimitFrames {
+                converged = true
+            }
         }
         current.delayMs = Float(estimator.delayMilliseconds)
         current.nearEndActive = nearEndActive
         current.doubleTalk = nearEndActive && farEndActive
-        // 6. AGC.
+        // 6. The low end the MDF's DC notch took from the talker (docs/VOICE.md).
+        notchCompensation.process(output, channelCount: micCount, nearEndActive: nearEndActive)
+        // 7. AGC.
         if agcSwitch.load(ordering: .relaxed) {
             agcState.process(output, channelCount: micCount, speech: nearEndActive && !farEndActive)
         }
