@@ -6,7 +6,9 @@ import Glibc
 
 /// JACK transport as `jack_transport_query` reports it.
 public struct JackTransportPosition: Sendable, Equatable {
-    /// Rolling (or starting) rather than stopped.
+    /// Rolling. Starting counts as stopped: JACK applies a start at the end of a cycle and a locate at
+    /// the beginning of the next, so a locate sent just before a start shows the old frame for one
+    /// Starting cycle; following that would play from the old position for a period or two.
     public var isRolling: Bool
     /// The transport frame.
     public var frame: Int
@@ -24,7 +26,7 @@ extension JackHost {
             var position = jack_position_t()
             let state = jack_transport_query(client, &position)
             return JackTransportPosition(
-                isRolling: state == JackTransportRolling || state == JackTransportStarting, frame: Int(position.frame))
+                isRolling: state == JackTransportRolling, frame: Int(position.frame))
         }
     }
 
