@@ -34,13 +34,17 @@ public struct VoiceNotchCompensation {
         sampleRate < 12_000 ? 0.9 : sampleRate < 24_000 ? 0.982 : 0.992
     }
 
+    /// The notch's z⁻² pole coefficient d = r² + 0.7(1 − r)² for radius `r`, as mdf.c computes it.
+    @inlinable
+    public static func notchPoleTerm(radius r: Float) -> Float { r * r + 0.7 * (1 - r) * (1 - r) }
+
     public init(frameLength: Int, sampleRate: Double) {
         self.frameLength = frameLength
         let r = Self.notchRadius(sampleRate: sampleRate)
-        let d = r * r + 0.7 * (1 - r) * (1 - r)
+        let d = Self.notchPoleTerm(radius: r)
         // The same notch, moved down to `cornerHertz` (never up, should a rate ever put it lower).
         let q = max(r, Float(1 - 2 * EffectMath.pi * Self.cornerHertz / sampleRate))
-        let e = q * q + 0.7 * (1 - q) * (1 - q)
+        let e = Self.notchPoleTerm(radius: q)
         b0 = q / r
         b1 = -2 * q
         b2 = d * q / r

@@ -93,6 +93,7 @@ public final class VoiceProcessorKernel {
     /// SpeexDSP's DC notch on the microphone, repeated here so that `notch(mic) − output` is exactly the
     /// canceller's echo estimate: radius, and two state values per microphone channel.
     let notchRadius: Float
+    let notchPoleTerm: Float
     var notchCompensation: VoiceNotchCompensation
     let notchMemory: UnsafeMutablePointer<Float>
 
@@ -134,6 +135,7 @@ public final class VoiceProcessorKernel {
         }
         latencyFrames = suppressors[0].hopLength
         notchRadius = VoiceNotchCompensation.notchRadius(sampleRate: fs)
+        notchPoleTerm = VoiceNotchCompensation.notchPoleTerm(radius: notchRadius)
         notchCompensation = VoiceNotchCompensation(frameLength: frameLength, sampleRate: fs)
         notchMemory = .allocate(capacity: 2 * settings.micChannels)
         notchMemory.initialize(repeating: 0, count: 2 * settings.micChannels)
@@ -325,7 +327,7 @@ public final class VoiceProcessorKernel {
             let x = mic[c]
             // The notch of speex's mdf.c, float build: den2 = r² + 0.7·(1 − r)², on the 16-bit input.
             let r = notchRadius
-            let den2 = r * r + 0.7 * (1 - r) * (1 - r)
+            let den2 = notchPoleTerm
             var m0 = notchMemory[2 * c]
             var m1 = notchMemory[2 * c + 1]
             for n in 0..<f {

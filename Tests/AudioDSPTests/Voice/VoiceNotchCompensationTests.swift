@@ -5,7 +5,7 @@ import Testing
 /// SpeexDSP's DC notch (mdf.c, float build) on one signal.
 func speexNotch(_ x: [Float], sampleRate: Double) -> [Float] {
     let r = VoiceNotchCompensation.notchRadius(sampleRate: sampleRate)
-    let den2 = r * r + 0.7 * (1 - r) * (1 - r)
+    let den2 = VoiceNotchCompensation.notchPoleTerm(radius: r)
     var m0: Float = 0
     var m1: Float = 0
     return x.map { vin in
@@ -14,18 +14,6 @@ func speexNotch(_ x: [Float], sampleRate: Double) -> [Float] {
         m1 = vin - den2 * vout
         return r * vout
     }
-}
-
-/// The amplitude of the `hertz` component of `x[range]` (a lock-in measurement over whole periods).
-func toneAmplitude(_ x: [Float], hertz: Double, sampleRate: Double, range: Range<Int>) -> Double {
-    var s = 0.0
-    var c = 0.0
-    for n in range {
-        let (sn, cs) = EffectMath.sinCos(2 * EffectMath.pi * hertz * Double(n) / sampleRate)
-        s += Double(x[n]) * sn
-        c += Double(x[n]) * cs
-    }
-    return 2 * (s * s + c * c).squareRoot() / Double(range.count)
 }
 
 @Suite struct VoiceNotchCompensationTests {
@@ -67,10 +55,11 @@ func toneAmplitude(_ x: [Float], hertz: Double, sampleRate: Double, range: Range
             // After the transients, over whole periods of the tone.
             let periods = Int((Double(count / 2) * hertz / fs).rounded(.down))
             let range = (count / 2)..<(count / 2 + Int((Double(periods) * fs / hertz).rounded()))
-            let gain = decibels(
-                pow2(toneAmplitude(y, hertz: hertz, sampleRate: fs, range: range) / 0.1))
+            let gain = Decibels.fromAmplitude(
+                Goertzel.measure(y[range], frequency: hertz, sampleRate: fs).amplitude / 0.1)
             #expect(abs(gain - expected(hertz)) < 0.02, "\(hertz) Hz at \(fs): \(gain) dB, not \(expected(hertz))")
-            let notchOnly = decibels(pow2(toneAmplitude(notched, hertz: hertz, sampleRate: fs, range: range) / 0.1))
+            let notchOnly = Decibels.fromAmplitude(
+                Goertzel.measure(notched[range], frequency: hertz, sampleRate: fs).amplitude / 0.1)
             // What it gives back: the notch alone is below the high-pass wherever the two differ.
             #expect(gain >= notchOnly - 0.001)
         }
@@ -102,13 +91,10 @@ func toneAmplitude(_ x: [Float], hertz: Double, sampleRate: Double, range: Range
         let lag = kernel.latencyFrames
         let range = Int(fs)..<(count - lag)
         let delayed = [Float](repeating: 0, count: lag) + mic
-        let gain = decibels(
-            pow2(
-                toneAmplitude(out, hertz: 100, sampleRate: fs, range: range)
-                    / toneAmplitude(delayed, hertz: 100, sampleRate: fs, range: range)))
+        let gain = Decibels.fromAmplitude(
+            Goertzel.measure(out[range], frequency: 100, sampleRate: fs).amplitude
+                / Goertzel.measure(delayed[range], frequency: 100, sampleRate: fs).amplitude)
         #expect(gain > -0.6, "100 Hz talker through the processor: \(gain) dB")
         #expect(gain < 0.3, "100 Hz talker through the processor: \(gain) dB")
     }
 }
-
-func pow2(_ x: Double) -> Double { x * x }
