@@ -21,20 +21,31 @@ export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1"
 
 # Runs `swift test` for one sanitizer in its own session, so that every process it started (private
 # jackd servers of a test process the sanitizer stopped) can be stopped afterwards by session id, and
-# fails on any sanitizer report in its output.
+# fails on any sanitizer report. Every sanitized process of the run (the test process and each
+# `soundstage` child a test starts) writes its reports to a file of its own (log_path), so a report of
+# a child whose output a test keeps only in part is still shown whole.
 run_suites() {
-    local sanitizer=$1 scratch=$2 filter=$3 skip=${4:-} log="$tmp/$1.log"
+    local sanitizer=$1 scratch=$2 filter=$3 skip=${4:-} log="$tmp/$1.log" reports="$tmp/$1-reports"
+    mkdir -p "$reports"
     echo "== $sanitizer sanitizer: build"
     swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E "error:|Build complete" || true
     echo "== $sanitizer sanitizer: $filter"
     local status=0
-    setsid swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel --filter "$filter" \
-        ${skip:+--skip "$skip"} >"$log" 2>&1 &
+    ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$reports/asan" TSAN_OPTIONS="$TSAN_OPTIONS:log_path=$reports/tsan" \
+        setsid swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel \
+        --filter "$filter" ${skip:+--skip "$skip"} >"$log" 2>&1 &
     local pid=$!
     wait "$pid" || status=$?
     # Whatever the run left behind in its session (a jackd whose test process was stopped) goes too.
     pkill -s "$pid" 2>/dev/null || true
     grep -E "^(✔|✘) Test run|^✘ (Test|Suite)|recorded an issue" "$log" | head -40 || true
+    local report
+    for report in "$reports"/*; do
+        [ -s "$report" ] || continue
+        echo "the $sanitizer sanitizer reported a problem (${report##*/}):" >&2
+        head -200 "$report" >&2
+        status=1
+    done
     if grep -qE "ERROR: AddressSanitizer|WARNING: ThreadSanitizer|SUMMARY: (Address|Thread)Sanitizer|runtime error:" "$log"; then
         echo "the $sanitizer sanitizer reported a problem:" >&2
         grep -E -A40 "ERROR: AddressSanitizer|WARNING: ThreadSanitizer" "$log" | head -200 >&2

@@ -146,7 +146,18 @@ extension JackHostTests {
             let restarted = try PrivateJackServer(name: server.name)
             #expect(
                 events.wait(timeout: 5) { if case .serverReturned = $0 { return true } else { return false } } != nil)
-            #expect(try listed(restarted).contains("Band"), "the metadata did not come back with the server")
+            // The host sets its properties on the new client before it reports the return. jackd keeps
+            // metadata in one store per user that a server may still recreate after a client's first
+            // write (the CI's address-sanitized run once listed nothing right after the return); the
+            // control loop repairs that with `refreshClientProperties()` every 0.5 s, as here.
+            var refreshes: [Bool] = []
+            var back = try listed(restarted).contains("Band")
+            while !back && refreshes.count < 6 {
+                refreshes.append(host.refreshClientProperties())
+                usleep(500_000)
+                back = try listed(restarted).contains("Band")
+            }
+            #expect(back, "the metadata did not come back with the server (refreshes: \(refreshes))")
             host.stop()
         }
 
