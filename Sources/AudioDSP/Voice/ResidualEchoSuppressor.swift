@@ -13,7 +13,8 @@
 /// reconstruct the input exactly and the latency is one hop (half a frame).
 ///
 /// Interference per bin k, per hop:
-/// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6 (5 while the near end talks). Each factor
+/// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6 (5 while the near end
+///   talks, 2 where the caller marks the talker clear). Each factor
 ///   is the regression of the error's power |E_k|² on one predictor, over about a second of frames in
 ///   which the far end talks (while the near end talks too, at a rate in proportion to the echo's share
 ///   of the error, see `nearEndLearning`) (after the leakage estimate of J.-M. Valin, "On
@@ -34,8 +35,9 @@
 /// smoothed over 95 ms, 31 ms while the near end talks) against R + 2N, G = ξ/(1 + ξ), with a floor
 /// weighted between the echo floor (−45 dB; −18 dB while the near end talks) and the noise floor
 /// (−15 dB) by the share of each in the interference. While the near end talks the over-subtraction is
-/// 5 instead of 6: the talker keeps more of itself where the echo estimate is uncertain. (Both
-/// near-end values are optional, see `init`.)
+/// 5 instead of 6, and 2 on a frame after one where the talker stood clearly above the interference:
+/// the talker keeps more of itself where the echo estimate is uncertain. (The near-end values are
+/// optional, see `init`.)
 ///
 /// Time constants are in seconds, so they hold at any frame length and sample rate.
 ///
@@ -99,6 +101,9 @@ public struct ResidualEchoSuppressor {
     public var overSubtraction: Float = 6
     /// Over-subtraction of the residual echo estimate while the near end talks.
     public var doubleTalkOverSubtraction: Float
+    /// Over-subtraction while the near end talks and the caller marks the talker clear (`clearTalker`:
+    /// far above the interference on the latest frame).
+    public var clearTalkerOverSubtraction: Float
     public var echoFloor: Float = 0.0056
     public var noiseFloor: Float = 0.18
     /// Largest leakage factor (echo estimate power to residual power).
@@ -127,7 +132,7 @@ public struct ResidualEchoSuppressor {
     public private(set) var echoCoherence: Float = 1
 
     /// A suppressor for calls of `frameLength` samples (even) at `sampleRate`. `keepsNearEnd`: while the
-    /// near end talks, over-subtract the residual echo 5× instead of 6× and smooth the a-priori SNR over
+    /// near end talks, over-subtract the residual echo 5× instead of 6× (2× for a clear talker) and smooth the a-priori SNR over
     /// `nearEndPriorSeconds`, so the talker keeps more of itself, and keep learning the residual echo
     /// (`nearEndLearning`), so a filter that double talk put off is followed; otherwise the far-end
     /// values hold and the regressions stand still while the near end talks.
@@ -157,6 +162,7 @@ public struct ResidualEchoSuppressor {
         nearEndPriorSmoothing = Float(
             EffectMath.exp(-hopSeconds / (keepsNearEnd ? Self.nearEndPriorSeconds : Self.priorSeconds)))
         doubleTalkOverSubtraction = keepsNearEnd ? 5 : 6
+        clearTalkerOverSubtraction = keepsNearEnd ? 2 : 6
         nearEndLearning = keepsNearEnd ? 0.003 : 0
         fft = VoiceFFT(size: size)
         // Analysis: sine rise over n − h samples, sine fall over h. Analysis × synthesis: a Hann window
@@ -217,11 +223,12 @@ public struct ResidualEchoSuppressor {
     /// One frame: `error` (the linear canceller's output) and `echo` (its echo estimate), `frameLength`
     /// samples each; `referencePeak` (binCount values, see the type's comment) weighted by
     /// `referenceWeight`; writes `frameLength` samples delayed by one hop to `output`.
-    /// `farEndActive` gates the regressions' update.
+    /// `farEndActive` gates the regressions' update; `clearTalker` (with `nearEndActive`) selects
+    /// `clearTalkerOverSubtraction`.
     public mutating func process(
         error: UnsafePointer<Float>, echo: UnsafePointer<Float>, referencePeak: UnsafePointer<Float>,
-        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, noiseSuppression: Bool,
-        output: UnsafeMutablePointer<Float>
+        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, clearTalker: Bool = false,
+        noiseSuppression: Bool, output: UnsafeMutablePointer<Float>
     ) {
         let h = hopLength
         var sums: (input: Float, output: Float, noise: Float, echo: Float, excess: Float) = (0, 0, 0, 0, 0)
@@ -230,6 +237,7 @@ public struct ResidualEchoSuppressor {
             processHop(
                 error: error + hop * h, echo: echo + hop * h, referencePeak: referencePeak,
                 referenceWeight: referenceWeight, farEndActive: farEndActive, nearEndActive: nearEndActive,
+                clearTalker: clearTalker,
                 noiseSuppression: noiseSuppression, updateStatistics: last, sums: &sums,
                 output: output + hop * h)
         }
@@ -246,11 +254,12 @@ public struct ResidualEchoSuppressor {
     /// One hop of `hopLength` samples; on the frame's last hop, also updates the regressions.
     mutating func processHop(
         error: UnsafePointer<Float>, echo: UnsafePointer<Float>, referencePeak: UnsafePointer<Float>,
-        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, noiseSuppression: Bool,
+        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, clearTalker: Bool, noiseSuppression: Bool,
         updateStatistics: Bool, sums: inout (input: Float, output: Float, noise: Float, echo: Float, excess: Float),
         output: UnsafeMutablePointer<Float>
     ) {
-        let over = nearEndActive ? doubleTalkOverSubtraction : overSubtraction
+        let over =
+            nearEndActive ? (clearTalker ? clearTalkerOverSubtraction : doubleTalkOverSubtraction) : overSubtraction
         let residualFloor = nearEndActive ? doubleTalkEchoFloor : echoFloor
         let h = hopLength
         let n = windowLength

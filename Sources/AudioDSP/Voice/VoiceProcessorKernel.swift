@@ -89,6 +89,13 @@ public final class VoiceProcessorKernel {
     var outputPowerMean: Float = 0
     var farEndHangover = 0
     var nearEndHangover = 0
+    /// The latest frame's near end stood clearly above the interference (`clearTalkerExcess`): the next
+    /// frame is suppressed more gently (`ResidualEchoSuppressor.clearTalkerOverSubtraction`).
+    var clearTalker = false
+    /// Excess over the interference (noise and residual echo estimate) that marks a clear talker. The
+    /// detector's false detections, where a far-end burst leaves the filter behind, measured 2–15×; a
+    /// talker in double talk has a median of 70–190× (docs/DECISIONS.md).
+    static let clearTalkerExcess: Float = 10
     var current = VoiceAnalysis()
     /// SpeexDSP's DC notch on the microphone, repeated here so that `notch(mic) − output` is exactly the
     /// canceller's echo estimate: radius, and two state values per microphone channel.
@@ -345,7 +352,7 @@ public final class VoiceProcessorKernel {
             notchMemory[2 * c + 1] = m1 + 1e-20 - 1e-20
             suppressors[c].process(
                 error: errorFrame, echo: echoFrame, referencePeak: referencePeak, referenceWeight: weight,
-                farEndActive: farEndActive, nearEndActive: nearEndHangover > 0,
+                farEndActive: farEndActive, nearEndActive: nearEndHangover > 0, clearTalker: clearTalker,
                 noiseSuppression: noiseOn, output: output[c])
             inputSpectral += suppressors[c].inputPower
             outputSpectral += suppressors[c].outputPower
@@ -364,6 +371,8 @@ public final class VoiceProcessorKernel {
         } else {
             nearNow = loud && excessSpectral > 2 * interferenceSpectral
         }
+        // Only for the next frame: held longer, it would let the echo through after the talker stops.
+        clearTalker = nearNow && excessSpectral > Self.clearTalkerExcess * interferenceSpectral
         if nearNow {
             nearEndHangover = 20
         } else if nearEndHangover > 0 {

@@ -1,0 +1,74 @@
+import AudioDSP
+import DSPTestSupport
+import Testing
+
+@Suite struct ResidualEchoSuppressorTests {
+    static let sampleRate = 48_000.0
+    static let frameLength = 480
+
+    /// Runs a fresh suppressor over a 1 kHz talker of `amplitude` for `frames` frames, with a flat
+    /// residual-echo estimate of `echoPower` per bin (the reference predictor, unweighted; the
+    /// regressions never learn, the far end being marked silent). Returns the output.
+    func run(
+        amplitude: Float, echoPower: Float, frames: Int, nearEndActive: Bool, clearTalker: Bool
+    ) -> [Float] {
+        var suppressor = ResidualEchoSuppressor(frameLength: Self.frameLength, sampleRate: Self.sampleRate)
+        defer { suppressor.deallocate() }
+        let f = Self.frameLength
+        let error = UnsafeMutablePointer<Float>.allocate(capacity: f)
+        let echo = UnsafeMutablePointer<Float>.allocate(capacity: f)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: f)
+        let peak = UnsafeMutablePointer<Float>.allocate(capacity: suppressor.binCount)
+        defer {
+            error.deallocate()
+            echo.deallocate()
+            output.deallocate()
+            peak.deallocate()
+        }
+        echo.initialize(repeating: 0, count: f)
+        peak.initialize(repeating: echoPower, count: suppressor.binCount)
+        var out: [Float] = []
+        for frame in 0..<frames {
+            for n in 0..<f {
+                let t = Double(frame * f + n) / Self.sampleRate
+                error[n] = amplitude * Float(EffectMath.sin(2 * EffectMath.pi * 1000 * t))
+            }
+            suppressor.process(
+                error: error, echo: echo, referencePeak: peak, referenceWeight: 1, farEndActive: false,
+                nearEndActive: nearEndActive, clearTalker: clearTalker, noiseSuppression: false, output: output)
+            out += Array(UnsafeBufferPointer(start: output, count: f))
+        }
+        return out
+    }
+
+    /// The talker's level in the last half second of `out` against the input's, in dB.
+    func talkerGain(_ out: [Float], amplitude: Float) -> Double {
+        let tail = out.suffix(Int(Self.sampleRate / 2))
+        let measured = Goertzel.amplitude(Array(tail), frequency: 1000, sampleRate: Self.sampleRate)
+        return Decibels.fromAmplitude(measured / Double(amplitude))
+    }
+
+    @Test func aClearTalkerIsSuppressedLessThanATalkerInDoubleTalk() {
+        // The echo estimate is set where 5× over-subtraction takes the talker well down (about −13 dB)
+        // and 2× much less (about −4 dB): the clear talker keeps at least 6 dB more of itself, and
+        // neither goes below the double-talk floor (−18 dB) or above unity.
+        let amplitude: Float = 0.1
+        let echoPower: Float = 60
+        let frames = 200
+        let doubleTalk = talkerGain(
+            run(amplitude: amplitude, echoPower: echoPower, frames: frames, nearEndActive: true, clearTalker: false),
+            amplitude: amplitude)
+        let clear = talkerGain(
+            run(amplitude: amplitude, echoPower: echoPower, frames: frames, nearEndActive: true, clearTalker: true),
+            amplitude: amplitude)
+        #expect(clear >= doubleTalk + 6, "clear \(clear) dB, double talk \(doubleTalk) dB")
+        #expect(doubleTalk > -18.5 && clear <= 0.05, "clear \(clear) dB, double talk \(doubleTalk) dB")
+    }
+
+    @Test func theClearTalkerMarkMeansNothingWithoutANearEnd() {
+        // Far-end talk only: the mark must not change a sample (the echo stays fully suppressed).
+        let plain = run(amplitude: 0.1, echoPower: 2, frames: 50, nearEndActive: false, clearTalker: false)
+        let marked = run(amplitude: 0.1, echoPower: 2, frames: 50, nearEndActive: false, clearTalker: true)
+        #expect(plain == marked)
+    }
+}
