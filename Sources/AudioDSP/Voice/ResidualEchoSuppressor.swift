@@ -14,7 +14,8 @@
 ///
 /// Interference per bin k, per hop:
 /// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6 (5 while the near end
-///   talks, 2 where the caller marks the talker clear). Each factor
+///   talks, 2 where the caller marks the talker clear or the hop's own excess over the interference is
+///   above `instantClearTalkerExcess`). Each factor
 ///   is the regression of the error's power |E_k|² on one predictor, over about a second of frames in
 ///   which the far end talks (while the near end talks too, at a rate in proportion to the echo's share
 ///   of the error, see `nearEndLearning`) (after the leakage estimate of J.-M. Valin, "On
@@ -72,6 +73,8 @@ public struct ResidualEchoSuppressor {
     /// 14 smoothed |D|², 15 smoothed |Y|², 16 and 17 smoothed D·Y* (D = E + Y, the microphone),
     /// 18–21 the regression factors η, λ, κ, ν of the latest frame.
     @usableFromInline let state: UnsafeMutablePointer<Float>
+    /// The latest hop's residual echo estimate per bin.
+    @usableFromInline let estimates: UnsafeMutablePointer<Float>
     @usableFromInline var frames = 0
     @usableFromInline var meanTotal: Float = 0
     @usableFromInline var meanTotal2: Float = 0
@@ -104,6 +107,10 @@ public struct ResidualEchoSuppressor {
     /// Over-subtraction while the near end talks and the caller marks the talker clear (`clearTalker`:
     /// far above the interference on the latest frame).
     public var clearTalkerOverSubtraction: Float
+    /// Excess over the interference (noise and residual echo estimate, summed over bins) on a hop itself
+    /// that suppresses the hop as a clear talker's, before any detector has seen it. Stricter than the
+    /// caller's frame decision, which also checks the coherence with the echo (infinity: never).
+    public var instantClearTalkerExcess: Float
     public var echoFloor: Float = 0.0056
     public var noiseFloor: Float = 0.18
     /// Largest leakage factor (echo estimate power to residual power).
@@ -163,6 +170,7 @@ public struct ResidualEchoSuppressor {
             EffectMath.exp(-hopSeconds / (keepsNearEnd ? Self.nearEndPriorSeconds : Self.priorSeconds)))
         doubleTalkOverSubtraction = keepsNearEnd ? 5 : 6
         clearTalkerOverSubtraction = keepsNearEnd ? 2 : 6
+        instantClearTalkerExcess = keepsNearEnd ? 20 : .infinity
         nearEndLearning = keepsNearEnd ? 0.003 : 0
         fft = VoiceFFT(size: size)
         // Analysis: sine rise over n − h samples, sine fall over h. Analysis × synthesis: a Hann window
@@ -194,6 +202,8 @@ public struct ResidualEchoSuppressor {
         echoIm = .allocate(capacity: binCount)
         state = .allocate(capacity: 22 * binCount)
         state.initialize(repeating: 0, count: 22 * binCount)
+        estimates = .allocate(capacity: binCount)
+        estimates.initialize(repeating: 0, count: binCount)
     }
 
     public func deallocate() {
@@ -209,6 +219,7 @@ public struct ResidualEchoSuppressor {
         echoRe.deallocate()
         echoIm.deallocate()
         state.deallocate()
+        estimates.deallocate()
     }
 
     /// Windows the latest `windowLength` samples of `samples` into `time` (zero-padded) and transforms them.
@@ -258,9 +269,9 @@ public struct ResidualEchoSuppressor {
         updateStatistics: Bool, sums: inout (input: Float, output: Float, noise: Float, echo: Float, excess: Float),
         output: UnsafeMutablePointer<Float>
     ) {
-        let over =
+        var over =
             nearEndActive ? (clearTalker ? clearTalkerOverSubtraction : doubleTalkOverSubtraction) : overSubtraction
-        let residualFloor = nearEndActive ? doubleTalkEchoFloor : echoFloor
+        var residualFloor = nearEndActive ? doubleTalkEchoFloor : echoFloor
         let h = hopLength
         let n = windowLength
         // Slide the analysis buffers by one hop.
@@ -290,7 +301,30 @@ public struct ResidualEchoSuppressor {
                 total: total, referencePeak: referencePeak, farEndActive: farEndActive, nearEndActive: nearEndActive)
         }
         let decay = lateDecay
-        let dd = nearEndActive ? nearEndPriorSmoothing : priorSmoothing
+        var dd = nearEndActive ? nearEndPriorSmoothing : priorSmoothing
+        // The residual echo estimate per bin, and this hop's excess over the interference (the
+        // detector's measure, against the noise as of the previous hop).
+        var hopExcess: Float = 0
+        var hopInterference: Float = 0
+        for k in 0..<binCount {
+            let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
+            let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
+            // Two-argument max only: the variadic one builds an array. `late` excludes this hop.
+            let echoResidual = max(
+                max(leakageFactor[k] * py, lateFactor[k] * late[k]),
+                max(couplingFactor[k] * referencePeak[k], spreadFactor[k] * total))
+            let echoEstimate = max(echoResidual, referenceWeight * referencePeak[k])
+            estimates[k] = echoEstimate
+            hopExcess += max(0, pe - 2 * echoEstimate - 2 * noise[k])
+            hopInterference += echoEstimate + noise[k]
+        }
+        // A talker far above the interference on this very hop (an onset, which the detector's frame
+        // decision reaches a frame later) is suppressed as a clear talker at once.
+        if frames > 1 && hopExcess > instantClearTalkerExcess * hopInterference {
+            over = clearTalkerOverSubtraction
+            residualFloor = doubleTalkEchoFloor
+            dd = nearEndPriorSmoothing
+        }
         let rise = noiseRise
         var inSum: Float = 0
         var outSum: Float = 0
@@ -300,14 +334,9 @@ public struct ResidualEchoSuppressor {
         for k in 0..<binCount {
             let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
             let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
-            // The late echo: what the echo estimate leaves behind, decaying (excludes this hop).
-            let l = late[k]
-            late[k] = decay * (l + py)
-            // Two-argument max only: the variadic one builds an array.
-            let echoResidual = max(
-                max(leakageFactor[k] * py, lateFactor[k] * l),
-                max(couplingFactor[k] * referencePeak[k], spreadFactor[k] * total))
-            let echoEstimate = max(echoResidual, referenceWeight * referencePeak[k])
+            // The late echo: what the echo estimate leaves behind, decaying.
+            late[k] = decay * (late[k] + py)
+            let echoEstimate = estimates[k]
             let residual = over * echoEstimate
             // Noise: minimum tracking on the error (starts from the first hop).
             if frames == 1 || pe < noise[k] {

@@ -10,9 +10,11 @@ import Testing
     /// residual-echo estimate of `echoPower` per bin (the reference predictor, unweighted; the
     /// regressions never learn, the far end being marked silent). Returns the output.
     func run(
-        amplitude: Float, echoPower: Float, frames: Int, nearEndActive: Bool, clearTalker: Bool
+        amplitude: Float, echoPower: Float, frames: Int, nearEndActive: Bool, clearTalker: Bool,
+        onsetFrame: Int = 0, instant: Bool = true, echoBand: ClosedRange<Double> = 0...24_000
     ) -> [Float] {
         var suppressor = ResidualEchoSuppressor(frameLength: Self.frameLength, sampleRate: Self.sampleRate)
+        if !instant { suppressor.instantClearTalkerExcess = .infinity }
         defer { suppressor.deallocate() }
         let f = Self.frameLength
         let error = UnsafeMutablePointer<Float>.allocate(capacity: f)
@@ -26,12 +28,13 @@ import Testing
             peak.deallocate()
         }
         echo.initialize(repeating: 0, count: f)
-        peak.initialize(repeating: echoPower, count: suppressor.binCount)
+        let hertzPerBin = Self.sampleRate / Double(suppressor.fftSize)
+        for k in 0..<suppressor.binCount { peak[k] = echoBand.contains(Double(k) * hertzPerBin) ? echoPower : 0 }
         var out: [Float] = []
         for frame in 0..<frames {
             for n in 0..<f {
                 let t = Double(frame * f + n) / Self.sampleRate
-                error[n] = amplitude * Float(EffectMath.sin(2 * EffectMath.pi * 1000 * t))
+                error[n] = frame < onsetFrame ? 0 : amplitude * Float(EffectMath.sin(2 * EffectMath.pi * 1000 * t))
             }
             suppressor.process(
                 error: error, echo: echo, referencePeak: peak, referenceWeight: 1, farEndActive: false,
@@ -63,6 +66,30 @@ import Testing
             amplitude: amplitude)
         #expect(clear >= doubleTalk + 6, "clear \(clear) dB, double talk \(doubleTalk) dB")
         #expect(doubleTalk > -18.5 && clear <= 0.05, "clear \(clear) dB, double talk \(doubleTalk) dB")
+    }
+
+    @Test func aTalkerFarAboveTheEchoIsKeptFromItsOnset() {
+        // An echo estimate around 1 kHz, then a talker there starts: before any detector has marked the
+        // near end, the hop itself shows a clear talker (an excess of about 40× the interference),
+        // and its first 20 ms come through louder than under the far-end suppression (over-subtraction
+        // 6, a-priori SNR smoothed over 95 ms).
+        let amplitude: Float = 0.1
+        let echoPower: Float = 5
+        let onset = 20
+        func onsetGain(instant: Bool) -> Double {
+            let out = run(
+                amplitude: amplitude, echoPower: echoPower, frames: onset + 4, nearEndActive: false,
+                clearTalker: false, onsetFrame: onset, instant: instant, echoBand: 850...1150)
+            // The output lags one hop: the talker's first 20 ms are frames onset … onset + 1, shifted.
+            let start = onset * Self.frameLength + Self.frameLength / 2
+            let level = meanSquare(out[start..<(start + 2 * Self.frameLength)])
+            return decibels(level / Double(amplitude * amplitude / 2))
+        }
+        let instant = onsetGain(instant: true)
+        let detectorOnly = onsetGain(instant: false)
+        print("talker onset, first 20 ms: \(instant) dB at once, \(detectorOnly) dB under far-end suppression")
+        #expect(instant >= detectorOnly + 2, "at once \(instant) dB, under far-end suppression \(detectorOnly) dB")
+        #expect(instant <= 0.05)
     }
 
     @Test func theClearTalkerMarkMeansNothingWithoutANearEnd() {
