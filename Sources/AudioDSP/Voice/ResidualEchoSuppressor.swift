@@ -13,12 +13,12 @@
 /// reconstruct the input exactly and the latency is one hop (half a frame).
 ///
 /// Interference per bin k, per hop:
-/// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6 (5 while the near end
-///   talks, 2 where the caller marks the talker clear or the hop's own excess over the interference is
-///   above `instantClearTalkerExcess`). Each factor
-///   is the regression of the error's power |E_k|² on one predictor, over about a second of frames in
-///   which the far end talks (while the near end talks too, at a rate in proportion to the echo's share
-///   of the error, see `nearEndLearning`) (after the leakage estimate of J.-M. Valin, "On
+/// - residual echo `R = over · max(η_k·|Y_k|², λ_k·L_k, κ_k·X_k, ν_k·T, w·X_k)`, over = 6 (5 while the
+///   near end talks, 2 where the caller marks the talker clear or the hop's own excess over the
+///   interference is above `instantClearTalkerExcess`). Each factor is the regression of the error's
+///   power |E_k|² on one predictor, over about a second of frames in which the far end talks (while the
+///   near end talks too, at a rate in proportion to the echo's share of the error, see
+///   `nearEndLearning`) (after the leakage estimate of J.-M. Valin, "On
 ///   adjusting the learning rate in frequency domain echo cancellation with double-talk", IEEE Trans.
 ///   ASLP 15(3), 2007, which speex computes once for all bins; here per bin). The regressions are
 ///   updated once per frame (on its second hop, whose window ends with the frame):
@@ -139,10 +139,10 @@ public struct ResidualEchoSuppressor {
     public private(set) var echoCoherence: Float = 1
 
     /// A suppressor for calls of `frameLength` samples (even) at `sampleRate`. `keepsNearEnd`: while the
-    /// near end talks, over-subtract the residual echo 5× instead of 6× (2× for a clear talker) and smooth the a-priori SNR over
-    /// `nearEndPriorSeconds`, so the talker keeps more of itself, and keep learning the residual echo
-    /// (`nearEndLearning`), so a filter that double talk put off is followed; otherwise the far-end
-    /// values hold and the regressions stand still while the near end talks.
+    /// near end talks, over-subtract the residual echo 5× instead of 6× (2× for a clear talker) and
+    /// smooth the a-priori SNR over `nearEndPriorSeconds`, so the talker keeps more of itself, and keep
+    /// learning the residual echo (`nearEndLearning`), so a filter that double talk put off is followed;
+    /// otherwise the far-end values hold and the regressions stand still while the near end talks.
     public init(frameLength: Int, sampleRate: Double, keepsNearEnd: Bool = true, windowHops: Int = 4) {
         precondition(frameLength >= 4 && frameLength % 2 == 0, "the frame must split into two hops")
         precondition(windowHops >= 2, "the synthesis window spans the last two hops")
