@@ -238,7 +238,7 @@ public struct ResidualEchoSuppressor {
     /// `clearTalkerOverSubtraction`.
     public mutating func process(
         error: UnsafePointer<Float>, echo: UnsafePointer<Float>, referencePeak: UnsafePointer<Float>,
-        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, clearTalker: Bool = false,
+        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, clearTalker: Bool,
         noiseSuppression: Bool, output: UnsafeMutablePointer<Float>
     ) {
         let h = hopLength
@@ -269,9 +269,6 @@ public struct ResidualEchoSuppressor {
         updateStatistics: Bool, sums: inout (input: Float, output: Float, noise: Float, echo: Float, excess: Float),
         output: UnsafeMutablePointer<Float>
     ) {
-        var over =
-            nearEndActive ? (clearTalker ? clearTalkerOverSubtraction : doubleTalkOverSubtraction) : overSubtraction
-        var residualFloor = nearEndActive ? doubleTalkEchoFloor : echoFloor
         let h = hopLength
         let n = windowLength
         // Slide the analysis buffers by one hop.
@@ -301,7 +298,6 @@ public struct ResidualEchoSuppressor {
                 total: total, referencePeak: referencePeak, farEndActive: farEndActive, nearEndActive: nearEndActive)
         }
         let decay = lateDecay
-        var dd = nearEndActive ? nearEndPriorSmoothing : priorSmoothing
         // The residual echo estimate per bin, and this hop's excess over the interference (the
         // detector's measure, against the noise as of the previous hop).
         var hopExcess: Float = 0
@@ -320,11 +316,13 @@ public struct ResidualEchoSuppressor {
         }
         // A talker far above the interference on this very hop (an onset, which the detector's frame
         // decision reaches a frame later) is suppressed as a clear talker at once.
-        if frames > 1 && hopExcess > instantClearTalkerExcess * hopInterference {
-            over = clearTalkerOverSubtraction
-            residualFloor = doubleTalkEchoFloor
-            dd = nearEndPriorSmoothing
-        }
+        let clearNow = frames > 1 && hopExcess > instantClearTalkerExcess * hopInterference
+        let nearEnd = nearEndActive || clearNow
+        let over =
+            nearEnd
+            ? (clearTalker || clearNow ? clearTalkerOverSubtraction : doubleTalkOverSubtraction) : overSubtraction
+        let residualFloor = nearEnd ? doubleTalkEchoFloor : echoFloor
+        let dd = nearEnd ? nearEndPriorSmoothing : priorSmoothing
         let rise = noiseRise
         var inSum: Float = 0
         var outSum: Float = 0
