@@ -198,6 +198,8 @@ public final class JackHost: Sendable {
         core.shutdownRecorded.store(false, ordering: .relaxed)
         core.notificationThreadID.store(0, ordering: .relaxed)
         core.shutdownByInfoCallback.store(false, ordering: .relaxed)
+        core.defersLatency.store(JackLibraryKind.current == .pipeWire, ordering: .relaxed)
+        core.latencyRequests.store(0, ordering: .relaxed)
 
         let arg = UnsafeMutableRawPointer(context)
         if jack_set_process_callback(client, jackProcessCallback, arg) != 0 {

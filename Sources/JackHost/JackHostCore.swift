@@ -69,6 +69,12 @@ final class JackHostCore: Sendable {
     let xrunDelayBits = Atomic<UInt32>(0)
     /// The main outputs' playback latency (the largest, in frames) as the latency callback last saw it.
     let playbackLatencyValue = Atomic<Int>(0)
+    /// Whether the latency callback leaves setting our ports' latencies to the event thread (PipeWire's
+    /// libjack; see `jackLatencyCallback`). Set by `start()` before the callbacks are installed.
+    let defersLatency = Atomic<Bool>(false)
+    /// The latency modes the callback asked for and the event thread has not set yet (bit 0: capture,
+    /// bit 1: playback).
+    let latencyRequests = Atomic<UInt8>(0)
     /// Process cycles run since the host was created.
     let cycleCounter = Atomic<Int>(0)
     /// Which main port sets exist (`JackMainPorts.bits`): the process callback reads those slots only.
@@ -160,7 +166,7 @@ final class JackHostCore: Sendable {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             var xrun = false, bufferSize = false, sampleRate = false, graph = false, portRegistered = false
-            var peers = false
+            var peers = false, latency = false
             for byte in bytes[0..<count] {
                 switch JackWakeByte(rawValue: byte) {
                 case .xrun: xrun = true
@@ -169,6 +175,7 @@ final class JackHostCore: Sendable {
                 case .graph: graph = true
                 case .portRegistered: portRegistered = true
                 case .peers: peers = true
+                case .latency: latency = true
                 case .shutdown, nil: break
                 }
             }
@@ -209,6 +216,7 @@ final class JackHostCore: Sendable {
                 }
             }
             if peers { deliver(.peersChanged) }
+            if latency { setRequestedLatencies(context: context) }
         }
         close(readFD)
         // The client is closed on every path out of the loop: the host closes it before closing the
@@ -270,6 +278,25 @@ final class JackHostCore: Sendable {
                 $0.pending.subtract(made.connected); $0.pending.subtract(made.dropped)
             }
             return changes
+        }
+    }
+
+    /// Event thread, for PipeWire's libjack: sets our ports' latencies in the modes the latency callback
+    /// asked for. Under the port lock, like every other call of ours that queues work on libjack's loop
+    /// (its queue takes one writer at a time), and only while this context's client is open.
+    private func setRequestedLatencies(context: UnsafeMutablePointer<JackRenderContext>) {
+        portWork.withLock { _ in
+            let open = state.withLock { $0.session?.context == context && $0.session?.client != nil }
+            // Acquire: pairs with the shutdown callbacks' release.
+            guard open, !serverLostFlag.load(ordering: .acquiring) else { return }
+            // Relaxed: the pipe byte that woke this thread was written after the request.
+            let modes = latencyRequests.exchange(0, ordering: .relaxed)
+            if modes & 1 != 0 { _ = latency.update(mode: JackCaptureLatency) }
+            if modes & 2 != 0 {
+                let combined = latency.update(mode: JackPlaybackLatency)
+                // Relaxed: a figure read by the control loop, which follows its changes.
+                playbackLatencyValue.store(Int(combined.max), ordering: .relaxed)
+            }
         }
     }
 

@@ -156,12 +156,27 @@ final class JackLatencyPublisher: Sendable {
 }
 
 /// Notification thread: JACK asks for our ports' latencies (after graph or latency changes).
+///
+/// jackd2's libjack: set here, as jack.h asks. PipeWire's libjack (0.3.65) calls this with its loop's
+/// lock released, yet a latency set on its loop thread is sent to the server at once, unlocked: it
+/// races whatever request another thread makes under that lock (a connection, a property) in the one
+/// message buffer they share, seen as a crash in PipeWire's protocol code while connections were
+/// restored after a server return. There the callback only records the mode and wakes the event
+/// thread, whose latency calls libjack queues onto its loop, where they run under the lock.
 let jackLatencyCallback: JackLatencyCallback = { mode, arg in
     guard let arg else { return }
     let context = arg.assumingMemoryBound(to: JackRenderContext.self)
-    context.pointee.core._withUnsafeGuaranteedRef { core in
+    let deferred = context.pointee.core._withUnsafeGuaranteedRef { core -> Bool in
+        // Relaxed: set before the callbacks were installed.
+        if core.defersLatency.load(ordering: .relaxed) {
+            // Relaxed: the pipe byte written next orders it for the event thread.
+            core.latencyRequests.bitwiseOr(mode == JackCaptureLatency ? 1 : 2, ordering: .relaxed)
+            return true
+        }
         let combined = core.latency.update(mode: mode)
         // Relaxed: a figure read by the control loop, which follows its changes.
         if mode == JackPlaybackLatency { core.playbackLatencyValue.store(Int(combined.max), ordering: .relaxed) }
+        return false
     }
+    if deferred { JackRenderContext.wake(context, .latency) }
 }

@@ -98,6 +98,8 @@ enum JackWakeByte: UInt8 {
     case portRegistered = 6
     /// Metadata changed on some subject, or a client came or went (other sessions' state).
     case peers = 7
+    /// The latency callback asked for our ports' latencies to be set (PipeWire's libjack only).
+    case latency = 8
 }
 
 // MARK: - Callbacks (non-capturing closures, so they convert to C function pointers)

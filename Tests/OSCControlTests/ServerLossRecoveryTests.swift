@@ -307,6 +307,21 @@ extension OSCExternalSerialSuites.ServerLossRecoveryTests {
         }
         let status = client.request("/status", reply: "/status.reply")
         #expect(status?.arguments.first == .string("running"), "\(String(describing: status))")
+        // Our ports' latencies reach PipeWire after the returns too (PipeWire's libjack has them set off
+        // its latency callback): the voice processor's output carries its delay, its unconnected
+        // microphone none.
+        let vpLatency = client.request("/node/vp/latency", reply: "/node/vp/latency")?.arguments.first
+        #expect(vpLatency != nil && vpLatency != .int32(0), "\(String(describing: vpLatency))")
+        if case .int32(let frames)? = vpLatency {
+            let wanted = "capture latency = [ \(frames) \(frames) ]"
+            var shown = ""
+            for _ in 0..<50 {
+                shown = pipeWire.run("jack_lsp", ["-l", "\(name):vp_out_1"]).output
+                if shown.contains(wanted) { break }
+                usleep(100_000)
+            }
+            #expect(shown.contains(wanted), "vp_out_1, wanted \(wanted): \(shown)")
+        }
         print(
             "PipeWire loss: \(delays.count) returns; connections back after max \(delays.max() ?? -1) s (from the null "
                 + "sink's return); heap in use KB \(heap); RSS KB \(memory.map(\.rssKB)); fds \(memory.map(\.fds))")
