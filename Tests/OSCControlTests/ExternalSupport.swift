@@ -79,6 +79,9 @@ final class ChildProcess: @unchecked Sendable {
         logPath = NSTemporaryDirectory() + "osct-\(name)-\(UUID().uuidString).log"
         var env = ProcessInfo.processInfo.environment
         env["JACK_NO_START_SERVER"] = "1"
+        // A crash report of the crashed thread alone, so the tail a failed expectation quotes holds its
+        // frames rather than every thread's registers and the loaded images.
+        if env["SWIFT_BACKTRACE"] == nil { env["SWIFT_BACKTRACE"] = "threads=crashed,registers=none,images=none" }
         for (key, value) in environment { env[key] = value }
 
         var actions = posix_spawn_file_actions_t()

@@ -49,22 +49,38 @@ final class PrivatePipeWire {
         guard waitForFile(runtime + "/pipewire-0", timeout: 5) else {
             throw ExternalSetupError("pipewire did not come up: \(pipewire.output)")
         }
-        let wireplumber = try ChildProcess("/usr/bin/wireplumber", [], environment: environment)
+        var wireplumber = try ChildProcess("/usr/bin/wireplumber", [], environment: environment)
+        var wireplumberStarts = 1
+        var made = false
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            let made = ChildProcess.run(
-                "/usr/bin/pw-cli",
-                [
-                    "create-node", "adapter",
-                    "{ factory.name=support.null-audio-sink node.name=nullsink media.class=Audio/Sink "
-                        + "object.linger=true audio.position=[FL FR] }"
-                ], environment: environment, timeout: 10)
-            if made.status == 0 && lsp(environment).contains("nullsink:playback_FL") {
+            // On a loaded machine WirePlumber once failed to connect to the pipewire still starting
+            // ("Failed to connect to PipeWire") and exited: it is started again.
+            if !wireplumber.isRunning {
+                wireplumber = try ChildProcess("/usr/bin/wireplumber", [], environment: environment)
+                wireplumberStarts += 1
+            }
+            // One sink: made again only when pw-cli failed (a lingering node made twice shows as a
+            // second `nullsink` with suffixed port names).
+            if !made {
+                made =
+                    ChildProcess.run(
+                        "/usr/bin/pw-cli",
+                        [
+                            "create-node", "adapter",
+                            "{ factory.name=support.null-audio-sink node.name=nullsink media.class=Audio/Sink "
+                                + "object.linger=true audio.position=[FL FR] }"
+                        ], environment: environment, timeout: 10
+                    ).status == 0
+            }
+            if made && lsp(environment).contains("nullsink:playback_FL") {
                 return (pipewire, wireplumber)
             }
             usleep(200_000)
         }
-        throw ExternalSetupError("no null sink on the private PipeWire: \(pipewire.output)\n\(wireplumber.output)")
+        throw ExternalSetupError(
+            "no null sink on the private PipeWire (sink made: \(made), WirePlumber started \(wireplumberStarts) times): "
+                + "\(pipewire.output)\n\(wireplumber.output)")
     }
 
     private static func waitForFile(_ path: String, timeout: Double) -> Bool {
