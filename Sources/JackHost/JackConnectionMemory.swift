@@ -28,8 +28,9 @@ public struct JackEdge: Sendable, Hashable, CustomStringConvertible {
 /// itself), as of the last graph change the server announced while it was alive; plus the connections
 /// still to restore after a return, waiting for their ports. A connection that goes while the server
 /// lives (asked away, or its other client quit) is forgotten, as every JACK client forgets it: a
-/// recorder that connects itself again must find the port free. Only those gone in the second before a
-/// loss (jackd tearing down may disconnect before it announces the shutdown) are restored with the rest.
+/// recorder that connects itself again must find the port free. Only those gone in the `lossGrace`
+/// seconds before a loss (jackd tearing down may disconnect before it announces the shutdown) are
+/// restored with the rest.
 /// Guarded by `JackHostCore.connectionMemory`.
 struct JackConnectionMemory: Sendable {
     /// The connections the server showed last (replaced whole by each snapshot).
@@ -40,8 +41,11 @@ struct JackConnectionMemory: Sendable {
     /// disconnect ports before it announces the shutdown.
     var recentlyRemoved: [JackEdge: Double] = [:]
 
-    /// Connections removed this long before a loss are restored with the others.
-    static let lossGrace = 1.0
+    /// Connections removed this long before a loss are restored with the others. At 1 s, a loss on a
+    /// loaded machine (a sanitized run three times slower than usual) once forgot a peer's connection,
+    /// most likely because more than a second passed between jackd removing the peer and announcing
+    /// its shutdown. The cost: a connection a user removed in the 3 s before the server died comes back.
+    static let lossGrace = 3.0
 
     /// The event thread's new snapshot.
     mutating func observe(_ edges: Set<JackEdge>, now: Double) {
@@ -51,7 +55,7 @@ struct JackConnectionMemory: Sendable {
         pending.subtract(edges)
     }
 
-    /// At a loss: everything our ports had (and lost in the last second) waits to be made again.
+    /// At a loss: everything our ports had (and lost in the last `lossGrace` seconds) waits to be made again.
     mutating func serverLost(now: Double) {
         pending.formUnion(observed)
         pending.formUnion(recentlyRemoved.filter { now - $0.value <= Self.lossGrace }.keys)
