@@ -198,7 +198,6 @@ public final class JackHost: Sendable {
         core.shutdownRecorded.store(false, ordering: .relaxed)
         core.notificationThreadID.store(0, ordering: .relaxed)
         core.shutdownByInfoCallback.store(false, ordering: .relaxed)
-        core.defersLatency.store(JackLibraryKind.current == .pipeWire, ordering: .relaxed)
         core.latencyRequests.store(0, ordering: .relaxed)
 
         let arg = UnsafeMutableRawPointer(context)

@@ -70,8 +70,8 @@ final class JackHostCore: Sendable {
     /// The main outputs' playback latency (the largest, in frames) as the latency callback last saw it.
     let playbackLatencyValue = Atomic<Int>(0)
     /// Whether the latency callback leaves setting our ports' latencies to the event thread (PipeWire's
-    /// libjack; see `jackLatencyCallback`). Set by `start()` before the callbacks are installed.
-    let defersLatency = Atomic<Bool>(false)
+    /// libjack, which the process loads once; see `jackLatencyCallback`).
+    let defersLatency = JackLibraryKind.current == .pipeWire
     /// The latency modes the callback asked for and the event thread has not set yet (bit 0: capture,
     /// bit 1: playback).
     let latencyRequests = Atomic<UInt8>(0)

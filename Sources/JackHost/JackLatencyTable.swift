@@ -167,8 +167,7 @@ let jackLatencyCallback: JackLatencyCallback = { mode, arg in
     guard let arg else { return }
     let context = arg.assumingMemoryBound(to: JackRenderContext.self)
     let deferred = context.pointee.core._withUnsafeGuaranteedRef { core -> Bool in
-        // Relaxed: set before the callbacks were installed.
-        if core.defersLatency.load(ordering: .relaxed) {
+        if core.defersLatency {
             // Relaxed: the pipe byte written next orders it for the event thread.
             core.latencyRequests.bitwiseOr(mode == JackCaptureLatency ? 1 : 2, ordering: .relaxed)
             return true
