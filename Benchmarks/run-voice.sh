@@ -37,6 +37,7 @@ SCENES=(
   "jump48|--fs 48000 --delay-ms 20 --delay2-ms 60"
   "nl20|--fs 48000 --delay-ms 60 --nl-sdr 20"
   "nl6|--fs 48000 --delay-ms 60 --nl-sdr 6"
+  "clip|--fs 48000 --delay-ms 60 --nl 1"
   "ser+10|--fs 48000 --delay-ms 60 --ser-db 10"
   "ser-10|--fs 48000 --delay-ms 60 --ser-db -10"
 )

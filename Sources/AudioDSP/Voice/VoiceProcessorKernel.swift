@@ -97,6 +97,16 @@ public final class VoiceProcessorKernel {
     /// talker in double talk has a median of 70–190× (docs/DECISIONS.md).
     static let clearTalkerExcess: Float = 10
     var current = VoiceAnalysis()
+    /// The loudspeaker's distortion, learned and put into the reference before the MDF (quality mode,
+    /// one reference channel: SpeexDSP gives its impulse response for one loudspeaker only).
+    var distortion: NonlinearEchoCanceller
+    let learnsDistortion: Bool
+    /// The MDF's impulse response as SpeexDSP gives it (32767 · N per unit in the float build, N its
+    /// window of two frames), fetched every `impulseResponseInterval` frames.
+    let impulseResponse: UnsafeMutablePointer<Int32>
+    let impulseResponseLength: Int
+    static let impulseResponseInterval = 20
+    let preprocessedReference: UnsafeMutablePointer<Float>
     /// SpeexDSP's DC notch on the microphone, repeated here so that `notch(mic) − output` is exactly the
     /// canceller's echo estimate: radius, and two state values per microphone channel.
     let notchRadius: Float
@@ -130,6 +140,15 @@ public final class VoiceProcessorKernel {
         echoState = state
         var rate = Int32(fs)
         speex_echo_ctl(echoState, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
+        var responseLength: Int32 = 0
+        speex_echo_ctl(echoState, SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE, &responseLength)
+        impulseResponseLength = max(1, Int(responseLength))
+        impulseResponse = .allocate(capacity: impulseResponseLength)
+        impulseResponse.initialize(repeating: 0, count: impulseResponseLength)
+        learnsDistortion =
+            settings.learnsLoudspeakerDistortion && settings.mode == .quality && settings.referenceChannels == 1
+        distortion = NonlinearEchoCanceller(
+            frameLength: frameLength, sampleRate: fs, filterLength: learnsDistortion ? impulseResponseLength : 1)
         estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
         suppressors = .allocate(capacity: settings.micChannels)
         for c in 0..<settings.micChannels {
@@ -153,6 +172,7 @@ public final class VoiceProcessorKernel {
         monoReference = .allocate(capacity: f)
         monoMic = .allocate(capacity: f)
         alignedMono = .allocate(capacity: f)
+        preprocessedReference = .allocate(capacity: f)
         micInterleaved = .allocate(capacity: f * settings.micChannels)
         referenceInterleaved = .allocate(capacity: f * settings.referenceChannels)
         outputInterleaved = .allocate(capacity: f * settings.micChannels)
@@ -184,6 +204,9 @@ public final class VoiceProcessorKernel {
 
     deinit {
         speex_echo_state_destroy(echoState)
+        distortion.deallocate()
+        impulseResponse.deallocate()
+        preprocessedReference.deallocate()
         estimator.deallocate()
         for c in 0..<settings.micChannels { suppressors[c].deallocate() }
         suppressors.deinitialize(count: settings.micChannels)
@@ -291,6 +314,18 @@ public final class VoiceProcessorKernel {
             alignedMono[n] = r * referenceScale
             for c in 0..<micCount { micInterleaved[n * micCount + c] = Self.toInt16(mic[c][n]) }
         }
+        if learnsDistortion {
+            // The MDF's impulse response for the distortion's regressors, then the reference with the
+            // learned distortion in it (one channel: `alignedMono` is that channel).
+            if framesProcessed % Self.impulseResponseInterval == 0 {
+                speex_echo_ctl(echoState, SPEEX_ECHO_GET_IMPULSE_RESPONSE, impulseResponse)
+                let response = impulseResponse
+                let scale = 1 / (32767 * Float(2 * f))
+                distortion.setFilter(length: impulseResponseLength) { Float(response[$0]) * scale }
+            }
+            distortion.prepare(reference: alignedMono, preprocessed: preprocessedReference)
+            for n in 0..<f { referenceInterleaved[n] = Self.toInt16(preprocessedReference[n]) }
+        }
         speex_echo_cancellation(echoState, micInterleaved, referenceInterleaved, outputInterleaved)
         // 3. Reference power spectrum history and the peak over where the echo can be.
         var referencePower: Float = 0
@@ -347,6 +382,9 @@ public final class VoiceProcessorKernel {
                 echoFrame[n] = r * vout * (1 / 32768) - e
                 micPower += x[n] * x[n]
                 errorPower += e * e
+            }
+            if c == 0 && learnsDistortion && farEndActive && nearEndHangover == 0 {
+                distortion.learn(error: errorFrame)
             }
             notchMemory[2 * c] = m0 + 1e-20 - 1e-20
             notchMemory[2 * c + 1] = m1 + 1e-20 - 1e-20

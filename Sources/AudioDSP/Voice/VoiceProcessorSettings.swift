@@ -23,11 +23,14 @@ public struct VoiceProcessorSettings: Sendable, Equatable {
     public var sampleRate: Double
     /// Longest echo delay the tracker searches for, in seconds (at most 1).
     public var maximumDelaySeconds: Double
+    /// Learn the loudspeaker's memoryless distortion and cancel its echo too (`NonlinearEchoCanceller`;
+    /// quality mode with one reference channel only). Off: a purely linear echo model.
+    public var learnsLoudspeakerDistortion: Bool
 
     public init(
         mode: VoiceProcessingMode = .quality, agc: Bool = false, noiseSuppression: Bool = true,
         micChannels: Int = 1, referenceChannels: Int = 1, sampleRate: Double = 48_000,
-        maximumDelaySeconds: Double = 0.5
+        maximumDelaySeconds: Double = 0.5, learnsLoudspeakerDistortion: Bool = true
     ) {
         self.mode = mode
         self.agc = agc
@@ -36,6 +39,7 @@ public struct VoiceProcessorSettings: Sendable, Equatable {
         self.referenceChannels = referenceChannels
         self.sampleRate = sampleRate
         self.maximumDelaySeconds = maximumDelaySeconds
+        self.learnsLoudspeakerDistortion = learnsLoudspeakerDistortion
     }
 }
 

@@ -212,11 +212,13 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
         #expect(abs(level + 26) <= 3, "level \(level) dBFS")
     }
 
-    @Test func processingAllocatesNothingAndTakesNoLock() {
+    /// Stereo against stereo, and against one reference (where the loudspeaker's distortion is learned).
+    @Test(arguments: [2, 1])
+    func processingAllocatesNothingAndTakesNoLock(referenceChannels: Int) {
         guard AllocationProbe.isActive, !AllocationProbe.isSanitized else { return }
         let kernel = VoiceProcessorKernel(
             settings: VoiceProcessorSettings(
-                agc: true, noiseSuppression: true, micChannels: 2, referenceChannels: 2,
+                agc: true, noiseSuppression: true, micChannels: 2, referenceChannels: referenceChannels,
                 sampleRate: 48_000))
         let f = kernel.frameLength
         let buffers = (0..<6).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: f) }

@@ -1,0 +1,180 @@
+import AudioDSP
+import Testing
+
+/// A loudspeaker's memoryless distortion followed by a room, against a linear filter that has learned
+/// the room times the loudspeaker's linear gain (what an adaptive filter converges to): the learned
+/// reference must leave far less of the distortion's echo than the linear filter alone.
+struct HammersteinScene {
+    let sampleRate = 16_000.0
+    let frame = 160
+    let room: [Float]
+    let reference: [Float]
+    let loudspeaker: [Float]
+    /// The linear part of the loudspeaker: ⟨s(x), x⟩ / ⟨x, x⟩.
+    let linearGain: Float
+
+    init(drive: Float, seconds: Double = 8) {
+        var talker = SpeechLikeSignal(seed: 21)
+        let count = Int(seconds * sampleRate)
+        reference = talker.make(count: count, sampleRate: sampleRate, level: 0.1)
+        // A slightly asymmetric soft clipper; drive 0 is a linear loudspeaker.
+        loudspeaker = reference.map { x in
+            drive == 0 ? x : Float(1 - 2 / (EffectMath.exp(2 * Double(drive * (x + 0.2 * x * x))) + 1)) / drive
+        }
+        var sx: Double = 0
+        var xx: Double = 0
+        for n in 0..<count {
+            sx += Double(loudspeaker[n]) * Double(reference[n])
+            xx += Double(reference[n]) * Double(reference[n])
+        }
+        linearGain = Float(sx / xx)
+        // 8 samples of delay, then a decaying tail over 20 ms.
+        var noise = SpeechLikeSignal(seed: 5)
+        room = (0..<320).map { n in
+            n < 8 ? 0 : (n == 8 ? 0.5 : 0.2 * Float(EffectMath.exp(-Double(n) / 60)) * noise.noise())
+        }
+    }
+
+    static func convolve(_ h: [Float], _ x: [Float], at n: Int) -> Float {
+        var y: Float = 0
+        for k in 0..<min(h.count, n + 1) { y += h[k] * x[n - k] }
+        return y
+    }
+
+    /// Runs the canceller over the scene; returns the echo, what the linear filter alone leaves, and
+    /// what is left with the learned reference.
+    func run(_ canceller: inout NonlinearEchoCanceller) -> (echo: [Float], linear: [Float], learned: [Float]) {
+        let count = reference.count
+        let filter = room.map { $0 * linearGain }
+        canceller.setFilter(length: filter.count) { filter[$0] }
+        var echo = [Float](repeating: 0, count: count)
+        var linear = [Float](repeating: 0, count: count)
+        var learned = [Float](repeating: 0, count: count)
+        var preprocessed = [Float](repeating: 0, count: count)
+        let x = UnsafeMutablePointer<Float>.allocate(capacity: frame)
+        let p = UnsafeMutablePointer<Float>.allocate(capacity: frame)
+        let e = UnsafeMutablePointer<Float>.allocate(capacity: frame)
+        defer {
+            x.deallocate()
+            p.deallocate()
+            e.deallocate()
+        }
+        for start in stride(from: 0, to: count - frame + 1, by: frame) {
+            for i in 0..<frame { x[i] = reference[start + i] }
+            canceller.prepare(reference: x, preprocessed: p)
+            var active: Float = 0
+            for i in 0..<frame {
+                preprocessed[start + i] = p[i]
+                active += x[i] * x[i]
+            }
+            for i in 0..<frame {
+                let n = start + i
+                echo[n] = Self.convolve(room, loudspeaker, at: n)
+                linear[n] = echo[n] - Self.convolve(filter, reference, at: n)
+                learned[n] = echo[n] - Self.convolve(filter, preprocessed, at: n)
+                e[i] = learned[n]
+            }
+            if active > 1e-7 * Float(frame) { canceller.learn(error: e) }
+        }
+        return (echo, linear, learned)
+    }
+}
+
+@Suite struct NonlinearEchoCancellerTests {
+    @Test func theLearnedReferenceCancelsASoftClippingLoudspeakersEcho() {
+        let scene = HammersteinScene(drive: 16)
+        var canceller = NonlinearEchoCanceller(
+            frameLength: scene.frame, sampleRate: scene.sampleRate, filterLength: scene.room.count)
+        defer { canceller.deallocate() }
+        let (echo, linear, learned) = scene.run(&canceller)
+        let tail = (echo.count - Int(2 * scene.sampleRate))..<echo.count
+        // How far below the echo the distortion lies: the linear filter's best.
+        let linearErle = decibels(meanSquare(echo[tail]) / meanSquare(linear[tail]))
+        let learnedErle = decibels(meanSquare(echo[tail]) / meanSquare(learned[tail]))
+        #expect(linearErle > 5 && linearErle < 20, "the scene's distortion: \(linearErle) dB")
+        #expect(learnedErle >= linearErle + 12, "linear \(linearErle) dB, learned \(learnedErle) dB")
+    }
+
+    @Test func aLinearLoudspeakerIsLeftAlone() {
+        let scene = HammersteinScene(drive: 0)
+        var canceller = NonlinearEchoCanceller(
+            frameLength: scene.frame, sampleRate: scene.sampleRate, filterLength: scene.room.count)
+        defer { canceller.deallocate() }
+        let (echo, _, learned) = scene.run(&canceller)
+        let tail = (echo.count - Int(2 * scene.sampleRate))..<echo.count
+        // Nothing to learn: the residual stays at the filter's own (float rounding) level.
+        let erle = decibels(meanSquare(echo[tail]) / meanSquare(learned[tail]))
+        #expect(erle >= 60, "ERLE \(erle) dB")
+        for k in 0..<NonlinearEchoCanceller.functionCount {
+            #expect(abs(canceller.coefficient(k)) < 1e-2, "a\(k) = \(canceller.coefficient(k))")
+        }
+    }
+
+    @Test func theSolveInvertsAProductOfWidelyScaledUnknowns() {
+        // m = s·a·s with a well-conditioned a and scales 1 … 10⁻⁸ (the filtered functions' powers
+        // differ that much); x chosen, p = m·x: the solve returns x within the ridge's 10⁻⁶.
+        let n = 4
+        let a: [Double] = [4, 1, 0.5, 0.2, 1, 3, 0.2, 0.1, 0.5, 0.2, 2, 0.3, 0.2, 0.1, 0.3, 1]
+        let scale: [Double] = [1, 1e-3, 1e-5, 1e-8]
+        let x: [Double] = [1, -2e3, 0.5e5, 3e8]
+        var m = [Double](repeating: 0, count: n * n)
+        var p = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            for j in 0..<n { m[i * n + j] = scale[i] * a[i * n + j] * scale[j] }
+        }
+        for i in 0..<n {
+            for j in 0..<n { p[i] += m[i * n + j] * x[j] }
+        }
+        var factor = [Double](repeating: 0, count: n * n)
+        var solved = [Double](repeating: 0, count: n)
+        #expect(NonlinearEchoCanceller.solve(count: n, m, p, factor: &factor, into: &solved))
+        for i in 0..<n { #expect(abs(solved[i] / x[i] - 1) < 1e-5, "x\(i) = \(solved[i]), expected \(x[i])") }
+        // A singular (zero) matrix is refused.
+        let zero = [Double](repeating: 0, count: n * n)
+        #expect(!NonlinearEchoCanceller.solve(count: n, zero, p, factor: &factor, into: &solved))
+    }
+}
+
+@Suite struct VoiceProcessorDistortionTests {
+    /// A far end through a soft-clipping loudspeaker (its distortion about 11 dB below its linear part)
+    /// for 10 s, a near talker at the echo's level over the last 4: the far end alone is cancelled
+    /// either way (the suppressor holds the distortion down), but in double talk a linear echo model
+    /// takes the distortion for the talker's interference and suppresses the talker with it.
+    @Test func aDistortingLoudspeakerCostsTheNearTalkerLittle() {
+        let fs = 16_000.0
+        let count = Int(10 * fs)
+        var far = SpeechLikeSignal(seed: 42)
+        let reference = far.make(count: count, sampleRate: fs, level: 0.1)
+        let played = reference.map { x in
+            Float(1 - 2 / (EffectMath.exp(2 * Double(16 * (x + 0.2 * x * x))) + 1)) / 16
+        }
+        let echo = echoPath(played, delay: Int(0.060 * fs), sampleRate: fs, gain: 0.5)
+        var near = SpeechLikeSignal(seed: 77)
+        let start = Int(6 * fs)
+        let talker = near.make(count: count, sampleRate: fs, level: 0.03).enumerated().map { $0 < start ? 0 : $1 }
+        let mic = (0..<count).map { echo[$0] + talker[$0] }
+        func run(learning: Bool) -> (erle: Double, talkerGain: Double) {
+            let kernel = VoiceProcessorKernel(
+                settings: VoiceProcessorSettings(
+                    agc: false, noiseSuppression: false, sampleRate: fs, learnsLoudspeakerDistortion: learning))
+            let (out, _) = runVoiceKernel(kernel, mic: mic, reference: reference)
+            let lag = kernel.latencyFrames
+            let alone = Int(4 * fs)..<start
+            let erle = decibels(
+                meanSquare(mic[alone]) / meanSquare(out[(alone.lowerBound + lag)..<(alone.upperBound + lag)]))
+            // The talker's part of the output: its projection on the talker, over the double talk.
+            var cross: Double = 0
+            var power: Double = 0
+            for n in (start + Int(0.5 * fs))..<(count - lag) {
+                cross += Double(out[n + lag]) * Double(talker[n])
+                power += Double(talker[n]) * Double(talker[n])
+            }
+            return (erle, 20 * EffectMath.log(max(cross / power, 1e-9)) / EffectMath.log(10))
+        }
+        let linear = run(learning: false)
+        let learned = run(learning: true)
+        #expect(learned.erle >= 35, "far end alone: ERLE \(learned.erle) dB")
+        #expect(learned.talkerGain >= linear.talkerGain + 6, "talker \(linear.talkerGain) → \(learned.talkerGain) dB")
+        #expect(learned.talkerGain >= -1.5, "talker \(learned.talkerGain) dB")
+    }
+}
