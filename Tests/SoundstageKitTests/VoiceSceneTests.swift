@@ -41,6 +41,9 @@ enum EchoYardstick {
         /// Targets this scene is known to miss (docs/VOICE.md), checked as known issues: the test says so
         /// the day one of them is met.
         var knownMisses: Set<String> = []
+        /// Figures measured within 0.01 of their target (docs/VOICE.md): checked as intermittent known
+        /// issues, so neither side of the threshold fails the run while every other figure is held.
+        var atThreshold: Set<String> = []
         var testDescription: String { name }
     }
 
@@ -159,7 +162,7 @@ struct VoiceSceneTests {
             farEndTarget: 35),
         .init(
             name: "loudspeaker-sdr-6", generator: ["--delay-ms", "60", "--nl-sdr", "6", "--seed", "9"] + otherTexts,
-            farEndTarget: 20, knownMisses: ["pesq_dt"]),
+            farEndTarget: 20, atThreshold: ["pesq_dt"]),
         .init(
             name: "loudspeaker-clipping", generator: ["--delay-ms", "60", "--nl", "1", "--seed", "10"] + otherVoices,
             farEndTarget: 20, knownMisses: ["pesq_dt"]),
@@ -204,7 +207,11 @@ struct VoiceSceneTests {
         print("voice scene \(scene.name): \(figures.joined(separator: ", "))")
         for target in Self.targets(scene) {
             let value = try #require(m[target.metric], "metrics.py reported no \(target.metric)")
-            if scene.knownMisses.contains(target.metric) {
+            if scene.atThreshold.contains(target.metric) {
+                withKnownIssue("\(scene.name): \(target.description), at the threshold", isIntermittent: true) {
+                    #expect(target.holds(value, m), "\(scene.name): \(target.metric) = \(value)")
+                }
+            } else if scene.knownMisses.contains(target.metric) {
                 withKnownIssue("\(scene.name): \(target.description) (docs/VOICE.md)") {
                     #expect(target.holds(value, m), "\(scene.name): \(target.metric) = \(value)")
                 }

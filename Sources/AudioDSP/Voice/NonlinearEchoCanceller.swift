@@ -68,7 +68,7 @@ public struct NonlinearEchoCanceller {
     ///   - step: the fraction of a frame's least-squares solution taken per frame.
     ///   - memorySeconds: over how much far-end audio the correlation matrix is averaged.
     public init(
-        frameLength: Int, sampleRate: Double, filterLength: Int, step: Float = 0.02, memorySeconds: Double = 2
+        frameLength: Int, sampleRate: Double, filterLength: Int, step: Float = 0.01, memorySeconds: Double = 2
     ) {
         precondition(frameLength > 0 && filterLength > 0)
         self.frameLength = frameLength
