@@ -178,3 +178,38 @@ struct HammersteinScene {
         #expect(learned.talkerGain >= -1.5, "talker \(learned.talkerGain) dB")
     }
 }
+
+@Suite struct VoiceProcessorDistortionRobustnessTests {
+    /// References the learning was not made for, each with its echo through a hard clipper and a room:
+    /// a full-scale square wave, a pure tone, a DC step, white noise at 0 dBFS and a far end that is
+    /// silent for 3 s and then bursts in. The output stays finite and never louder than the microphone
+    /// (over each second): a learned distortion gone wrong would add to the echo instead.
+    @Test(arguments: ["square", "tone", "dc", "noise", "burst"])
+    func oddReferencesNeverMakeTheOutputLouderThanTheMicrophone(kind: String) {
+        let fs = 48_000.0
+        let count = Int(6 * fs)
+        var random = SpeechLikeSignal(seed: 13)
+        let reference: [Float] = (0..<count).map { n in
+            let t = Double(n) / fs
+            switch kind {
+            case "square": return EffectMath.sin(2 * EffectMath.pi * 220 * t) >= 0 ? 1 : -1
+            case "tone": return Float(0.5 * EffectMath.sin(2 * EffectMath.pi * 1000 * t))
+            case "dc": return t < 2 ? 0 : 0.5
+            case "noise": return random.noise()
+            default: return t < 3 ? 0 : random.noise() * 0.3
+            }
+        }
+        let played = reference.map { max(-0.6, min(0.6, $0)) }
+        let mic = echoPath(played, delay: Int(0.030 * fs), sampleRate: fs, gain: 0.5)
+        let kernel = VoiceProcessorKernel(
+            settings: VoiceProcessorSettings(agc: false, noiseSuppression: true, sampleRate: fs))
+        let (out, _) = runVoiceKernel(kernel, mic: mic, reference: reference)
+        #expect(out.allSatisfy { $0.isFinite }, "\(kind): a non-finite output sample")
+        let second = Int(fs)
+        for start in stride(from: 0, to: count - second + 1, by: second) {
+            let micPower = meanSquare(mic[start..<(start + second)])
+            let outPower = meanSquare(out[start..<(start + second)])
+            #expect(outPower <= micPower * 1.05 + 1e-12, "\(kind), second \(start / second): \(outPower) > \(micPower)")
+        }
+    }
+}
