@@ -11,7 +11,7 @@
 /// inputs of Kuech and Kellermann, Signal Processing 86(6), 2006), and the reference the linear filter
 /// sees is x + Σ aₖ·φₖ(x). The room is not learned a second time: the linear filter's own impulse response ĥ
 /// (SpeexDSP's, fetched every few frames) turns each φₖ into zₖ = ĥ ∗ φₖ, what a change of aₖ would add
-/// to the echo estimate, and the linear filter's output e is regressed on the three zₖ. Each frame of
+/// to the echo estimate, and the linear filter's output e is regressed on the five zₖ. Each frame of
 /// far-end single talk moves the coefficients a fraction `step` of the way to that frame's
 /// least-squares solution, with the zₖ's correlation matrix averaged over `memorySeconds` (a Newton
 /// step: the φₖ are strongly correlated with one another, which would stall a plain gradient).
