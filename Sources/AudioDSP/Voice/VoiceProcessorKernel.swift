@@ -107,6 +107,18 @@ public final class VoiceProcessorKernel {
     let impulseResponseLength: Int
     static let impulseResponseInterval = 20
     let preprocessedReference: UnsafeMutablePointer<Float>
+    /// A frozen copy of the MDF, taken while nobody talks and the MDF does at least as well as the copy;
+    /// the first microphone's error is the copy's while its smoothed power is below
+    /// `foregroundMargin` times the MDF's (after loud double talk pulled the MDF off). Quality mode,
+    /// one reference channel (the impulse response SpeexDSP gives).
+    var foreground: VoiceForegroundFilter
+    let tracksForeground: Bool
+    let foregroundError: UnsafeMutablePointer<Float>
+    var filterErrorPower: Float = 0
+    var foregroundErrorPower: Float = 0
+    /// The share of the copy's error in the latest frame's output, 0 or 1 (crossfaded over a frame).
+    var foregroundShare: Float = 0
+    static let foregroundMargin: Float = 0.8
     /// SpeexDSP's DC notch on the microphone, repeated here so that `notch(mic) − output` is exactly the
     /// canceller's echo estimate: radius, and two state values per microphone channel.
     let notchRadius: Float
@@ -145,8 +157,12 @@ public final class VoiceProcessorKernel {
         impulseResponseLength = max(1, Int(responseLength))
         impulseResponse = .allocate(capacity: impulseResponseLength)
         impulseResponse.initialize(repeating: 0, count: impulseResponseLength)
-        learnsDistortion =
-            settings.learnsLoudspeakerDistortion && settings.mode == .quality && settings.referenceChannels == 1
+        tracksForeground = settings.mode == .quality && settings.referenceChannels == 1
+        learnsDistortion = settings.learnsLoudspeakerDistortion && tracksForeground
+        foreground = VoiceForegroundFilter(
+            frameLength: frameLength, filterLength: tracksForeground ? impulseResponseLength : 1)
+        foregroundError = .allocate(capacity: frameLength)
+        foregroundError.initialize(repeating: 0, count: frameLength)
         distortion = NonlinearEchoCanceller(
             frameLength: frameLength, sampleRate: fs, filterLength: learnsDistortion ? impulseResponseLength : 1)
         estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
@@ -205,6 +221,8 @@ public final class VoiceProcessorKernel {
     deinit {
         speex_echo_state_destroy(echoState)
         distortion.deallocate()
+        foreground.deallocate()
+        foregroundError.deallocate()
         impulseResponse.deallocate()
         preprocessedReference.deallocate()
         estimator.deallocate()
@@ -262,6 +280,34 @@ public final class VoiceProcessorKernel {
         Float(10 * EffectMath.log(Double(max(power, 1e-30))) * 0.434_294_481_903_251_83)
     }
 
+    /// Compares the first microphone's MDF error with the frozen copy's and puts the copy's into
+    /// `errorFrame` (and the echo estimate to match) while it is clearly smaller, crossfading over a frame
+    /// when the choice changes.
+    func useForeground() {
+        let f = frameLength
+        var filterPower: Float = 0
+        var copyPower: Float = 0
+        for n in 0..<f {
+            // notch(mic) = echo estimate + error
+            foregroundError[n] = echoFrame[n] + errorFrame[n] - foreground.estimate[n]
+            filterPower += errorFrame[n] * errorFrame[n]
+            copyPower += foregroundError[n] * foregroundError[n]
+        }
+        filterErrorPower += 0.3 * (filterPower - filterErrorPower)
+        foregroundErrorPower += 0.3 * (copyPower - foregroundErrorPower)
+        let target: Float = foregroundErrorPower < Self.foregroundMargin * filterErrorPower ? 1 : 0
+        guard target > 0 || foregroundShare > 0 else { return }
+        let start = foregroundShare
+        for n in 0..<f {
+            let w = start + (target - start) * Float(n + 1) / Float(f)
+            let d = echoFrame[n] + errorFrame[n]
+            let e = errorFrame[n] + w * (foregroundError[n] - errorFrame[n])
+            errorFrame[n] = e
+            echoFrame[n] = d - e
+        }
+        foregroundShare = target
+    }
+
     /// Processes exactly one frame (render thread; no allocation, no locks).
     /// - Parameters:
     ///   - mic: `settings.micChannels` pointers to `frameLength` microphone samples.
@@ -314,17 +360,28 @@ public final class VoiceProcessorKernel {
             alignedMono[n] = r * referenceScale
             for c in 0..<micCount { micInterleaved[n * micCount + c] = Self.toInt16(mic[c][n]) }
         }
-        if learnsDistortion {
-            // The MDF's impulse response for the distortion's regressors, then the reference with the
-            // learned distortion in it (one channel: `alignedMono` is that channel).
+        if tracksForeground {
+            // The MDF's impulse response, for the distortion's regressors and the frozen copy.
             if framesProcessed % Self.impulseResponseInterval == 0 {
                 speex_echo_ctl(echoState, SPEEX_ECHO_GET_IMPULSE_RESPONSE, impulseResponse)
                 let response = impulseResponse
                 let scale = 1 / (32767 * Float(2 * f))
-                distortion.setFilter(length: impulseResponseLength) { Float(response[$0]) * scale }
+                if learnsDistortion {
+                    distortion.setFilter(length: impulseResponseLength) { Float(response[$0]) * scale }
+                }
+                if nearEndHangover == 0 && (!foreground.hasFilter || filterErrorPower <= foregroundErrorPower) {
+                    foreground.setFilter(length: impulseResponseLength) { Float(response[$0]) * scale }
+                }
             }
-            distortion.prepare(reference: alignedMono, preprocessed: preprocessedReference)
-            for n in 0..<f { referenceInterleaved[n] = Self.toInt16(preprocessedReference[n]) }
+            if learnsDistortion {
+                // The reference with the learned distortion in it (one channel: `alignedMono` is that
+                // channel).
+                distortion.prepare(reference: alignedMono, preprocessed: preprocessedReference)
+                for n in 0..<f { referenceInterleaved[n] = Self.toInt16(preprocessedReference[n]) }
+                foreground.push(preprocessedReference)
+            } else {
+                foreground.push(alignedMono)
+            }
         }
         speex_echo_cancellation(echoState, micInterleaved, referenceInterleaved, outputInterleaved)
         // 3. Reference power spectrum history and the peak over where the echo can be.
@@ -386,6 +443,7 @@ public final class VoiceProcessorKernel {
             if c == 0 && learnsDistortion && farEndActive && nearEndHangover == 0 {
                 distortion.learn(error: errorFrame)
             }
+            if c == 0 && tracksForeground && foreground.hasFilter { useForeground() }
             notchMemory[2 * c] = m0 + 1e-20 - 1e-20
             notchMemory[2 * c + 1] = m1 + 1e-20 - 1e-20
             suppressors[c].process(

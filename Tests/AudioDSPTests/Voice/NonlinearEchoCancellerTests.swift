@@ -213,3 +213,36 @@ struct HammersteinScene {
         }
     }
 }
+
+@Suite struct VoiceForegroundFilterTests {
+    /// The copy's estimate is the convolution of the reference with the response it was given, sample
+    /// for sample (a 370-tap response over three partitions of 160-sample frames).
+    @Test func itsEstimateIsTheConvolutionOfTheReferenceWithTheResponse() {
+        let f = 160
+        var taps = [Float](repeating: 0, count: 370)
+        for n in stride(from: 0, to: taps.count, by: 10) {
+            let sign: Float = n % 20 == 0 ? 0.5 : -0.3
+            taps[n] = sign * Float(EffectMath.exp(-Double(n) / 100))
+        }
+        var filter = VoiceForegroundFilter(frameLength: f, filterLength: taps.count)
+        defer { filter.deallocate() }
+        filter.setFilter(length: taps.count) { taps[$0] }
+        var source = SpeechLikeSignal(seed: 3)
+        let x = source.make(count: 20 * f, sampleRate: 16_000, level: 0.1)
+        var worst: Float = 0
+        var peak: Float = 0
+        x.withUnsafeBufferPointer { buffer in
+            for frame in 0..<20 {
+                filter.push(buffer.baseAddress! + frame * f)
+                for i in 0..<f {
+                    let n = frame * f + i
+                    var y: Float = 0
+                    for k in 0..<min(taps.count, n + 1) { y += taps[k] * x[n - k] }
+                    worst = max(worst, abs(filter.estimate[i] - y))
+                    peak = max(peak, abs(y))
+                }
+            }
+        }
+        #expect(worst <= 1e-5 * max(peak, 1e-9) + 1e-7, "largest difference \(worst) (peak \(peak))")
+    }
+}
