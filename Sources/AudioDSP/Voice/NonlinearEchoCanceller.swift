@@ -21,14 +21,10 @@
 public struct NonlinearEchoCanceller {
     public static let functionCount = 5
     public let frameLength: Int
-    public let fftSize: Int
-    let binCount: Int
-    let partitionCount: Int
-    let fft: VoiceFFT
-    /// The linear filter's response: per partition of one frame, a spectrum.
-    let filterRe: UnsafeMutablePointer<Float>
-    let filterIm: UnsafeMutablePointer<Float>
-    public private(set) var hasFilter = false
+    /// The linear filter's response, partitioned.
+    var convolution: PartitionedConvolution
+    public var hasFilter: Bool { convolution.hasFilter }
+    var fftSize: Int { convolution.fftSize }
     /// Per function: the last `fftSize` samples, and the spectra of the latest `partitionCount` frames.
     let inputs: UnsafeMutablePointer<Float>
     let spectraRe: UnsafeMutablePointer<Float>
@@ -36,9 +32,6 @@ public struct NonlinearEchoCanceller {
     var spectrumIndex = 0
     /// Per function: this frame's zₖ = ĥ ∗ φₖ.
     let filtered: UnsafeMutablePointer<Float>
-    let accumulatorRe: UnsafeMutablePointer<Float>
-    let accumulatorIm: UnsafeMutablePointer<Float>
-    let time: UnsafeMutablePointer<Float>
     /// Over the far end, for the orthogonalisation: E[x²], and per function E[φₖ·x] and E[φₖ].
     var powerMoment: Float = 0
     let crossMoments: UnsafeMutablePointer<Float>
@@ -73,17 +66,9 @@ public struct NonlinearEchoCanceller {
         precondition(frameLength > 0 && filterLength > 0)
         self.frameLength = frameLength
         self.step = step
-        var size = 4
-        while size < 2 * frameLength { size *= 2 }
-        fftSize = size
-        binCount = size / 2 + 1
-        partitionCount = (filterLength + frameLength - 1) / frameLength
-        fft = VoiceFFT(size: size)
-        let spectra = partitionCount * binCount
-        filterRe = .allocate(capacity: spectra)
-        filterRe.initialize(repeating: 0, count: spectra)
-        filterIm = .allocate(capacity: spectra)
-        filterIm.initialize(repeating: 0, count: spectra)
+        convolution = PartitionedConvolution(frameLength: frameLength, filterLength: filterLength)
+        let size = convolution.fftSize
+        let spectra = convolution.partitionCount * convolution.binCount
         let k = Self.functionCount
         inputs = .allocate(capacity: k * size)
         inputs.initialize(repeating: 0, count: k * size)
@@ -93,10 +78,6 @@ public struct NonlinearEchoCanceller {
         spectraIm.initialize(repeating: 0, count: k * spectra)
         filtered = .allocate(capacity: k * frameLength)
         filtered.initialize(repeating: 0, count: k * frameLength)
-        accumulatorRe = .allocate(capacity: binCount)
-        accumulatorIm = .allocate(capacity: binCount)
-        time = .allocate(capacity: size)
-        time.initialize(repeating: 0, count: size)
         momentRate = Float(1 - EffectMath.exp(-Double(frameLength) / (2 * sampleRate)))
         forgetting = EffectMath.exp(-Double(frameLength) / (memorySeconds * sampleRate))
         let warmUpFrames = max(1, Int(0.25 * sampleRate) / frameLength)
@@ -129,16 +110,11 @@ public struct NonlinearEchoCanceller {
     public func coefficient(_ k: Int) -> Float { coefficientValues[k] }
 
     public func deallocate() {
-        fft.deallocate()
-        filterRe.deallocate()
-        filterIm.deallocate()
+        convolution.deallocate()
         inputs.deallocate()
         spectraRe.deallocate()
         spectraIm.deallocate()
         filtered.deallocate()
-        accumulatorRe.deallocate()
-        accumulatorIm.deallocate()
-        time.deallocate()
         crossMoments.deallocate()
         meanMoments.deallocate()
         frameCross.deallocate()
@@ -167,13 +143,7 @@ public struct NonlinearEchoCanceller {
 
     /// Takes the linear filter's impulse response: `response(i)`, i < `length`, in output per input.
     public mutating func setFilter(length: Int, _ response: (Int) -> Float) {
-        let f = frameLength
-        for p in 0..<partitionCount {
-            for i in 0..<fftSize { time[i] = 0 }
-            for i in 0..<f where p * f + i < length { time[i] = response(p * f + i) }
-            fft.forward(time, re: filterRe + p * binCount, im: filterIm + p * binCount)
-        }
-        hasFilter = true
+        convolution.setFilter(length: length, response)
     }
 
     /// One frame of the aligned reference `x`: writes x + Σ aₖ·φₖ(x) to `preprocessed` (not aliasing
@@ -181,7 +151,6 @@ public struct NonlinearEchoCanceller {
     public mutating func prepare(reference x: UnsafePointer<Float>, preprocessed: UnsafeMutablePointer<Float>) {
         let f = frameLength
         let n = fftSize
-        let bins = binCount
         let count = Self.functionCount
         var power: Float = 0
         for i in 0..<f { power += x[i] * x[i] }
@@ -209,7 +178,8 @@ public struct NonlinearEchoCanceller {
             preprocessed[i] = x[i]
             lastReference[i] = x[i]
         }
-        spectrumIndex = (spectrumIndex + partitionCount - 1) % partitionCount
+        let partitions = convolution.partitionCount
+        spectrumIndex = (spectrumIndex + partitions - 1) % partitions
         for j in 0..<count {
             // φⱼ − (E[φⱼ·x] / E[x²])·x − E[φⱼ]: orthogonal at lag 0 to x and to a constant (the odd
             // functions have no mean, the even ones no correlation with x, for a symmetric x).
@@ -224,37 +194,18 @@ public struct NonlinearEchoCanceller {
                 tail[i] = v
                 preprocessed[i] += a * v
             }
-            let offset = (j * partitionCount + spectrumIndex) * bins
-            fft.forward(input, re: spectraRe + offset, im: spectraIm + offset)
+            let ring = j * partitions * convolution.binCount
+            convolution.transform(input, ringRe: spectraRe + ring, ringIm: spectraIm + ring, row: spectrumIndex)
         }
     }
 
     /// zₖ = ĥ ∗ φₖ for the frame just prepared (only the frames that learn need it).
     mutating func filterFunctions() {
-        let f = frameLength
-        let n = fftSize
-        let bins = binCount
+        let ring = convolution.partitionCount * convolution.binCount
         for j in 0..<Self.functionCount {
-            for k in 0..<bins {
-                accumulatorRe[k] = 0
-                accumulatorIm[k] = 0
-            }
-            for p in 0..<partitionCount {
-                let s = (j * partitionCount + (spectrumIndex + p) % partitionCount) * bins
-                let h = p * bins
-                for k in 0..<bins {
-                    let xr = spectraRe[s + k]
-                    let xi = spectraIm[s + k]
-                    let hr = filterRe[h + k]
-                    let hi = filterIm[h + k]
-                    accumulatorRe[k] += hr * xr - hi * xi
-                    accumulatorIm[k] += hr * xi + hi * xr
-                }
-            }
-            // Overlap-save: the last frame of the circular convolution is the linear one.
-            fft.inverse(re: accumulatorRe, im: accumulatorIm, time)
-            let out = filtered + j * f
-            for i in 0..<f { out[i] = time[n - f + i] }
+            convolution.apply(
+                ringRe: spectraRe + j * ring, ringIm: spectraIm + j * ring, newest: spectrumIndex,
+                into: filtered + j * frameLength)
         }
     }
 

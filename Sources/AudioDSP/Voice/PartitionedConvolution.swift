@@ -1,0 +1,94 @@
+// Control side: init, deallocate. Render side: setFilter, apply (no allocation, no locks).
+
+/// Partitioned overlap-save convolution with one impulse response, a frame per partition: the response
+/// cut into frames and transformed; `apply` multiplies each with the spectrum of the signal's window that
+/// many frames ago and sums; the last frame of the inverse transform is the linear convolution (the
+/// window, `fftSize` samples, is at least two frames long).
+public struct PartitionedConvolution {
+    public let frameLength: Int
+    public let fftSize: Int
+    public let binCount: Int
+    public let partitionCount: Int
+    let fft: VoiceFFT
+    let filterRe: UnsafeMutablePointer<Float>
+    let filterIm: UnsafeMutablePointer<Float>
+    let accumulatorRe: UnsafeMutablePointer<Float>
+    let accumulatorIm: UnsafeMutablePointer<Float>
+    let time: UnsafeMutablePointer<Float>
+    public private(set) var hasFilter = false
+
+    /// `filterLength`: the response's length in samples.
+    public init(frameLength: Int, filterLength: Int) {
+        precondition(frameLength > 0 && filterLength > 0)
+        self.frameLength = frameLength
+        var size = 4
+        while size < 2 * frameLength { size *= 2 }
+        fftSize = size
+        binCount = size / 2 + 1
+        partitionCount = (filterLength + frameLength - 1) / frameLength
+        fft = VoiceFFT(size: size)
+        filterRe = .allocate(capacity: partitionCount * binCount)
+        filterRe.initialize(repeating: 0, count: partitionCount * binCount)
+        filterIm = .allocate(capacity: partitionCount * binCount)
+        filterIm.initialize(repeating: 0, count: partitionCount * binCount)
+        accumulatorRe = .allocate(capacity: binCount)
+        accumulatorIm = .allocate(capacity: binCount)
+        time = .allocate(capacity: size)
+        time.initialize(repeating: 0, count: size)
+    }
+
+    public func deallocate() {
+        fft.deallocate()
+        filterRe.deallocate()
+        filterIm.deallocate()
+        accumulatorRe.deallocate()
+        accumulatorIm.deallocate()
+        time.deallocate()
+    }
+
+    /// Takes the impulse response: `response(i)`, i < `length`, in output per input.
+    public mutating func setFilter(length: Int, _ response: (Int) -> Float) {
+        let f = frameLength
+        for p in 0..<partitionCount {
+            for i in 0..<fftSize { time[i] = 0 }
+            for i in 0..<f where p * f + i < length { time[i] = response(p * f + i) }
+            fft.forward(time, re: filterRe + p * binCount, im: filterIm + p * binCount)
+        }
+        hasFilter = true
+    }
+
+    /// The window's spectrum (`fftSize` samples) into row `row` of a ring of `partitionCount` spectra.
+    public func transform(
+        _ window: UnsafePointer<Float>, ringRe: UnsafeMutablePointer<Float>, ringIm: UnsafeMutablePointer<Float>,
+        row: Int
+    ) {
+        fft.forward(window, re: ringRe + row * binCount, im: ringIm + row * binCount)
+    }
+
+    /// The newest frame of the signal whose window spectra are in the ring (newest at row `newest`, older
+    /// ones after it, wrapping), convolved with the response, into `output` (`frameLength` samples).
+    public func apply(
+        ringRe: UnsafePointer<Float>, ringIm: UnsafePointer<Float>, newest: Int,
+        into output: UnsafeMutablePointer<Float>
+    ) {
+        let bins = binCount
+        for k in 0..<bins {
+            accumulatorRe[k] = 0
+            accumulatorIm[k] = 0
+        }
+        for p in 0..<partitionCount {
+            let s = ((newest + p) % partitionCount) * bins
+            let h = p * bins
+            for k in 0..<bins {
+                let xr = ringRe[s + k]
+                let xi = ringIm[s + k]
+                let hr = filterRe[h + k]
+                let hi = filterIm[h + k]
+                accumulatorRe[k] += hr * xr - hi * xi
+                accumulatorIm[k] += hr * xi + hi * xr
+            }
+        }
+        fft.inverse(re: accumulatorRe, im: accumulatorIm, time)
+        for i in 0..<frameLength { output[i] = time[fftSize - frameLength + i] }
+    }
+}
