@@ -287,7 +287,10 @@ public struct NonlinearEchoCanceller {
             for k in 0..<i { v -= l[i * n + k] * x[k] }
             x[i] = v / l[i * n + i]
         }
-        for i in stride(from: n - 1, through: 0, by: -1) {
+        // Backwards over a plain range: `stride` instantiates generic metadata on its first use in a
+        // debug build, which allocates and locks on the render thread.
+        for r in 0..<n {
+            let i = n - 1 - r
             var v = x[i]
             for k in (i + 1)..<n { v -= l[k * n + i] * x[k] }
             x[i] = v / l[i * n + i]

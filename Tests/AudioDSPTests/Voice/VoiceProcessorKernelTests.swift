@@ -238,7 +238,9 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
             output[c] = buffers[4 + c]
         }
         let probe = AllocationProbe()
-        for frame in 0..<40 {
+        // 1.6 s, counted from 0.2 s on: past the distortion learner's warm-up (0.25 s) and the
+        // convergence check (0.5 s), whose first calls must not initialise anything lazily either.
+        for frame in 0..<160 {
             for c in 0..<4 {
                 for n in 0..<f { buffers[c][n] = talker.noise() * 0.05 }
             }
