@@ -109,7 +109,12 @@ public final class VoiceProcessorKernel {
     let preprocessedReference: UnsafeMutablePointer<Float>
     /// A frozen copy of the MDF, taken while nobody talks and the MDF does at least as well as the copy;
     /// the first microphone's error is the copy's while its smoothed power is below
-    /// `foregroundMargin` times the MDF's (after loud double talk pulled the MDF off). Quality mode,
+    /// `foregroundMargin` times the MDF's (after loud double talk pulled the MDF off), and while the near
+    /// end talks, while its power smoothed over `doubleTalkComparisonSeconds` is below
+    /// `doubleTalkForegroundMargin` times the MDF's: the talker is in both errors alike and pulls the MDF
+    /// off meanwhile, so the difference between them is the two filters' echo; the longer smoothing
+    /// averages out the talker's share of it, and an echo path that changed since the copy makes the
+    /// copy's error the larger. Quality mode,
     /// one reference channel (the impulse response SpeexDSP gives).
     var foreground: VoiceForegroundFilter
     let tracksForeground: Bool
@@ -119,6 +124,12 @@ public final class VoiceProcessorKernel {
     /// The share of the copy's error in the latest frame's output, 0 or 1 (crossfaded over a frame).
     var foregroundShare: Float = 0
     static let foregroundMargin: Float = 0.8
+    static let doubleTalkForegroundMargin: Float = 1.1
+    static let doubleTalkComparisonSeconds = 0.2
+    /// Per-frame smoothing of the slower comparison, and the two powers it smooths.
+    let doubleTalkComparisonRate: Float
+    var filterErrorPowerSlow: Float = 0
+    var foregroundErrorPowerSlow: Float = 0
     /// SpeexDSP's DC notch on the microphone, repeated here so that `notch(mic) − output` is exactly the
     /// canceller's echo estimate: radius, and two state values per microphone channel.
     let notchRadius: Float
@@ -161,6 +172,8 @@ public final class VoiceProcessorKernel {
         learnsDistortion = settings.learnsLoudspeakerDistortion && tracksForeground
         foreground = VoiceForegroundFilter(
             frameLength: frameLength, filterLength: tracksForeground ? impulseResponseLength : 1)
+        doubleTalkComparisonRate = Float(
+            min(1, Double(frameLength) / fs / Self.doubleTalkComparisonSeconds))
         foregroundError = .allocate(capacity: frameLength)
         foregroundError.initialize(repeating: 0, count: frameLength)
         distortion = NonlinearEchoCanceller(
@@ -281,8 +294,8 @@ public final class VoiceProcessorKernel {
     }
 
     /// Compares the first microphone's MDF error with the frozen copy's and puts the copy's into
-    /// `errorFrame` (and the echo estimate to match) while it is clearly smaller, crossfading over a frame
-    /// when the choice changes.
+    /// `errorFrame` (and the echo estimate to match) while it is clearly smaller, or, while the near end
+    /// talks, not clearly larger; crossfading over a frame when the choice changes.
     func useForeground() {
         let f = frameLength
         var filterPower: Float = 0
@@ -295,7 +308,14 @@ public final class VoiceProcessorKernel {
         }
         filterErrorPower += 0.3 * (filterPower - filterErrorPower)
         foregroundErrorPower += 0.3 * (copyPower - foregroundErrorPower)
-        let target: Float = foregroundErrorPower < Self.foregroundMargin * filterErrorPower ? 1 : 0
+        let slow = doubleTalkComparisonRate
+        filterErrorPowerSlow += slow * (filterPower - filterErrorPowerSlow)
+        foregroundErrorPowerSlow += slow * (copyPower - foregroundErrorPowerSlow)
+        let better = foregroundErrorPower < Self.foregroundMargin * filterErrorPower
+        let doubleTalkChoice =
+            nearEndHangover > 0
+            && foregroundErrorPowerSlow < Self.doubleTalkForegroundMargin * filterErrorPowerSlow
+        let target: Float = better || doubleTalkChoice ? 1 : 0
         guard target > 0 || foregroundShare > 0 else { return }
         let start = foregroundShare
         for n in 0..<f {

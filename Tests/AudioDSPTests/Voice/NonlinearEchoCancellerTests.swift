@@ -1,4 +1,4 @@
-import AudioDSP
+@testable import AudioDSP
 import Testing
 
 /// A loudspeaker's memoryless distortion followed by a room, against a linear filter that has learned
@@ -245,4 +245,83 @@ struct HammersteinScene {
         }
         #expect(worst <= 1e-5 * max(peak, 1e-9) + 1e-7, "largest difference \(worst) (peak \(peak))")
     }
+
+    /// The room changes when a near talker starts (at 8 s; the talker at the echo's level until 11 s,
+    /// then the far end alone until 15 s): the frozen copy from before is stale, and the detector takes
+    /// the new room's echo for a talker too. Over the last 2 s the linear stage's error (what the
+    /// suppressor gets) holds the new room's echo down again (36 dB measured): the stale copy is not
+    /// kept, and a new one is taken once the MDF has re-adapted.
+    @Test func aRoomThatChangesInDoubleTalkIsCancelledAgain() {
+        let fs = 16_000.0
+        let count = Int(15 * fs)
+        let change = Int(8 * fs)
+        let quiet = Int(11 * fs)
+        var far = SpeechLikeSignal(seed: 5)
+        let reference = far.make(count: count, sampleRate: fs, level: 0.1)
+        let before = echoPath(reference, delay: Int(0.045 * fs), sampleRate: fs, gain: 0.5)
+        // Another room: the direct sound 2 ms later, weaker, of the opposite sign, with the same tail shape.
+        let after = echoPath(reference, delay: Int(0.047 * fs), sampleRate: fs, gain: 0.4).map { -$0 }
+        let echo = (0..<count).map { $0 < change ? before[$0] : after[$0] }
+        var near = SpeechLikeSignal(seed: 8)
+        let talker = near.make(count: count, sampleRate: fs, level: 0.05).enumerated().map {
+            $0 < change || $0 >= quiet ? 0 : $1
+        }
+        let mic = (0..<count).map { echo[$0] + talker[$0] }
+        let kernel = VoiceProcessorKernel(
+            settings: VoiceProcessorSettings(agc: false, noiseSuppression: false, sampleRate: fs))
+        let error = linearStageError(kernel, mic: mic, reference: reference)
+        let erle = echoLeftInTheError(error, talker: talker, echo: echo, from: count - Int(2 * fs), sampleRate: fs)
+        #expect(erle >= 30, "the new room's echo in the linear stage's error: \(erle) dB below the microphone's")
+    }
+}
+
+/// Runs a mono kernel over whole signals and returns its linear stage's error (the first microphone's,
+/// after the choice between the MDF and the frozen copy), frame by frame.
+func linearStageError(_ kernel: VoiceProcessorKernel, mic: [Float], reference: [Float]) -> [Float] {
+    let f = kernel.frameLength
+    let micFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
+    let referenceFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
+    let outFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
+    defer {
+        micFrame.deallocate()
+        referenceFrame.deallocate()
+        outFrame.deallocate()
+    }
+    var micPointers = [micFrame]
+    var referencePointers = [referenceFrame]
+    var outPointers = [outFrame]
+    var error = [Float](repeating: 0, count: mic.count)
+    var start = 0
+    while start + f <= mic.count {
+        for n in 0..<f {
+            micFrame[n] = mic[start + n]
+            referenceFrame[n] = reference[start + n]
+        }
+        kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
+        for n in 0..<f { error[start + n] = kernel.errorFrame[n] }
+        start += f
+    }
+    return error
+}
+
+/// The echo left in the linear stage's error from `from` on, in dB below the echo: the error minus the
+/// talker through speex's DC notch (mdf.c, float build), which the error carries the talker through.
+func echoLeftInTheError(_ error: [Float], talker: [Float], echo: [Float], from: Int, sampleRate: Double) -> Double {
+    let r = Double(VoiceNotchCompensation.notchRadius(sampleRate: sampleRate))
+    let den2 = r * r + 0.7 * (1 - r) * (1 - r)
+    var m0 = 0.0
+    var m1 = 0.0
+    var left = 0.0
+    var echoPower = 0.0
+    for n in 0..<error.count {
+        let vin = Double(talker[n])
+        let vout = m0 + vin
+        m0 = m1 + 2 * (-vin + r * vout)
+        m1 = vin - den2 * vout
+        guard n >= from else { continue }
+        let residual = Double(error[n]) - r * vout
+        left += residual * residual
+        echoPower += Double(echo[n]) * Double(echo[n])
+    }
+    return decibels(echoPower / max(left, 1e-30))
 }
