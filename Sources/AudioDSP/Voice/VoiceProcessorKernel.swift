@@ -107,8 +107,10 @@ public final class VoiceProcessorKernel {
     let impulseResponseLength: Int
     static let impulseResponseInterval = 20
     let preprocessedReference: UnsafeMutablePointer<Float>
-    /// A frozen copy of the MDF, taken while nobody talks and the MDF does at least as well as the copy;
-    /// the first microphone's error is the copy's while its smoothed power is below
+    /// A frozen copy of the MDF, taken while nobody talks and the MDF does at least as well as the copy:
+    /// the running mean of those snapshots (`foregroundAveraging` per snapshot), which averages out the
+    /// MDF's gradient noise (after a change of echo path the snapshots pull it over within a second or
+    /// two, and meanwhile the MDF's error is the smaller). The first microphone's error is the copy's while its smoothed power is below
     /// `foregroundMargin` times the MDF's (after loud double talk pulled the MDF off), and while the near
     /// end talks, while its power smoothed over `doubleTalkComparisonSeconds` is below
     /// `doubleTalkForegroundMargin` times the MDF's: the talker is in both errors alike and pulls the MDF
@@ -118,6 +120,8 @@ public final class VoiceProcessorKernel {
     /// one reference channel (the impulse response SpeexDSP gives).
     var foreground: VoiceForegroundFilter
     let tracksForeground: Bool
+    /// The copy's response (`impulseResponseLength` values), the mean of the snapshots.
+    let foregroundResponse: UnsafeMutablePointer<Float>
     let foregroundError: UnsafeMutablePointer<Float>
     var filterErrorPower: Float = 0
     var foregroundErrorPower: Float = 0
@@ -126,6 +130,7 @@ public final class VoiceProcessorKernel {
     static let foregroundMargin: Float = 0.8
     static let doubleTalkForegroundMargin: Float = 1.1
     static let doubleTalkComparisonSeconds = 0.2
+    static let foregroundAveraging: Float = 0.3
     /// Per-frame smoothing of the slower comparison, and the two powers it smooths.
     let doubleTalkComparisonRate: Float
     var filterErrorPowerSlow: Float = 0
@@ -172,6 +177,8 @@ public final class VoiceProcessorKernel {
         learnsDistortion = settings.learnsLoudspeakerDistortion && tracksForeground
         foreground = VoiceForegroundFilter(
             frameLength: frameLength, filterLength: tracksForeground ? impulseResponseLength : 1)
+        foregroundResponse = .allocate(capacity: impulseResponseLength)
+        foregroundResponse.initialize(repeating: 0, count: impulseResponseLength)
         doubleTalkComparisonRate = Float(
             min(1, Double(frameLength) / fs / Self.doubleTalkComparisonSeconds))
         foregroundError = .allocate(capacity: frameLength)
@@ -236,6 +243,7 @@ public final class VoiceProcessorKernel {
         distortion.deallocate()
         foreground.deallocate()
         foregroundError.deallocate()
+        foregroundResponse.deallocate()
         impulseResponse.deallocate()
         preprocessedReference.deallocate()
         estimator.deallocate()
@@ -390,7 +398,14 @@ public final class VoiceProcessorKernel {
                     distortion.setFilter(length: impulseResponseLength) { Float(response[$0]) * scale }
                 }
                 if nearEndHangover == 0 && (!foreground.hasFilter || filterErrorPower <= foregroundErrorPower) {
-                    foreground.setFilter(length: impulseResponseLength) { Float(response[$0]) * scale }
+                    let copy = foregroundResponse
+                    if !foreground.hasFilter {
+                        for i in 0..<impulseResponseLength { copy[i] = Float(response[i]) * scale }
+                    } else {
+                        let a = Self.foregroundAveraging
+                        for i in 0..<impulseResponseLength { copy[i] += a * (Float(response[i]) * scale - copy[i]) }
+                    }
+                    foreground.setFilter(length: impulseResponseLength) { copy[$0] }
                 }
             }
             if learnsDistortion {
