@@ -5,7 +5,10 @@
 // CPU time per second of audio on the calling thread (CLOCK_THREAD_CPUTIME_ID) as a JSON line.
 //
 //   swift run --package-path Benchmarks -c release VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns]
+//       [--stereo-reference]
 //
+// --stereo-reference gives the voice processor the far end on two reference channels (one source on
+// two loudspeakers); the anchors keep one.
 // SCENE_DIR holds mic.f32 and far.f32 (float32, mono) and scene.json ("fs") as written by the
 // echo-cancellation yardstick's gen_signals.py; Benchmarks/run-voice.sh generates and scores scenes.
 import AudioDSP
@@ -81,15 +84,17 @@ func writeWAV(_ path: String, _ samples: [Float], sampleRate: Int) {
 var positional: [String] = []
 var agc = false
 var noiseSuppression = true
+var referenceChannels = 1
 for argument in CommandLine.arguments.dropFirst() {
     switch argument {
     case "--agc": agc = true
     case "--no-ns": noiseSuppression = false
+    case "--stereo-reference": referenceChannels = 2
     default: positional.append(argument)
     }
 }
 guard positional.count == 2 else {
-    print("usage: VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns]")
+    print("usage: VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns] [--stereo-reference]")
     exit(2)
 }
 let scene = positional[0]
@@ -121,8 +126,8 @@ func cpuPercent(_ cpu: Double) -> Double { Double(Int(cpu / seconds * 10_000)) /
 
 @MainActor func runKernel(_ mode: VoiceProcessingMode, name: String) {
     let settings = VoiceProcessorSettings(
-        mode: mode, agc: agc, noiseSuppression: noiseSuppression, micChannels: 1, referenceChannels: 1,
-        sampleRate: fs)
+        mode: mode, agc: agc, noiseSuppression: noiseSuppression, micChannels: 1,
+        referenceChannels: referenceChannels, sampleRate: fs)
     let kernel = VoiceProcessorKernel(settings: settings)
     let f = kernel.frameLength
     var output = [Float](repeating: 0, count: count)
@@ -135,7 +140,8 @@ func cpuPercent(_ cpu: Double) -> Double { Double(Int(cpu / seconds * 10_000)) /
         outFrame.deallocate()
     }
     var micPointers = [micFrame]
-    var farPointers = [farFrame]
+    // A stereo reference carries the far end on both channels (one source on two loudspeakers).
+    var farPointers = [UnsafeMutablePointer<Float>](repeating: farFrame, count: referenceChannels)
     var outPointers = [outFrame]
     var delays: [Float] = []
     let cpu = timedFrames(
