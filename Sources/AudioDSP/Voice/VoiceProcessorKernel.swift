@@ -110,14 +110,14 @@ public final class VoiceProcessorKernel {
     /// A frozen copy of the MDF, taken while nobody talks and the MDF does at least as well as the copy:
     /// the running mean of those snapshots (`foregroundAveraging` per snapshot), which averages out the
     /// MDF's gradient noise (after a change of echo path the snapshots pull it over within a second or
-    /// two, and meanwhile the MDF's error is the smaller). The first microphone's error is the copy's while its smoothed power is below
-    /// `foregroundMargin` times the MDF's (after loud double talk pulled the MDF off), and while the near
-    /// end talks, while its power smoothed over `doubleTalkComparisonSeconds` is below
-    /// `doubleTalkForegroundMargin` times the MDF's: the talker is in both errors alike and pulls the MDF
-    /// off meanwhile, so the difference between them is the two filters' echo; the longer smoothing
-    /// averages out the talker's share of it, and an echo path that changed since the copy makes the
-    /// copy's error the larger. Quality mode,
-    /// one reference channel (the impulse response SpeexDSP gives).
+    /// two, and meanwhile the MDF's error is the smaller).
+    /// The first microphone's error is the copy's while its smoothed power is below `foregroundMargin`
+    /// times the MDF's (after loud double talk pulled the MDF off), and, while the near end talks, while
+    /// its power smoothed over `doubleTalkComparisonSeconds` is below `doubleTalkForegroundMargin` times
+    /// the MDF's: the talker is in both errors alike and pulls the MDF off meanwhile, so the difference
+    /// between them is the two filters' echo; the longer smoothing averages out the talker's share of
+    /// it, and an echo path that changed since the copy makes the copy's error the larger.
+    /// Quality mode, one reference channel (the impulse response SpeexDSP gives).
     var foreground: VoiceForegroundFilter
     let tracksForeground: Bool
     /// The copy's response (`impulseResponseLength` values), the mean of the snapshots.

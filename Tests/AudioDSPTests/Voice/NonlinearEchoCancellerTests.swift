@@ -249,8 +249,8 @@ struct HammersteinScene {
     /// The room changes when a near talker starts (at 8 s; the talker at the echo's level until 11 s,
     /// then the far end alone until 15 s): the frozen copy from before is stale, and the detector takes
     /// the new room's echo for a talker too. Over the last 2 s the linear stage's error (what the
-    /// suppressor gets) holds the new room's echo down again (36 dB measured): the stale copy is not
-    /// kept, and a new one is taken once the MDF has re-adapted.
+    /// suppressor gets) holds the new room's echo down again (36 dB measured): whichever of the MDF
+    /// and the copy is used, the stale copy is not kept once the MDF has re-adapted.
     @Test func aRoomThatChangesInDoubleTalkIsCancelledAgain() {
         let fs = 16_000.0
         let count = Int(15 * fs)
