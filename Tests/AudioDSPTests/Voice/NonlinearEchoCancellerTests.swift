@@ -278,28 +278,9 @@ struct HammersteinScene {
 /// Runs a mono kernel over whole signals and returns its linear stage's error (the first microphone's,
 /// after the choice between the MDF and the frozen copy), frame by frame.
 func linearStageError(_ kernel: VoiceProcessorKernel, mic: [Float], reference: [Float]) -> [Float] {
-    let f = kernel.frameLength
-    let micFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
-    let referenceFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
-    let outFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
-    defer {
-        micFrame.deallocate()
-        referenceFrame.deallocate()
-        outFrame.deallocate()
-    }
-    var micPointers = [micFrame]
-    var referencePointers = [referenceFrame]
-    var outPointers = [outFrame]
     var error = [Float](repeating: 0, count: mic.count)
-    var start = 0
-    while start + f <= mic.count {
-        for n in 0..<f {
-            micFrame[n] = mic[start + n]
-            referenceFrame[n] = reference[start + n]
-        }
-        kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
-        for n in 0..<f { error[start + n] = kernel.errorFrame[n] }
-        start += f
+    _ = runVoiceKernel(kernel, mic: mic, reference: reference) { start in
+        for n in 0..<kernel.frameLength { error[start + n] = kernel.errorFrame[n] }
     }
     return error
 }

@@ -37,8 +37,9 @@ func meanSquare(_ x: ArraySlice<Float>) -> Double {
 func decibels(_ ratio: Double) -> Double { 10 * EffectMath.log(max(ratio, 1e-30)) / EffectMath.log(10) }
 
 /// Runs a mono kernel over whole signals, frame by frame; returns the output and the per-frame analysis.
+/// `afterFrame`, if given, is called after each frame with the frame's first sample index.
 func runVoiceKernel(
-    _ kernel: VoiceProcessorKernel, mic: [Float], reference: [Float]
+    _ kernel: VoiceProcessorKernel, mic: [Float], reference: [Float], afterFrame: ((Int) -> Void)? = nil
 ) -> (output: [Float], analysis: [VoiceAnalysis]) {
     let f = kernel.frameLength
     let micFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
@@ -63,6 +64,7 @@ func runVoiceKernel(
         kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
         for n in 0..<f { output[start + n] = outFrame[n] }
         analysis.append(kernel.analysis)
+        afterFrame?(start)
         start += f
     }
     return (output, analysis)
