@@ -101,6 +101,13 @@ public final class VoiceProcessorKernel {
     /// one reference channel: SpeexDSP gives its impulse response for one loudspeaker only).
     var distortion: NonlinearEchoCanceller
     let learnsDistortion: Bool
+    /// The distortion is learned only while the MDF's own ERLE over far-end talk is at least this: on
+    /// the output of a filter that does not model the room yet (a long echo delay, found late), the
+    /// regression reads the linear echo as distortion, the coefficients grow to hundreds on a linear
+    /// loudspeaker, and the MDF then has that distortion's echo to model as well (docs/DECISIONS.md).
+    static let distortionLearningErleDb: Float = 3
+    /// The MDF's ERLE over far-end single talk (microphone over its error, both smoothed), in dB.
+    var linearErleDb: Float = 0
     /// The MDF's impulse response as SpeexDSP gives it (32767 · N per unit in the float build, N its
     /// window of two frames), fetched every `impulseResponseInterval` frames.
     let impulseResponse: UnsafeMutablePointer<Int32>
@@ -475,7 +482,9 @@ public final class VoiceProcessorKernel {
                 micPower += x[n] * x[n]
                 errorPower += e * e
             }
-            if c == 0 && learnsDistortion && farEndActive && nearEndHangover == 0 {
+            if c == 0 && learnsDistortion && farEndActive && nearEndHangover == 0
+                && linearErleDb >= Self.distortionLearningErleDb
+            {
                 distortion.learn(error: errorFrame)
             }
             if c == 0 && tracksForeground && foreground.hasFilter { useForeground() }
@@ -519,8 +528,9 @@ public final class VoiceProcessorKernel {
         }
         framesProcessed += 1
         framesSinceAlignment += 1
+        linearErleDb = Self.decibels(micPowerMean) - Self.decibels(errorPowerMean)
         if !converged && estimator.agreements >= 2 && framesSinceAlignment > 50 {
-            let linearErle = Self.decibels(micPowerMean) - Self.decibels(errorPowerMean)
+            let linearErle = linearErleDb
             if linearErle > Self.convergedErleDb || framesSinceAlignment > Self.convergenceLimitFrames {
                 converged = true
             }
