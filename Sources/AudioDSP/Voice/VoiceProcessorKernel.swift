@@ -12,7 +12,8 @@ import Synchronization
 ///    differs from the current one by more than 2 ms; the filter then still fits the room.
 /// 2. SpeexDSP's multidelay block frequency-domain adaptive filter (MDF; J.-M. Valin, IEEE Trans. ASLP
 ///    15(3), 2007) cancels the linear echo with a filter of 155 ms (quality) or 45 ms
-///    (lowComplexity) after the aligned reference, all reference channels against each microphone.
+///    (lowComplexity) after the aligned reference, all reference channels against each microphone; two
+///    reference channels that carry one signal are cancelled as one (`referenceFolded`).
 /// 3. `ResidualEchoSuppressor` removes what is left (leakage, loudspeaker distortion, the unconverged
 ///    start) and, when enabled, the noise; half a frame of latency (a low-delay STFT with 5 ms hops).
 /// 4. `VoiceNotchCompensation` gives the talker back the low end SpeexDSP's DC notch took, while the
@@ -34,6 +35,20 @@ public final class VoiceProcessorKernel {
     public let filterLength: Int
 
     let echoState: OpaquePointer
+    /// A one-loudspeaker MDF for a two-channel reference that carries one signal on both channels (a
+    /// mono source on two loudspeakers): the two-channel MDF would solve a problem with no unique
+    /// solution and has no impulse response to copy. `nil` with one reference channel.
+    let foldedEchoState: OpaquePointer?
+    /// The two reference channels are one signal and `foldedEchoState` cancels their mean; a frame whose
+    /// channels differ by more than `foldingSideRatio` (−50 dB) switches to the two-channel MDF at
+    /// once, and `foldingReturnSeconds` of frames with far-end sound and no difference switch back.
+    /// Starts folded: both MDFs adapt from zero, and a two-channel signal unfolds at its first frame.
+    var referenceFolded: Bool
+    var foldingRun = 0
+    let foldingReturnFrames: Int
+    static let foldingSideRatio: Float = 1e-5
+    static let foldingReturnSeconds = 2.0
+    let foldedInterleaved: UnsafeMutablePointer<Int16>
     var estimator: EchoDelayEstimator
     var suppressors: UnsafeMutablePointer<ResidualEchoSuppressor>
     var agcState: VoiceAGC
@@ -98,7 +113,8 @@ public final class VoiceProcessorKernel {
     static let clearTalkerExcess: Float = 10
     var current = VoiceAnalysis()
     /// The loudspeaker's distortion, learned and put into the reference before the MDF (quality mode,
-    /// one reference channel: SpeexDSP gives its impulse response for one loudspeaker only).
+    /// one reference channel or two folded into one: SpeexDSP gives its impulse response for one
+    /// loudspeaker only).
     var distortion: NonlinearEchoCanceller
     let learnsDistortion: Bool
     /// The distortion is learned only while the MDF's own ERLE over far-end talk is at least this: on
@@ -124,7 +140,7 @@ public final class VoiceProcessorKernel {
     /// the MDF's: the talker is in both errors alike and pulls the MDF off meanwhile, so the difference
     /// between them is the two filters' echo; the longer smoothing averages out the talker's share of
     /// it, and an echo path that changed since the copy makes the copy's error the larger.
-    /// Quality mode, one reference channel (the impulse response SpeexDSP gives).
+    /// Quality mode, one reference channel or two folded into one (the impulse response SpeexDSP gives).
     var foreground: VoiceForegroundFilter
     let tracksForeground: Bool
     /// The copy's response (`impulseResponseLength` values), the mean of the snapshots.
@@ -175,12 +191,25 @@ public final class VoiceProcessorKernel {
         echoState = state
         var rate = Int32(fs)
         speex_echo_ctl(echoState, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
+        if settings.referenceChannels == 2 {
+            guard
+                let folded = speex_echo_state_init_mc(
+                    Int32(frameLength), Int32(filterLength), Int32(settings.micChannels), 1)
+            else { fatalError("speex_echo_state_init_mc failed") }
+            speex_echo_ctl(folded, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
+            foldedEchoState = folded
+        } else {
+            foldedEchoState = nil
+        }
+        referenceFolded = settings.referenceChannels == 2
+        foldingReturnFrames = Int(Self.foldingReturnSeconds * fs) / frameLength
         var responseLength: Int32 = 0
         speex_echo_ctl(echoState, SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE, &responseLength)
         impulseResponseLength = max(1, Int(responseLength))
         impulseResponse = .allocate(capacity: impulseResponseLength)
         impulseResponse.initialize(repeating: 0, count: impulseResponseLength)
-        tracksForeground = settings.mode == .quality && settings.referenceChannels == 1
+        // One loudspeaker's impulse response: one reference channel, or two folded into one.
+        tracksForeground = settings.mode == .quality
         learnsDistortion = settings.learnsLoudspeakerDistortion && tracksForeground
         foreground = VoiceForegroundFilter(
             frameLength: frameLength, filterLength: tracksForeground ? impulseResponseLength : 1)
@@ -206,8 +235,9 @@ public final class VoiceProcessorKernel {
         notchRadius = VoiceNotchCompensation.notchRadius(sampleRate: fs)
         notchPoleTerm = VoiceNotchCompensation.notchPoleTerm(radius: notchRadius)
         notchCompensation = VoiceNotchCompensation(frameLength: frameLength, sampleRate: fs)
-        notchMemory = .allocate(capacity: 2 * settings.micChannels)
-        notchMemory.initialize(repeating: 0, count: 2 * settings.micChannels)
+        // One notch state per MDF (the folded one has its own).
+        notchMemory = .allocate(capacity: 2 * settings.micChannels * settings.referenceChannels)
+        notchMemory.initialize(repeating: 0, count: 2 * settings.micChannels * settings.referenceChannels)
         agcState = VoiceAGC(frameLength: frameLength, sampleRate: fs)
         agcSwitch = Atomic(settings.agc)
         noiseSwitch = Atomic(settings.noiseSuppression)
@@ -218,6 +248,7 @@ public final class VoiceProcessorKernel {
         preprocessedReference = .allocate(capacity: f)
         micInterleaved = .allocate(capacity: f * settings.micChannels)
         referenceInterleaved = .allocate(capacity: f * settings.referenceChannels)
+        foldedInterleaved = .allocate(capacity: f)
         outputInterleaved = .allocate(capacity: f * settings.micChannels)
         errorFrame = .allocate(capacity: f)
         echoFrame = .allocate(capacity: f)
@@ -247,6 +278,8 @@ public final class VoiceProcessorKernel {
 
     deinit {
         speex_echo_state_destroy(echoState)
+        if let foldedEchoState { speex_echo_state_destroy(foldedEchoState) }
+        foldedInterleaved.deallocate()
         distortion.deallocate()
         foreground.deallocate()
         foregroundError.deallocate()
@@ -343,6 +376,27 @@ public final class VoiceProcessorKernel {
         foregroundShare = target
     }
 
+    /// Folds a two-channel reference into one, or unfolds it, from the aligned frame's difference and
+    /// sum energies (see `referenceFolded`). A switch restarts the convergence check, so that the
+    /// suppressor holds the echo down with the reference's peak while the other MDF catches up with
+    /// the reference it missed.
+    func updateFolding(sideEnergy: Float, sumEnergy: Float) {
+        // Far-end sound: the mean of the two channels above 1e-7 (`referencePower`'s threshold).
+        guard sumEnergy > 4e-7 * Float(frameLength) else { return }
+        let oneSignal = sideEnergy <= Self.foldingSideRatio * sumEnergy
+        if referenceFolded == oneSignal {
+            foldingRun = 0
+            return
+        }
+        foldingRun += 1
+        if oneSignal && foldingRun < foldingReturnFrames { return }
+        referenceFolded = oneSignal
+        foldingRun = 0
+        converged = false
+        framesSinceAlignment = 0
+        foregroundShare = 0
+    }
+
     /// Processes exactly one frame (render thread; no allocation, no locks).
     /// - Parameters:
     ///   - mic: `settings.micChannels` pointers to `frameLength` microphone samples.
@@ -385,6 +439,8 @@ public final class VoiceProcessorKernel {
         }
         // 2. Aligned reference and microphone to 16-bit for the MDF.
         let start = ringWrite - f - lineDelay
+        var sideEnergy: Float = 0
+        var sumEnergy: Float = 0
         for n in 0..<f {
             var r: Float = 0
             for c in 0..<referenceCount {
@@ -392,13 +448,26 @@ public final class VoiceProcessorKernel {
                 referenceInterleaved[n * referenceCount + c] = Self.toInt16(v)
                 r += v
             }
+            if referenceCount == 2 {
+                let side = rings[(start + n) & mask] - rings[ringLength + ((start + n) & mask)]
+                sideEnergy += side * side
+                sumEnergy += r * r
+            }
             alignedMono[n] = r * referenceScale
             for c in 0..<micCount { micInterleaved[n * micCount + c] = Self.toInt16(mic[c][n]) }
         }
-        if tracksForeground {
+        if referenceCount == 2 { updateFolding(sideEnergy: sideEnergy, sumEnergy: sumEnergy) }
+        // One loudspeaker's MDF: one reference channel, or two carrying one signal.
+        let oneLoudspeaker = referenceCount == 1 || referenceFolded
+        let state = referenceFolded ? foldedEchoState ?? echoState : echoState
+        let mdfReference = referenceFolded ? foldedInterleaved : referenceInterleaved
+        if referenceFolded {
+            for n in 0..<f { foldedInterleaved[n] = Self.toInt16(alignedMono[n]) }
+        }
+        if tracksForeground && oneLoudspeaker {
             // The MDF's impulse response, for the distortion's regressors and the frozen copy.
             if framesProcessed % Self.impulseResponseInterval == 0 {
-                speex_echo_ctl(echoState, SPEEX_ECHO_GET_IMPULSE_RESPONSE, impulseResponse)
+                speex_echo_ctl(state, SPEEX_ECHO_GET_IMPULSE_RESPONSE, impulseResponse)
                 let response = impulseResponse
                 let scale = 1 / (32767 * Float(2 * f))
                 if learnsDistortion {
@@ -419,13 +488,13 @@ public final class VoiceProcessorKernel {
                 // The reference with the learned distortion in it (one channel: `alignedMono` is that
                 // channel).
                 distortion.prepare(reference: alignedMono, preprocessed: preprocessedReference)
-                for n in 0..<f { referenceInterleaved[n] = Self.toInt16(preprocessedReference[n]) }
+                for n in 0..<f { mdfReference[n] = Self.toInt16(preprocessedReference[n]) }
                 foreground.push(preprocessedReference)
             } else {
                 foreground.push(alignedMono)
             }
         }
-        speex_echo_cancellation(echoState, micInterleaved, referenceInterleaved, outputInterleaved)
+        speex_echo_cancellation(state, micInterleaved, mdfReference, outputInterleaved)
         // 3. Reference power spectrum history and the peak over where the echo can be.
         var referencePower: Float = 0
         for n in 0..<f {
@@ -469,8 +538,9 @@ public final class VoiceProcessorKernel {
             // The notch of speex's mdf.c, float build: den2 = r² + 0.7·(1 − r)², on the 16-bit input.
             let r = notchRadius
             let den2 = notchPoleTerm
-            var m0 = notchMemory[2 * c]
-            var m1 = notchMemory[2 * c + 1]
+            let notch = notchMemory + (referenceFolded ? 2 * micCount : 0) + 2 * c
+            var m0 = notch[0]
+            var m1 = notch[1]
             for n in 0..<f {
                 let vin = Float(micInterleaved[n * micCount + c])
                 let vout = m0 + vin
@@ -482,14 +552,14 @@ public final class VoiceProcessorKernel {
                 micPower += x[n] * x[n]
                 errorPower += e * e
             }
-            if c == 0 && learnsDistortion && farEndActive && nearEndHangover == 0
+            if c == 0 && learnsDistortion && oneLoudspeaker && farEndActive && nearEndHangover == 0
                 && linearErleDb >= Self.distortionLearningErleDb
             {
                 distortion.learn(error: errorFrame)
             }
-            if c == 0 && tracksForeground && foreground.hasFilter { useForeground() }
-            notchMemory[2 * c] = m0 + 1e-20 - 1e-20
-            notchMemory[2 * c + 1] = m1 + 1e-20 - 1e-20
+            if c == 0 && tracksForeground && oneLoudspeaker && foreground.hasFilter { useForeground() }
+            notch[0] = m0 + 1e-20 - 1e-20
+            notch[1] = m1 + 1e-20 - 1e-20
             suppressors[c].process(
                 error: errorFrame, echo: echoFrame, referencePeak: referencePeak, referenceWeight: weight,
                 farEndActive: farEndActive, nearEndActive: nearEndHangover > 0, clearTalker: clearTalker,

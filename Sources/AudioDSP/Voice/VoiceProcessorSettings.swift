@@ -24,7 +24,7 @@ public struct VoiceProcessorSettings: Sendable, Equatable {
     /// Longest echo delay the tracker searches for, in seconds (at most 1).
     public var maximumDelaySeconds: Double
     /// Learn the loudspeaker's memoryless distortion and cancel its echo too (`NonlinearEchoCanceller`;
-    /// quality mode with one reference channel only). Off: a purely linear echo model.
+    /// quality mode, while the reference is one loudspeaker's signal). Off: a purely linear echo model.
     public var learnsLoudspeakerDistortion: Bool
 
     public init(
