@@ -1,4 +1,4 @@
-import AudioDSP
+@testable import AudioDSP
 import DSPTestSupport
 import Testing
 
@@ -214,7 +214,9 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
         #expect(abs(level + 26) <= 3, "level \(level) dBFS")
     }
 
-    /// Stereo against stereo, and against one reference (where the loudspeaker's distortion is learned).
+    /// Stereo against stereo (one signal on both reference channels for the first second, folded into
+    /// one, then two), and against one reference; the microphones hear the reference, so that the MDF
+    /// converges and the loudspeaker's distortion is learned.
     @Test(arguments: [2, 1])
     func processingAllocatesNothingAndTakesNoLock(referenceChannels: Int) {
         guard AllocationProbe.isActive, !AllocationProbe.isSanitized else { return }
@@ -242,18 +244,27 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
         let probe = AllocationProbe()
         // 1.6 s, counted from 0.2 s on: past the distortion learner's warm-up (0.25 s) and the
         // convergence check (0.5 s), whose first calls must not initialise anything lazily either.
+        var foldedAtFirst = false
         for frame in 0..<160 {
-            for c in 0..<4 {
-                for n in 0..<f { buffers[c][n] = talker.noise() * 0.05 }
+            for n in 0..<f {
+                let far = talker.noise() * 0.05
+                buffers[2][n] = far
+                buffers[3][n] = frame < 100 ? far : talker.noise() * 0.05
+                buffers[0][n] = 0.5 * far + talker.noise() * 0.001
+                buffers[1][n] = 0.4 * far + talker.noise() * 0.001
             }
             // Counted after a warm-up: only the process call itself.
             if frame >= 20 { probe.trackCurrentThread(true) }
             kernel.process(mic: mic, reference: reference, output: output)
             probe.trackCurrentThread(false)
             if frame == 19 { probe.reset() }
+            if frame == 99 { foldedAtFirst = kernel.referenceFolded }
         }
         #expect(probe.allocations == 0, "allocations in process")
         #expect(probe.locks == 0, "locks in process")
+        #expect((0..<5).contains { kernel.distortion.coefficient($0) != 0 }, "the distortion learner ran")
+        #expect(foldedAtFirst == (referenceChannels == 2), "one signal on two channels folded")
+        #expect(!kernel.referenceFolded, "unfolded at the second signal")
     }
 }
 
