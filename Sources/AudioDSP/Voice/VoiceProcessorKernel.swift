@@ -122,8 +122,16 @@ public final class VoiceProcessorKernel {
     /// regression reads the linear echo as distortion, the coefficients grow to hundreds on a linear
     /// loudspeaker, and the MDF then has that distortion's echo to model as well (docs/DECISIONS.md).
     static let distortionLearningErleDb: Float = 3
-    /// The MDF's ERLE over far-end single talk (microphone over its error, both smoothed), in dB.
+    /// Nor while that ERLE is more than this below its recent best (`linearErlePeak`, which decays by
+    /// `linearErlePeakDecayDbPerSecond`): a talker the detector has not marked yet, or an echo path that
+    /// changed, is in the MDF's output then, and would be read as distortion.
+    static let distortionLearningDropDb: Float = 10
+    static let linearErlePeakDecayDbPerSecond = 1.0
+    /// The MDF's ERLE over far-end single talk (microphone over its error, both smoothed), in dB, and its
+    /// decaying peak.
     var linearErleDb: Float = 0
+    var linearErlePeak: Float = 0
+    let linearErlePeakDecay: Float
     /// The MDF's impulse response as SpeexDSP gives it (32767 · N per unit in the float build, N its
     /// window of two frames), fetched every `impulseResponseInterval` frames.
     let impulseResponse: UnsafeMutablePointer<Int32>
@@ -219,6 +227,7 @@ public final class VoiceProcessorKernel {
             min(1, Double(frameLength) / fs / Self.doubleTalkComparisonSeconds))
         foregroundError = .allocate(capacity: frameLength)
         foregroundError.initialize(repeating: 0, count: frameLength)
+        linearErlePeakDecay = Float(Self.linearErlePeakDecayDbPerSecond * Double(frameLength) / fs)
         distortion = NonlinearEchoCanceller(
             frameLength: frameLength, sampleRate: fs, filterLength: learnsDistortion ? impulseResponseLength : 1)
         estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
@@ -554,6 +563,7 @@ public final class VoiceProcessorKernel {
             }
             if c == 0 && learnsDistortion && oneLoudspeaker && farEndActive && nearEndHangover == 0
                 && linearErleDb >= Self.distortionLearningErleDb
+                && linearErleDb >= linearErlePeak - Self.distortionLearningDropDb
             {
                 distortion.learn(error: errorFrame)
             }
@@ -599,6 +609,9 @@ public final class VoiceProcessorKernel {
         framesProcessed += 1
         framesSinceAlignment += 1
         linearErleDb = Self.decibels(micPowerMean) - Self.decibels(errorPowerMean)
+        if farEndActive && !nearEndActive {
+            linearErlePeak = max(linearErlePeak - linearErlePeakDecay, linearErleDb)
+        }
         if !converged && estimator.agreements >= 2 && framesSinceAlignment > 50 {
             let linearErle = linearErleDb
             if linearErle > Self.convergedErleDb || framesSinceAlignment > Self.convergenceLimitFrames {

@@ -306,3 +306,46 @@ func echoLeftInTheError(_ error: [Float], talker: [Float], echo: [Float], from: 
     }
     return decibels(echoPower / max(left, 1e-30))
 }
+
+@Suite struct VoiceProcessorLateDelayTests {
+    /// A linear loudspeaker 150 ms away, whose delay the tracker finds only after the first frames, then
+    /// a near talker at the echo's level: nothing is learned as distortion (the learner waits for an MDF
+    /// that models the room), and the talker keeps its level in double talk.
+    @Test func aLinearLoudspeakerFoundLateIsNotLearnedAsDistortion() {
+        let fs = 16_000.0
+        let count = Int(12 * fs)
+        var far = SpeechLikeSignal(seed: 5)
+        let reference = far.make(count: count, sampleRate: fs, level: 0.1)
+        let echo = echoPath(reference, delay: Int(0.150 * fs), sampleRate: fs, gain: 0.5)
+        var near = SpeechLikeSignal(seed: 6)
+        let start = Int(8 * fs)
+        let talker = near.make(count: count, sampleRate: fs, level: 0.03).enumerated().map { $0 < start ? 0 : $1 }
+        let mic = (0..<count).map { echo[$0] + talker[$0] }
+        let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(noiseSuppression: false, sampleRate: fs))
+        // Per frame, the learned distortion the MDF's reference carries, against the reference.
+        var largest: Float = 0
+        let f = kernel.frameLength
+        let (out, _) = runVoiceKernel(kernel, mic: mic, reference: reference) { _ in
+            var distortion: Float = 0
+            var power: Float = 0
+            for n in 0..<f {
+                let x = kernel.alignedMono[n]
+                let d = kernel.preprocessedReference[n] - x
+                distortion += d * d
+                power += x * x
+            }
+            if power > 1e-4 * Float(f) { largest = max(largest, distortion / power) }
+        }
+        let largestDb = decibels(Double(largest))
+        #expect(largestDb < -25, "learned distortion up to \(largestDb) dB of the reference")
+        let lag = kernel.latencyFrames
+        var cross: Double = 0
+        var power: Double = 0
+        for n in (start + Int(0.5 * fs))..<(count - lag) {
+            cross += Double(out[n + lag]) * Double(talker[n])
+            power += Double(talker[n]) * Double(talker[n])
+        }
+        let gain = 20 * EffectMath.log(max(cross / power, 1e-9)) / EffectMath.log(10)
+        #expect(gain >= -1.5, "talker \(gain) dB")
+    }
+}
