@@ -32,6 +32,9 @@ enum EchoYardstick {
         var rate = 48_000
         var generator: [String] = []
         var referenceChannels = 1
+        /// The node's default reference (two channels) with only `vp_ref_1` fed, as a user who patches
+        /// one port gets it.
+        var defaultReference = false
         var block = 256
         /// ERLE in far-end single talk: 40 dB, or the issue's line for a distorting loudspeaker.
         var farEndTarget = 40.0
@@ -63,7 +66,7 @@ enum EchoYardstick {
             nodes:
               - name: vp
                 kind: voiceprocessor
-                params: { referenceChannels: \(scene.referenceChannels), agc: false }
+                params: { \(scene.defaultReference ? "" : "referenceChannels: \(scene.referenceChannels), ")agc: false }
             connections:
               - { from: vp, to: main }
             """, to: "\(scene.name).yaml", in: dir)
@@ -158,6 +161,12 @@ struct VoiceSceneTests {
             name: "near-quieter", generator: ["--delay-ms", "60", "--ser-db", "-10", "--seed", "6"] + otherVoices,
             knownMisses: ["dt_near_gain_db", "pesq_dt"]),
         .init(name: "44k1", rate: 44_100, generator: ["--delay-ms", "60", "--seed", "7"] + otherTexts),
+        // The node's default of two reference channels with one port fed (folded onto that channel),
+        // a loudspeaker whose distortion is 12 dB below its linear part and an echo found after 1 s.
+        .init(
+            name: "default-reference-sdr-12", rate: 44_100,
+            generator: ["--delay-ms", "130", "--nl-sdr", "12", "--seed", "25", otherTexts[0], otherTexts[1]],
+            defaultReference: true, farEndTarget: 35),
         // Both loudspeaker non-linearities of the yardstick: a soft clipper whose distortion is 20 or 6 dB
         // below its linear part, and the hard clip with an asymmetric sigmoid of the Microsoft AEC
         // challenge's synthetic data.

@@ -35,17 +35,33 @@ public final class VoiceProcessorKernel {
     public let filterLength: Int
 
     let echoState: OpaquePointer
-    /// A one-loudspeaker MDF for a two-channel reference that carries one signal on both channels (a
-    /// mono source on two loudspeakers): the two-channel MDF would solve a problem with no unique
-    /// solution and has no impulse response to copy. `nil` with one reference channel.
+    /// A one-loudspeaker MDF for a two-channel reference that carries one signal: the same on both
+    /// channels (a mono source on two loudspeakers) or on one channel only (the other port left
+    /// unconnected). The two-channel MDF would solve a problem with no unique solution, or model a
+    /// silent loudspeaker, and has no impulse response to copy. `nil` with one reference channel.
     let foldedEchoState: OpaquePointer?
-    /// The two reference channels are one signal and `foldedEchoState` cancels their mean; a frame whose
-    /// channels differ by more than `foldingSideRatio` (−50 dB) switches to the two-channel MDF at
-    /// once, and `foldingReturnSeconds` of frames with far-end sound and no difference switch back.
-    /// Starts folded: both MDFs adapt from zero, and a two-channel signal unfolds at its first frame.
+    /// The two reference channels carry one signal and `foldedEchoState` cancels it. Decided on each
+    /// incoming frame with far-end sound (before the delay line, so a change reaches the MDF no earlier
+    /// than the decision): a frame that does not fit the folded direction switches to the two-channel
+    /// MDF at once; `foldingReturnSeconds` of frames that fit one direction fold again. Starts folded,
+    /// its direction taken from the first frame with far-end sound: a two-channel signal unfolds there.
     var referenceFolded: Bool
+    /// What the folded MDF takes: `foldMean` (the channels' mean, one signal on both), `foldLeft` or
+    /// `foldRight` (one channel, the other silent); `foldUnknown` before the first far-end sound.
+    var foldDirection = VoiceProcessorKernel.foldUnknown
+    /// The direction the folded MDF last cancelled (its filter models that loudspeaker or pair).
+    var foldedModelDirection = VoiceProcessorKernel.foldUnknown
+    static let foldUnknown = -1
+    static let foldMean = 0
+    static let foldLeft = 1
+    static let foldRight = 2
+    var foldCandidate = VoiceProcessorKernel.foldUnknown
     var foldingRun = 0
     let foldingReturnFrames: Int
+    /// The channels' weights in the one-channel mix (delay tracking, spectra, the folded MDF): the mean,
+    /// or the folded channel alone.
+    var leftWeight: Float = 0.5
+    var rightWeight: Float = 0.5
     static let foldingSideRatio: Float = 1e-5
     static let foldingReturnSeconds = 2.0
     let foldedInterleaved: UnsafeMutablePointer<Int16>
@@ -385,22 +401,55 @@ public final class VoiceProcessorKernel {
         foregroundShare = target
     }
 
-    /// Folds a two-channel reference into one, or unfolds it, from the aligned frame's difference and
-    /// sum energies (see `referenceFolded`). A switch restarts the convergence check, so that the
-    /// suppressor holds the echo down with the reference's peak while the other MDF catches up with
-    /// the reference it missed.
-    func updateFolding(sideEnergy: Float, sumEnergy: Float) {
-        // Far-end sound: the mean of the two channels above 1e-7 (`referencePower`'s threshold).
-        guard sumEnergy > 4e-7 * Float(frameLength) else { return }
-        let oneSignal = sideEnergy <= Self.foldingSideRatio * sumEnergy
-        if referenceFolded == oneSignal {
-            foldingRun = 0
+    /// Folds a two-channel reference into one, or unfolds it, from an incoming frame's energies: left,
+    /// right, their difference and their sum (see `referenceFolded`).
+    func updateFolding(left: Float, right: Float, side: Float, sum: Float) {
+        // Far-end sound: a channel above 1e-7 (`referencePower`'s threshold).
+        guard max(left, right) > 1e-7 * Float(frameLength) else { return }
+        let r = Self.foldingSideRatio
+        let direction =
+            side <= r * sum
+            ? Self.foldMean : right <= r * left ? Self.foldLeft : left <= r * right ? Self.foldRight : Self.foldUnknown
+        if referenceFolded {
+            if direction == foldDirection { return }
+            if foldDirection == Self.foldUnknown && direction != Self.foldUnknown {
+                setFolding(direction)
+                return
+            }
+            setFolding(Self.foldUnknown)
+        }
+        if direction == Self.foldUnknown || direction != foldCandidate {
+            foldCandidate = direction
+            foldingRun = direction == Self.foldUnknown ? 0 : 1
             return
         }
         foldingRun += 1
-        if oneSignal && foldingRun < foldingReturnFrames { return }
-        referenceFolded = oneSignal
+        if foldingRun >= foldingReturnFrames { setFolding(direction) }
+    }
+
+    /// Folds onto `direction`, or unfolds (`foldUnknown`). A switch restarts the convergence check, so
+    /// that the suppressor holds the echo down with the reference's peak while the other MDF catches up
+    /// with the reference it missed; a folded MDF that modelled another direction starts afresh (as do
+    /// its copy and the learned distortion, another loudspeaker's).
+    func setFolding(_ direction: Int) {
+        let first = foldDirection == Self.foldUnknown && referenceFolded
+        referenceFolded = direction != Self.foldUnknown
+        foldDirection = direction
+        foldCandidate = Self.foldUnknown
         foldingRun = 0
+        leftWeight = direction == Self.foldLeft ? 1 : direction == Self.foldRight ? 0 : 0.5
+        rightWeight = direction == Self.foldLeft ? 0 : direction == Self.foldRight ? 1 : 0.5
+        if referenceFolded && foldedModelDirection != Self.foldUnknown && foldedModelDirection != direction,
+            let foldedEchoState
+        {
+            speex_echo_state_reset(foldedEchoState)
+            let notch = notchMemory + 2 * settings.micChannels
+            for i in 0..<(2 * settings.micChannels) { notch[i] = 0 }
+            foreground.forget()
+            distortion.reset()
+        }
+        if referenceFolded { foldedModelDirection = direction }
+        guard !first else { return }
         converged = false
         framesSinceAlignment = 0
         foregroundShare = 0
@@ -420,17 +469,36 @@ public final class VoiceProcessorKernel {
         let micCount = settings.micChannels
         let referenceCount = settings.referenceChannels
         let mask = ringLength - 1
-        // 1. Reference into the delay line; mono mixes for the delay tracker.
-        let referenceScale = 1 / Float(referenceCount)
+        // 1. Whether a two-channel reference carries one signal; the reference into the delay line; mono
+        // mixes for the delay tracker.
+        if referenceCount == 2 {
+            var left: Float = 0
+            var right: Float = 0
+            var side: Float = 0
+            var sum: Float = 0
+            for n in 0..<f {
+                let l = reference[0][n]
+                let r = reference[1][n]
+                left += l * l
+                right += r * r
+                side += (l - r) * (l - r)
+                sum += (l + r) * (l + r)
+            }
+            updateFolding(left: left, right: right, side: side, sum: sum)
+        }
+        let leftScale = referenceCount == 2 ? leftWeight : 1
+        let rightScale = rightWeight
         let micScale = 1 / Float(micCount)
         for n in 0..<f {
-            var r: Float = 0
-            for c in 0..<referenceCount {
-                let v = reference[c][n]
-                rings[c * ringLength + ((ringWrite + n) & mask)] = v
-                r += v
+            let l = reference[0][n]
+            rings[(ringWrite + n) & mask] = l
+            var r = leftScale * l
+            if referenceCount == 2 {
+                let v = reference[1][n]
+                rings[ringLength + ((ringWrite + n) & mask)] = v
+                r += rightScale * v
             }
-            monoReference[n] = r * referenceScale
+            monoReference[n] = r
             var m: Float = 0
             for c in 0..<micCount { m += mic[c][n] }
             monoMic[n] = m * micScale
@@ -448,24 +516,20 @@ public final class VoiceProcessorKernel {
         }
         // 2. Aligned reference and microphone to 16-bit for the MDF.
         let start = ringWrite - f - lineDelay
-        var sideEnergy: Float = 0
-        var sumEnergy: Float = 0
         for n in 0..<f {
-            var r: Float = 0
-            for c in 0..<referenceCount {
-                let v = rings[c * ringLength + ((start + n) & mask)]
-                referenceInterleaved[n * referenceCount + c] = Self.toInt16(v)
-                r += v
-            }
+            let l = rings[(start + n) & mask]
+            var r = leftScale * l
             if referenceCount == 2 {
-                let side = rings[(start + n) & mask] - rings[ringLength + ((start + n) & mask)]
-                sideEnergy += side * side
-                sumEnergy += r * r
+                let v = rings[ringLength + ((start + n) & mask)]
+                referenceInterleaved[2 * n] = Self.toInt16(l)
+                referenceInterleaved[2 * n + 1] = Self.toInt16(v)
+                r += rightScale * v
+            } else {
+                referenceInterleaved[n] = Self.toInt16(l)
             }
-            alignedMono[n] = r * referenceScale
+            alignedMono[n] = r
             for c in 0..<micCount { micInterleaved[n * micCount + c] = Self.toInt16(mic[c][n]) }
         }
-        if referenceCount == 2 { updateFolding(sideEnergy: sideEnergy, sumEnergy: sumEnergy) }
         // One loudspeaker's MDF: one reference channel, or two carrying one signal.
         let oneLoudspeaker = referenceCount == 1 || referenceFolded
         let state = referenceFolded ? foldedEchoState ?? echoState : echoState

@@ -8,7 +8,9 @@ import Testing
 
     /// Runs `kernel` (one microphone, two reference channels) over whole signals; returns the output and
     /// whether the reference was folded after each frame.
-    func run(_ kernel: VoiceProcessorKernel, mic: [Float], left: [Float], right: [Float]) -> ([Float], [Bool]) {
+    func run(
+        _ kernel: VoiceProcessorKernel, mic: [Float], left: [Float], right: [Float], afterFrame: (() -> Void)? = nil
+    ) -> ([Float], [Bool]) {
         let f = kernel.frameLength
         let buffers = (0..<4).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: f) }
         defer { buffers.forEach { $0.deallocate() } }
@@ -27,6 +29,7 @@ import Testing
             kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
             for n in 0..<f { output[start + n] = buffers[3][n] }
             folded.append(kernel.referenceFolded)
+            afterFrame?()
             start += f
         }
         return (output, folded)
@@ -57,6 +60,34 @@ import Testing
         #expect(decibels(meanSquare(mic[tail]) / meanSquare(output[tail])) >= 30)
     }
 
+    /// The far end on the left reference channel only (the right port unconnected, the default of two
+    /// reference channels): the output equals, sample for sample, that of a processor given it as its
+    /// one reference, including the learned loudspeaker distortion and the frozen copy.
+    @Test func aReferenceOnOneChannelIsCancelledExactlyAsOnOne() {
+        let count = Int(8 * fs)
+        var far = SpeechLikeSignal(seed: 51)
+        var near = SpeechLikeSignal(seed: 52)
+        // Silence, then the far end: the direction is taken from the first frame with sound.
+        let reference = far.make(count: count, sampleRate: fs, level: 0.05).enumerated().map { $0 < 800 ? 0 : $1 }
+        let talker = near.make(count: count, sampleRate: fs, level: 0.02)
+        // A soft clipper, tanh(4x) / 4: something for the distortion learner to learn.
+        let played = reference.map { x in Float(1 - 2 / (EffectMath.exp(Double(8 * x)) + 1)) / 4 }
+        let echo = echoPath(played, delay: Int(0.050 * fs), sampleRate: fs, gain: 0.5)
+        let mic = (0..<count).map { echo[$0] + ($0 >= Int(5 * fs) ? talker[$0] : 0) }
+        let silent = [Float](repeating: 0, count: count)
+        let one = VoiceProcessorKernel(settings: VoiceProcessorSettings(sampleRate: fs))
+        let (expected, _) = runVoiceKernel(one, mic: mic, reference: reference)
+        for (left, right) in [(reference, silent), (silent, reference)] {
+            let two = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
+            let (output, folded) = run(two, mic: mic, left: left, right: right)
+            #expect(folded.allSatisfy { $0 }, "the reference stayed folded")
+            var largest: Float = 0
+            for n in 0..<count { largest = max(largest, abs(output[n] - expected[n])) }
+            #expect(largest == 0, "largest difference \(largest)")
+        }
+        #expect((0..<5).contains { one.distortion.coefficient($0) != 0 }, "the distortion was learned")
+    }
+
     /// One signal on both channels for 4 s, two independent ones for 8 s, one again for 6 s, through
     /// two different rooms: the reference unfolds at the first frame that differs, the two-channel
     /// filter cancels the stereo part, and the reference folds again after 2 s of one signal.
@@ -78,18 +109,58 @@ import Testing
         let (output, folded) = run(kernel, mic: mic, left: left, right: right)
         let f = kernel.frameLength
         func erle(_ range: Range<Int>) -> Double { decibels(meanSquare(mic[range]) / meanSquare(output[range])) }
-        // The delay line aligns the reference 40 ms − 5 ms late: frames are judged as the MDF sees them.
-        let lag = delay - kernel.alignmentMargin
-        let firstStereoFrame = (stereo.lowerBound + lag) / f + 1
-        #expect(folded[..<(stereo.lowerBound / f)].allSatisfy { $0 }, "folded while one signal plays")
-        #expect(!folded[firstStereoFrame], "unfolded at the first frame that differs")
-        #expect(folded[firstStereoFrame..<((stereo.upperBound + lag) / f)].allSatisfy { !$0 }, "stays unfolded")
-        let refold = folded[((stereo.upperBound + lag) / f)...].firstIndex(of: true)
-        #expect(refold.map { ($0 * f - stereo.upperBound - lag) } ?? count >= 2 * second, "folds after 2 s")
-        #expect(refold.map { ($0 * f - stereo.upperBound - lag) } ?? count <= 3 * second, "folds within 3 s")
+        // Frames are judged as they come in (the delay line brings them to the MDF 35 ms later), from
+        // the first with far-end sound (a channel's power above 1e-7).
+        let firstStereoFrame =
+            stride(from: stereo.lowerBound, to: stereo.upperBound, by: f).first { start in
+                max(meanSquare(left[start..<(start + f)]), meanSquare(right[start..<(start + f)])) > 1e-7
+            }.map { $0 / f } ?? 0
+        #expect(firstStereoFrame - stereo.lowerBound / f <= 2, "the stereo part starts with sound")
+        #expect(folded[..<firstStereoFrame].allSatisfy { $0 }, "folded while one signal plays")
+        #expect(
+            folded[firstStereoFrame..<(stereo.upperBound / f)].allSatisfy { !$0 },
+            "unfolded from the first frame that differs")
+        let refold = folded[(stereo.upperBound / f)...].firstIndex(of: true)
+        #expect(refold.map { $0 * f - stereo.upperBound } ?? count >= 2 * second, "folds after 2 s")
+        #expect(refold.map { $0 * f - stereo.upperBound } ?? count <= 3 * second, "folds within 3 s")
         if let refold { #expect(folded[refold...].allSatisfy { $0 }, "stays folded") }
         #expect(erle((3 * second)..<(4 * second)) >= 25, "one signal")
         #expect(erle((10 * second)..<(12 * second)) >= 25, "two signals")
         #expect(erle((16 * second)..<(18 * second)) >= 25, "one signal again")
+    }
+}
+
+@Suite struct VoiceReferenceRepatchTests {
+    /// The far end on the left reference channel for 6 s, then on the right one (a port repatched)
+    /// through another room: the reference unfolds at the first right-only frame, folds onto the right
+    /// channel 2–3 s later with the folded filter started afresh, and the echo is cancelled by at least
+    /// 25 dB in each part's last 2 s.
+    @Test func aReferenceThatMovesToTheOtherChannelFoldsOntoIt() {
+        let fs = 16_000.0
+        let second = Int(fs)
+        let count = 14 * second
+        let switchAt = 6 * second
+        var far = SpeechLikeSignal(seed: 61)
+        let signal = far.make(count: count, sampleRate: fs, level: 0.05)
+        let left = (0..<count).map { $0 < switchAt ? signal[$0] : 0 }
+        let right = (0..<count).map { $0 < switchAt ? 0 : signal[$0] }
+        let fromLeft = echoPath(left, delay: Int(0.030 * fs), sampleRate: fs, gain: 0.5)
+        let fromRight = echoPath(right, delay: Int(0.045 * fs), sampleRate: fs, gain: -0.3)
+        let mic = (0..<count).map { fromLeft[$0] + fromRight[$0] }
+        let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
+        let f = kernel.frameLength
+        var directions: [Int] = []
+        let (output, folded) = VoiceReferenceFoldingTests().run(kernel, mic: mic, left: left, right: right) {
+            directions.append(kernel.foldDirection)
+        }
+        #expect(directions[switchAt / f - 1] == VoiceProcessorKernel.foldLeft, "folded onto the left channel")
+        let unfolded = folded[(switchAt / f)...].firstIndex(of: false) ?? count
+        #expect(unfolded - switchAt / f <= 2, "unfolded at the first right-only frame")
+        let refold = folded[unfolded...].firstIndex(of: true) ?? count
+        #expect((2 * second...3 * second).contains(refold * f - switchAt), "folded again after 2–3 s")
+        #expect(directions.last == VoiceProcessorKernel.foldRight, "onto the right channel")
+        func erle(_ range: Range<Int>) -> Double { decibels(meanSquare(mic[range]) / meanSquare(output[range])) }
+        #expect(erle((4 * second)..<switchAt) >= 25, "left")
+        #expect(erle((count - 2 * second)..<count) >= 25, "right")
     }
 }
