@@ -1,4 +1,5 @@
 @testable import AudioDSP
+import DSPTestSupport
 import Testing
 
 /// A two-channel reference that carries one signal (a mono source on two loudspeakers) is cancelled as
@@ -162,5 +163,42 @@ import Testing
         func erle(_ range: Range<Int>) -> Double { decibels(meanSquare(mic[range]) / meanSquare(output[range])) }
         #expect(erle((4 * second)..<switchAt) >= 25, "left")
         #expect(erle((count - 2 * second)..<count) >= 25, "right")
+    }
+}
+
+@Suite struct VoiceReferenceFoldingAllocationTests {
+    /// The far end on the left channel, then on the right one: the fold, the unfold and the fold onto
+    /// the other channel (which resets the folded MDF, its copy and the learned distortion) allocate
+    /// nothing and take no lock.
+    @Test func foldingOntoAnotherChannelAllocatesNothing() {
+        guard AllocationProbe.isActive, !AllocationProbe.isSanitized else { return }
+        let fs = 8_000.0
+        let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
+        let f = kernel.frameLength
+        let buffers = (0..<4).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: f) }
+        defer { buffers.forEach { $0.deallocate() } }
+        var micPointers = [buffers[0]]
+        var referencePointers = [buffers[1], buffers[2]]
+        var outPointers = [buffers[3]]
+        var noise = SpeechLikeSignal(seed: 71)
+        let probe = AllocationProbe()
+        var directions: Set<Int> = []
+        // 3 s on the left, 3 s on the right (folded again onto it after 2 s).
+        for frame in 0..<600 {
+            for n in 0..<f {
+                let far = noise.noise() * 0.05
+                buffers[1][n] = frame < 300 ? far : 0
+                buffers[2][n] = frame < 300 ? 0 : far
+                buffers[0][n] = 0.5 * far + noise.noise() * 0.001
+            }
+            if frame >= 20 { probe.trackCurrentThread(true) }
+            kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
+            probe.trackCurrentThread(false)
+            if frame == 19 { probe.reset() }
+            if kernel.referenceFolded { directions.insert(kernel.foldDirection) }
+        }
+        #expect(directions == [VoiceProcessorKernel.foldLeft, VoiceProcessorKernel.foldRight], "\(directions)")
+        #expect(probe.allocations == 0, "allocations in process")
+        #expect(probe.locks == 0, "locks in process")
     }
 }
