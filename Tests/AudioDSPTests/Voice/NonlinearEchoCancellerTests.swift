@@ -162,14 +162,8 @@ struct HammersteinScene {
             let alone = Int(4 * fs)..<start
             let erle = decibels(
                 meanSquare(mic[alone]) / meanSquare(out[(alone.lowerBound + lag)..<(alone.upperBound + lag)]))
-            // The talker's part of the output: its projection on the talker, over the double talk.
-            var cross: Double = 0
-            var power: Double = 0
-            for n in (start + Int(0.5 * fs))..<(count - lag) {
-                cross += Double(out[n + lag]) * Double(talker[n])
-                power += Double(talker[n]) * Double(talker[n])
-            }
-            return (erle, 20 * EffectMath.log(max(cross / power, 1e-9)) / EffectMath.log(10))
+            // The talker's part of the output over the double talk.
+            return (erle, talkerGain(out, talker, over: (start + Int(0.5 * fs))..<(count - lag), lag: lag))
         }
         let linear = run(learning: false)
         let learned = run(learning: true)
@@ -339,13 +333,7 @@ func echoLeftInTheError(_ error: [Float], talker: [Float], echo: [Float], from: 
         let largestDb = decibels(Double(largest))
         #expect(largestDb < -25, "learned distortion up to \(largestDb) dB of the reference")
         let lag = kernel.latencyFrames
-        var cross: Double = 0
-        var power: Double = 0
-        for n in (start + Int(0.5 * fs))..<(count - lag) {
-            cross += Double(out[n + lag]) * Double(talker[n])
-            power += Double(talker[n]) * Double(talker[n])
-        }
-        let gain = 20 * EffectMath.log(max(cross / power, 1e-9)) / EffectMath.log(10)
+        let gain = talkerGain(out, talker, over: (start + Int(0.5 * fs))..<(count - lag), lag: lag)
         #expect(gain >= -1.5, "talker \(gain) dB")
     }
 }

@@ -70,6 +70,18 @@ func runVoiceKernel(
     return (output, analysis)
 }
 
+/// The talker's part of `output` (which lags the input by `lag` samples) over `range` of the talker's
+/// samples: its projection on the talker, in dB.
+func talkerGain(_ output: [Float], _ talker: [Float], over range: Range<Int>, lag: Int) -> Double {
+    var cross: Double = 0
+    var power: Double = 0
+    for n in range {
+        cross += Double(output[n + lag]) * Double(talker[n])
+        power += Double(talker[n]) * Double(talker[n])
+    }
+    return 20 * EffectMath.log(max(cross / power, 1e-9)) / EffectMath.log(10)
+}
+
 /// A fixed echo path: the direct sound after `delay` samples, then a decaying sparse tail over 40 ms.
 func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Float] {
     var taps: [(Int, Float)] = [(delay, gain)]
