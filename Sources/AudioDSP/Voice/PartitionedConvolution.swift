@@ -46,10 +46,10 @@ public struct PartitionedConvolution {
         time.deallocate()
     }
 
-    /// Takes the impulse response: `response(i)`, i < `length`, in output per input.
     /// Forgets the filter: `hasFilter` is false until the next `setFilter`.
     public mutating func forget() { hasFilter = false }
 
+    /// Takes the impulse response: `response(i)`, i < `length`, in output per input.
     public mutating func setFilter(length: Int, _ response: (Int) -> Float) {
         let f = frameLength
         for p in 0..<partitionCount {

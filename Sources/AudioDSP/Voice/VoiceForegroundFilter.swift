@@ -43,10 +43,10 @@ public struct VoiceForegroundFilter {
         estimate.deallocate()
     }
 
-    /// Takes a copy of the filter: `response(i)`, i < `length`, in output per input.
     /// Forgets the copy: `hasFilter` is false until the next `setFilter`.
     public mutating func forget() { convolution.forget() }
 
+    /// Takes a copy of the filter: `response(i)`, i < `length`, in output per input.
     public mutating func setFilter(length: Int, _ response: (Int) -> Float) {
         convolution.setFilter(length: length, response)
     }

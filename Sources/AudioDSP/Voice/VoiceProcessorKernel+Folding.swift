@@ -39,8 +39,6 @@ extension VoiceProcessorKernel {
         foldDirection = direction
         foldCandidate = Self.foldUnknown
         foldingRun = 0
-        leftWeight = direction == Self.foldLeft ? 1 : direction == Self.foldRight ? 0 : 0.5
-        rightWeight = direction == Self.foldLeft ? 0 : direction == Self.foldRight ? 1 : 0.5
         if referenceFolded && foldedModelDirection != Self.foldUnknown && foldedModelDirection != direction,
             let foldedEchoState
         {

@@ -60,8 +60,8 @@ public final class VoiceProcessorKernel {
     let foldingReturnFrames: Int
     /// The channels' weights in the one-channel mix (delay tracking, spectra, the folded MDF): the mean,
     /// or the folded channel alone.
-    var leftWeight: Float = 0.5
-    var rightWeight: Float = 0.5
+    var leftWeight: Float { foldDirection == Self.foldLeft ? 1 : foldDirection == Self.foldRight ? 0 : 0.5 }
+    var rightWeight: Float { foldDirection == Self.foldLeft ? 0 : foldDirection == Self.foldRight ? 1 : 0.5 }
     static let foldingSideRatio: Float = 1e-5
     static let foldingReturnSeconds = 2.0
     let foldedInterleaved: UnsafeMutablePointer<Int16>
@@ -623,8 +623,7 @@ public final class VoiceProcessorKernel {
             linearErlePeak = max(linearErlePeak - linearErlePeakDecay, linearErleDb)
         }
         if !converged && estimator.agreements >= 2 && framesSinceAlignment > 50 {
-            let linearErle = linearErleDb
-            if linearErle > Self.convergedErleDb || framesSinceAlignment > Self.convergenceLimitFrames {
+            if linearErleDb > Self.convergedErleDb || framesSinceAlignment > Self.convergenceLimitFrames {
                 converged = true
             }
         }
