@@ -5,7 +5,8 @@
 # filter + delay-agnostic mode, and AECM), scores every output with metrics.py and prints one table. Run
 # from anywhere; about 5 minutes on 2 cores.
 #
-#   Benchmarks/run-voice.sh                 all scenes
+#   Benchmarks/run-voice.sh                 all scenes (and the two-loudspeaker ones, whose first and second
+#                                           scene are generated first)
 #   Benchmarks/run-voice.sh default48 jump16  only the named scenes
 #
 # Environment: AEC_DIR (default ../shared/aec beside the repository), VOICE_WORK (scenes and outputs,
@@ -26,7 +27,8 @@ Farmers are advised to bring the animals in before midnight, and the ferries may
 NEAR2="Sorry to interrupt, but the numbers on slide four look wrong to me. We counted twice as many \
 units last month. Can we check the spreadsheet together after lunch? I will bring my laptop and the printouts."
 
-# name | generator arguments
+# name | generator arguments, or "stereo MODE FIRST SECOND" (Benchmarks/voice-stereo-scene.py) | VoiceBench
+# arguments
 SCENES=(
   "default48|--fs 48000 --delay-ms 60"
   "default16|--fs 16000 --delay-ms 60"
@@ -40,6 +42,9 @@ SCENES=(
   "clip|--fs 48000 --delay-ms 60 --nl 1"
   "ser+10|--fs 48000 --delay-ms 60 --ser-db 10"
   "ser-10|--fs 48000 --delay-ms 60 --ser-db -10"
+  "stereo-two|stereo two default48 voices48|--stereo-reference"
+  "stereo-mixed|stereo mixed default48 voices48|--stereo-reference"
+  "stereo-panned|stereo panned default48 voices48|--stereo-reference"
 )
 
 swift build -c release --package-path "$ROOT/Benchmarks" --product VoiceBench >&2
@@ -48,18 +53,38 @@ BENCH="$(swift build -c release --package-path "$ROOT/Benchmarks" --show-bin-pat
 selected=("$@")
 results="$WORK/results.jsonl"
 : >"$results"
+# Generates the scene called $1 unless it is there.
+generate() {
+  local entry rest args mode first second
+  for entry in "${SCENES[@]}"; do
+    [ "${entry%%|*}" = "$1" ] || continue
+    rest="${entry#*|}"
+    args="${rest%%|*}"
+    [ -f "$WORK/$1/scene.json" ] && return
+    if [[ "$args" == stereo* ]]; then
+      read -r _ mode first second <<<"$args"
+      generate "$first"
+      generate "$second"
+      python3 "$ROOT/Benchmarks/voice-stereo-scene.py" --mode "$mode" --first "$WORK/$first" \
+        --second "$WORK/$second" --out "$WORK/$1" --aec-dir "$AEC_DIR"
+    else
+      eval python3 "$AEC_DIR/gen_signals.py" $args --out "$WORK/$1" >/dev/null
+    fi
+  done
+}
+
 for entry in "${SCENES[@]}"; do
   name="${entry%%|*}"
-  args="${entry#*|}"
+  rest="${entry#*|}"
+  benchArgs=""
+  if [[ "$rest" == *"|"* ]]; then benchArgs="${rest#*|}"; fi
   if ((${#selected[@]})) && [[ ! " ${selected[*]} " == *" $name "* ]]; then continue; fi
   scene="$WORK/$name"
-  if [ ! -f "$scene/scene.json" ]; then
-    eval python3 "$AEC_DIR/gen_signals.py" $args --out "$scene" >/dev/null
-  fi
+  generate "$name"
   out="$WORK/$name-out"
   mkdir -p "$out"
   # shellcheck disable=SC2086
-  "$BENCH" "$scene" "$out" ${VOICE_BENCH_ARGS:-} >"$out/bench.jsonl"
+  "$BENCH" "$scene" "$out" $benchArgs ${VOICE_BENCH_ARGS:-} >"$out/bench.jsonl"
   for variant in quality low speex webrtc webrtc-ext aecm; do
     if ! grep -q "\"$variant\", \"cpu_percent\"" "$out/bench.jsonl"; then continue; fi
     cpu="$(grep "\"$variant\"" "$out/bench.jsonl" | sed 's/.*"cpu_percent": \([0-9.]*\).*/\1/')"

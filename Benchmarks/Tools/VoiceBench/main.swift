@@ -7,8 +7,9 @@
 //   swift run --package-path Benchmarks -c release VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns]
 //       [--stereo-reference]
 //
-// --stereo-reference gives the voice processor the far end on two reference channels (one source on
-// two loudspeakers); the anchors keep one.
+// --stereo-reference gives the voice processor the far end on two reference channels: far.f32 on both
+// (one source on two loudspeakers), or far.f32 on the left and far_r.f32 on the right when the scene has
+// that file (Benchmarks/voice-stereo-scene.py); the anchors keep far.f32 alone.
 // SCENE_DIR holds mic.f32 and far.f32 (float32, mono) and scene.json ("fs") as written by the
 // echo-cancellation yardstick's gen_signals.py; Benchmarks/run-voice.sh generates and scores scenes.
 import AudioDSP
@@ -102,7 +103,9 @@ let outDirectory = positional[1]
 let fs = sceneRate(scene)
 let mic = readFloats(scene + "/mic.f32")
 let far = readFloats(scene + "/far.f32")
-let count = min(mic.count, far.count)
+/// The right loudspeaker's signal of a two-signal scene.
+let farRight: [Float]? = access(scene + "/far_r.f32", F_OK) == 0 ? readFloats(scene + "/far_r.f32") : nil
+let count = min(mic.count, far.count, farRight?.count ?? far.count)
 let seconds = Double(count) / fs
 
 /// Runs `prepare`, the timed `process` and `finish` for each whole frame of `f` samples of the scene
@@ -140,8 +143,12 @@ func cpuPercent(_ cpu: Double) -> Double { Double(Int(cpu / seconds * 10_000)) /
         outFrame.deallocate()
     }
     var micPointers = [micFrame]
-    // A stereo reference carries the far end on both channels (one source on two loudspeakers).
+    // A stereo reference carries the far end on both channels (one source on two loudspeakers), or the
+    // scene's right loudspeaker on the second.
+    let rightFrame = UnsafeMutablePointer<Float>.allocate(capacity: f)
+    defer { rightFrame.deallocate() }
     var farPointers = [UnsafeMutablePointer<Float>](repeating: farFrame, count: referenceChannels)
+    if referenceChannels == 2 && farRight != nil { farPointers[1] = rightFrame }
     var outPointers = [outFrame]
     var delays: [Float] = []
     let cpu = timedFrames(
@@ -150,6 +157,7 @@ func cpuPercent(_ cpu: Double) -> Double { Double(Int(cpu / seconds * 10_000)) /
             for n in 0..<f {
                 micFrame[n] = mic[start + n]
                 farFrame[n] = far[start + n]
+                if let farRight { rightFrame[n] = farRight[start + n] }
             }
         },
         process: { kernel.process(mic: &micPointers, reference: &farPointers, output: &outPointers) },

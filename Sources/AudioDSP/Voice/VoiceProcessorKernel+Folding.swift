@@ -3,43 +3,66 @@
 import CSpeexDSP
 
 extension VoiceProcessorKernel {
-    /// Folds a two-channel reference into one, or unfolds it, from an incoming frame's energies: left,
-    /// right, their difference and their sum (see `referenceFolded`).
-    func updateFolding(left: Float, right: Float, side: Float, sum: Float) {
-        // Far-end sound: a channel above 1e-7 (`referencePower`'s threshold).
-        guard max(left, right) > 1e-7 * Float(frameLength) else { return }
-        let r = Self.foldingSideRatio
-        let direction =
-            side <= r * sum
-            ? Self.foldMean : right <= r * left ? Self.foldLeft : left <= r * right ? Self.foldRight : Self.foldUnknown
-        if referenceFolded {
-            if direction == foldDirection { return }
-            if foldDirection == Self.foldUnknown && direction != Self.foldUnknown {
-                setFolding(direction)
-                return
-            }
-            setFolding(Self.foldUnknown)
-        }
-        if direction == Self.foldUnknown || direction != foldCandidate {
-            foldCandidate = direction
-            foldingRun = direction == Self.foldUnknown ? 0 : 1
-            return
-        }
-        foldingRun += 1
-        if foldingRun >= foldingReturnFrames { setFolding(direction) }
+    /// Whether `gain` times the `direction` channel (`foldLeft` or `foldRight`) gives the other channel
+    /// of an incoming frame to within `foldingSideRatio` of the louder channel's energy, from the frame's
+    /// energies (`left`, `right`) and their cross product.
+    static func explains(direction: Int, gain: Double, left: Double, right: Double, cross: Double) -> Bool {
+        let (fold, other) = direction == foldLeft ? (left, right) : (right, left)
+        // ‖other − gain · fold‖²
+        let residual = other - 2 * gain * cross + gain * gain * fold
+        return residual <= foldingSideRatio * max(left, right)
     }
 
-    /// Folds onto `direction`, or unfolds (`foldUnknown`). A switch restarts the convergence check, so
-    /// that the suppressor holds the echo down with the reference's peak while the other MDF catches up
-    /// with the reference it missed; a folded MDF that modelled another direction starts afresh (as do
-    /// its copy and the learned distortion, another loudspeaker's).
-    func setFolding(_ direction: Int) {
+    /// Folds a two-channel reference into one, or unfolds it, from an incoming frame's energies: left,
+    /// right and their cross product (see `referenceFolded`).
+    func updateFolding(left: Double, right: Double, cross: Double) {
+        // Far-end sound: a channel above 1e-7 (`referencePower`'s threshold).
+        guard max(left, right) > 1e-7 * Double(frameLength) else { return }
+        if referenceFolded && foldDirection != Self.foldUnknown
+            && Self.explains(direction: foldDirection, gain: foldGain, left: left, right: right, cross: cross)
+        {
+            return
+        }
+        if foldCandidate != Self.foldUnknown
+            && Self.explains(direction: foldCandidate, gain: candidateGain, left: left, right: right, cross: cross)
+        {
+            foldingRun += 1
+        } else {
+            // The louder channel carries the signal; the other is that times a gain, if anything.
+            let direction = left >= right ? Self.foldLeft : Self.foldRight
+            let gain = cross / max(left, right)
+            let fits = Self.explains(direction: direction, gain: gain, left: left, right: right, cross: cross)
+            foldCandidate = fits ? direction : Self.foldUnknown
+            candidateGain = fits ? gain : 0
+            foldingRun = fits ? 1 : 0
+        }
+        if referenceFolded && foldDirection == Self.foldUnknown {
+            // The first frame with far-end sound: folds onto its channel and gain, or unfolds.
+            setFolding(foldCandidate, gain: candidateGain)
+        } else if referenceFolded {
+            // A frame the fold does not explain: the candidate's run starts here.
+            setFolding(Self.foldUnknown, gain: 0)
+        } else if foldCandidate != Self.foldUnknown && foldingRun >= foldingReturnFrames {
+            setFolding(foldCandidate, gain: candidateGain)
+        }
+    }
+
+    /// Folds onto `direction` with `gain`, or unfolds (`foldUnknown`). A switch restarts the convergence
+    /// check, so that the suppressor holds the echo down with the reference's peak while the other MDF
+    /// catches up with the reference it missed; a folded MDF that modelled another channel, or the same
+    /// one with another gain (`foldingModelGainChange`), starts afresh, as do its copy and the learned
+    /// distortion.
+    func setFolding(_ direction: Int, gain: Double) {
         let first = foldDirection == Self.foldUnknown && referenceFolded
         referenceFolded = direction != Self.foldUnknown
         foldDirection = direction
-        foldCandidate = Self.foldUnknown
-        foldingRun = 0
-        if referenceFolded && foldedModelDirection != Self.foldUnknown && foldedModelDirection != direction,
+        foldGain = gain
+        if referenceFolded {
+            foldCandidate = Self.foldUnknown
+            foldingRun = 0
+        }
+        if referenceFolded && foldedModelDirection != Self.foldUnknown
+            && (foldedModelDirection != direction || abs(gain - foldedModelGain) > Self.foldingModelGainChange),
             let foldedEchoState
         {
             speex_echo_state_reset(foldedEchoState)
@@ -48,7 +71,10 @@ extension VoiceProcessorKernel {
             foreground.forget()
             distortion.reset()
         }
-        if referenceFolded { foldedModelDirection = direction }
+        if referenceFolded {
+            foldedModelDirection = direction
+            foldedModelGain = gain
+        }
         guard !first else { return }
         converged = false
         framesSinceAlignment = 0

@@ -9,7 +9,8 @@ import Synchronization
 /// 1. `EchoDelayEstimator` tracks the bulk delay from the reference to the microphone (GCC-PHAT,
 ///    0 … `maximumDelaySeconds`), and a delay line re-aligns the reference so that the echo's direct
 ///    path falls `alignmentMargin` (5 ms) into the linear filter. A new delay is applied when it
-///    differs from the current one by more than 2 ms; the filter then still fits the room.
+///    differs from the current one by more than 2 ms; the filter then still fits the room. Two
+///    loudspeakers playing different signals keep the nearer one's delay (`earliestDelay`).
 /// 2. SpeexDSP's multidelay block frequency-domain adaptive filter (MDF; J.-M. Valin, IEEE Trans. ASLP
 ///    15(3), 2007) cancels the linear echo with a filter of 155 ms (quality) or 45 ms
 ///    (lowComplexity) after the aligned reference, all reference channels against each microphone; two
@@ -35,34 +36,43 @@ public final class VoiceProcessorKernel {
     public let filterLength: Int
 
     let echoState: OpaquePointer
-    /// A one-loudspeaker MDF for a two-channel reference that carries one signal: the same on both
-    /// channels (a mono source on two loudspeakers) or on one channel only (the other port left
-    /// unconnected). The two-channel MDF would solve a problem with no unique solution, or model a
+    /// A one-loudspeaker MDF for a two-channel reference that carries one signal: one channel is the
+    /// other times a gain (a mono source on two loudspeakers, panned or not), or silent (the other port
+    /// left unconnected). The two-channel MDF would solve a problem with no unique solution, or model a
     /// silent loudspeaker, and has no impulse response to copy. `nil` with one reference channel.
     let foldedEchoState: OpaquePointer?
-    /// The two reference channels carry one signal and `foldedEchoState` cancels it. Decided on each
-    /// incoming frame with far-end sound (before the delay line, so a change reaches the MDF no earlier
-    /// than the decision): a frame that does not fit the folded direction switches to the two-channel
-    /// MDF at once; `foldingReturnSeconds` of frames that fit one direction fold again. Starts folded,
-    /// its direction taken from the first frame with far-end sound: a two-channel signal unfolds there.
+    /// The two reference channels carry one signal and `foldedEchoState` cancels it, from the louder
+    /// channel (`foldDirection`; the echo of both loudspeakers is then one room response to it).
+    /// Decided on each incoming frame with far-end sound (before the delay line, so a change reaches the
+    /// MDF no earlier than the decision): a frame in which the other channel is not `foldGain` times the
+    /// folded one (`explains`) switches to the two-channel MDF at once; `foldingReturnSeconds` of frames
+    /// that one channel and gain explain fold again. Starts folded, its channel and gain taken from the
+    /// first frame with far-end sound: a two-channel signal unfolds there.
     var referenceFolded: Bool
-    /// What the folded MDF takes: `foldMean` (the channels' mean, one signal on both), `foldLeft` or
-    /// `foldRight` (one channel, the other silent); `foldUnknown` before the first far-end sound.
+    /// The channel the folded MDF takes, `foldLeft` or `foldRight`; `foldUnknown` before the first
+    /// far-end sound and while unfolded.
     var foldDirection = VoiceProcessorKernel.foldUnknown
-    /// The direction the folded MDF last cancelled (its filter models that loudspeaker or pair).
+    /// The other channel over the folded one: 1 for one signal on both, 0 for one channel only.
+    var foldGain = 0.0
+    /// The channel and gain the folded MDF last cancelled (its filter models that loudspeaker, or the
+    /// pair with that gain).
     var foldedModelDirection = VoiceProcessorKernel.foldUnknown
+    var foldedModelGain = 0.0
     static let foldUnknown = -1
-    static let foldMean = 0
     static let foldLeft = 1
     static let foldRight = 2
     var foldCandidate = VoiceProcessorKernel.foldUnknown
+    var candidateGain = 0.0
     var foldingRun = 0
     let foldingReturnFrames: Int
     /// The channels' weights in the one-channel mix (delay tracking, spectra, the folded MDF): the mean,
     /// or the folded channel alone.
     var leftWeight: Float { foldDirection == Self.foldLeft ? 1 : foldDirection == Self.foldRight ? 0 : 0.5 }
     var rightWeight: Float { foldDirection == Self.foldLeft ? 0 : foldDirection == Self.foldRight ? 1 : 0.5 }
-    static let foldingSideRatio: Float = 1e-5
+    /// A fold onto the same channel with a gain this much away from the model's starts the folded MDF
+    /// afresh: its filter models the two rooms mixed with the old gain.
+    static let foldingModelGainChange = 0.1
+    static let foldingSideRatio = 1e-5
     static let foldingReturnSeconds = 2.0
     let foldedInterleaved: UnsafeMutablePointer<Int16>
     var estimator: EchoDelayEstimator
@@ -107,12 +117,24 @@ public final class VoiceProcessorKernel {
     /// with the reference's peak power. At 15 dB the regressions learned a filter still moving and
     /// far-end bursts of new spectral content leaked through (docs/DECISIONS.md).
     static let convergedErleDb: Float = 25
-    /// The longest unconverged span, in 10 ms frames (10 s): a room the filter cannot model to
-    /// `convergedErleDb` (distortion, noise) is left to the regressions after it.
+    /// The longest unconverged span, in 10 ms frames (10 s; 20 s for two loudspeakers that play
+    /// different signals, whose MDF reached 16 dB after 10 s on `VoiceSceneTests`' two-loudspeaker scene
+    /// and 25 dB after 15 s): a room the filter cannot model to `convergedErleDb` (distortion, noise) is
+    /// left to the regressions after it.
     static let convergenceLimitFrames = 1000
     var converged = false
     /// A delay estimate has been applied to the delay line.
     var isAligned = false
+    /// Two loudspeakers at different distances that play different signals (an unfolded two-channel
+    /// reference) show the tracker, which sees their mix, one delay or the other, whichever carries
+    /// more; each move would re-align the filter and send it back to the start. The delay line then
+    /// keeps the earliest delay seen within `nearerLoudspeakerMemorySeconds` while the newer estimate
+    /// lies at most `loudspeakerSpread` (20 ms) later: the filter covers both (docs/DECISIONS.md).
+    var earliestDelay = -1.0
+    var earliestDelayFrame = 0
+    let nearerLoudspeakerMemoryFrames: Int
+    let loudspeakerSpread: Int
+    static let nearerLoudspeakerMemorySeconds = 10.0
     var framesSinceAlignment = 0
     var framesProcessed = 0
     var micPowerMean: Float = 0
@@ -198,6 +220,7 @@ public final class VoiceProcessorKernel {
         // An even frame, so that the suppressor's two hops are equal (440 samples at 44.1 kHz).
         frameLength = 2 * Int(fs / 200)
         alignmentMargin = Int(0.005 * fs)
+        loudspeakerSpread = Int(0.020 * fs)
         let tail = settings.mode == .quality ? 0.150 : 0.040
         filterLength = alignmentMargin + Int(tail * fs)
         let maximumDelay = min(1, max(0.05, settings.maximumDelaySeconds))
@@ -227,6 +250,7 @@ public final class VoiceProcessorKernel {
         }
         referenceFolded = settings.referenceChannels == 2
         foldingReturnFrames = Int(Self.foldingReturnSeconds * fs) / frameLength
+        nearerLoudspeakerMemoryFrames = Int(Self.nearerLoudspeakerMemorySeconds * fs) / frameLength
         var responseLength: Int32 = 0
         speex_echo_ctl(echoState, SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE, &responseLength)
         impulseResponseLength = max(1, Int(responseLength))
@@ -418,19 +442,17 @@ public final class VoiceProcessorKernel {
         // 1. Whether a two-channel reference carries one signal; the reference into the delay line; mono
         // mixes for the delay tracker.
         if referenceCount == 2 {
-            var left: Float = 0
-            var right: Float = 0
-            var side: Float = 0
-            var sum: Float = 0
+            var left = 0.0
+            var right = 0.0
+            var cross = 0.0
             for n in 0..<f {
-                let l = reference[0][n]
-                let r = reference[1][n]
+                let l = Double(reference[0][n])
+                let r = Double(reference[1][n])
                 left += l * l
                 right += r * r
-                side += (l - r) * (l - r)
-                sum += (l + r) * (l + r)
+                cross += l * r
             }
-            updateFolding(left: left, right: right, side: side, sum: sum)
+            updateFolding(left: left, right: right, cross: cross)
         }
         let leftScale = referenceCount == 2 ? leftWeight : 1
         let rightScale = rightWeight
@@ -452,7 +474,21 @@ public final class VoiceProcessorKernel {
         ringWrite = (ringWrite + f) & mask
         estimator.push(reference: monoReference, mic: monoMic, count: f)
         if estimator.delaySamples >= 0 {
-            let target = min(max(Int(estimator.delaySamples.rounded()) - alignmentMargin, 0), maximumLineDelay)
+            var delay = estimator.delaySamples
+            if referenceCount == 2 && !referenceFolded {
+                // Two loudspeakers playing different signals: the nearer one's delay, while seen lately.
+                let tolerance = Double(2 * alignmentMargin / 5)
+                if earliestDelay < 0 || delay <= earliestDelay + tolerance
+                    || framesProcessed - earliestDelayFrame > nearerLoudspeakerMemoryFrames
+                    || delay > earliestDelay + Double(loudspeakerSpread)
+                {
+                    earliestDelay = delay
+                    earliestDelayFrame = framesProcessed
+                }
+                delay = earliestDelay
+            }
+            current.delayMs = Float(delay * 1000 / settings.sampleRate)
+            let target = min(max(Int(delay.rounded()) - alignmentMargin, 0), maximumLineDelay)
             if !isAligned || abs(target - lineDelay) > 2 * alignmentMargin / 5 {
                 lineDelay = target
                 isAligned = true
@@ -623,11 +659,12 @@ public final class VoiceProcessorKernel {
             linearErlePeak = max(linearErlePeak - linearErlePeakDecay, linearErleDb)
         }
         if !converged && estimator.agreements >= 2 && framesSinceAlignment > 50 {
-            if linearErleDb > Self.convergedErleDb || framesSinceAlignment > Self.convergenceLimitFrames {
+            // The two-loudspeaker MDF adapts twice the weights, and takes about twice as long.
+            let limit = Self.convergenceLimitFrames * (referenceCount == 2 && !referenceFolded ? 2 : 1)
+            if linearErleDb > Self.convergedErleDb || framesSinceAlignment > limit {
                 converged = true
             }
         }
-        current.delayMs = Float(estimator.delayMilliseconds)
         current.nearEndActive = nearEndActive
         current.doubleTalk = nearEndActive && farEndActive
         // 6. The low end the MDF's DC notch took from the talker (docs/VOICE.md).

@@ -27,7 +27,7 @@ extension NodeKind {
                 "Microphone channels (bus 0, ports <node>_mic_N), and channels of the cleaned output; set at creation."),
             ParameterSpec(
                 .referenceChannels, .int, unit: "channels", range: 1...2, default: .int(2), creationOnly: true,
-                "Reference channels (bus 1, ports <node>_ref_N): what the loudspeakers play; set at creation. Two that carry one signal (the same on both, or one port fed) are cancelled as one."
+                "Reference channels (bus 1, ports <node>_ref_N): what the loudspeakers play; set at creation. Two that carry one signal (the same on both, panned, or one port fed) are cancelled as one."
             ),
             ParameterSpec(
                 .reference, .string, default: .string("ports"), choices: voiceReferenceNames,

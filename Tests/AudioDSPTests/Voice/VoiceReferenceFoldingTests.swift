@@ -92,6 +92,75 @@ import Testing
     /// One signal on both channels for 4 s, two independent ones for 8 s, one again for 6 s, through
     /// two different rooms: the reference unfolds at the first frame that differs, the two-channel
     /// filter cancels the stereo part, and the reference folds again after 2 s of one signal.
+    /// One signal panned onto both channels (the other channel a gain times the louder one, of either
+    /// sign): the output equals, sample for sample, that of a processor given the louder channel once.
+    @Test(arguments: [(Float(1), Float(-0.6)), (Float(0.3), Float(1))])
+    func aPannedSourceIsCancelledExactlyAsOnOne(gains: (left: Float, right: Float)) {
+        let count = Int(8 * fs)
+        var far = SpeechLikeSignal(seed: 33)
+        var near = SpeechLikeSignal(seed: 34)
+        // Silence, then the far end: the channel and gain are taken from the first frame with sound.
+        let signal = far.make(count: count, sampleRate: fs, level: 0.05).enumerated().map { $0 < 800 ? 0 : $1 }
+        let talker = near.make(count: count, sampleRate: fs, level: 0.02)
+        let left = signal.map { gains.left * $0 }
+        let right = signal.map { gains.right * $0 }
+        let fromLeft = echoPath(left, delay: Int(0.030 * fs), sampleRate: fs, gain: 0.4)
+        let fromRight = echoPath(right, delay: Int(0.030 * fs) + 37, sampleRate: fs, gain: 0.3)
+        let mic = (0..<count).map { fromLeft[$0] + fromRight[$0] + ($0 >= Int(5 * fs) ? talker[$0] : 0) }
+        let louder = gains.left >= gains.right ? left : right
+        let one = VoiceProcessorKernel(settings: VoiceProcessorSettings(sampleRate: fs))
+        let two = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
+        let (expected, _) = runVoiceKernel(one, mic: mic, reference: louder)
+        let (output, folded) = run(two, mic: mic, left: left, right: right)
+        #expect(folded.allSatisfy { $0 }, "the reference stayed folded")
+        let direction = gains.left >= gains.right ? VoiceProcessorKernel.foldLeft : VoiceProcessorKernel.foldRight
+        #expect(two.foldDirection == direction)
+        let gain = Double(min(gains.left, gains.right) / max(gains.left, gains.right))
+        #expect(abs(two.foldGain - gain) <= 1e-6, "gain \(two.foldGain)")
+        var largest: Float = 0
+        for n in 0..<count { largest = max(largest, abs(output[n] - expected[n])) }
+        #expect(largest == 0, "largest difference \(largest)")
+        let tail = Int(3 * fs)..<Int(5 * fs)
+        #expect(decibels(meanSquare(mic[tail]) / meanSquare(output[tail])) >= 30)
+    }
+
+    /// Two loudspeakers 7 ms apart playing different signals from the start, each louder by 10 dB in
+    /// turn every 3 s: the reference unfolds at the first frame with sound, and the delay line stays
+    /// on the nearer loudspeaker's delay, although the tracker, which hears their mix, follows
+    /// whichever carries more (each move would re-align the filter and send it back to the start).
+    @Test func twoSignalsUnfoldAtOnceAndKeepTheNearerLoudspeakersDelay() {
+        let count = Int(12 * fs)
+        let turn = Int(3 * fs)
+        var leftTalker = SpeechLikeSignal(seed: 43)
+        var rightTalker = SpeechLikeSignal(seed: 44)
+        // Silence, then both: the first frame with sound unfolds the reference.
+        let a = leftTalker.make(count: count, sampleRate: fs, level: 0.05).enumerated().map { $0 < 800 ? 0 : $1 }
+        let b = rightTalker.make(count: count, sampleRate: fs, level: 0.05).enumerated().map { $0 < 800 ? 0 : $1 }
+        let leftLouder = { (n: Int) in (n / turn) % 2 == 0 }
+        let left = (0..<count).map { leftLouder($0) ? a[$0] : 0.3 * a[$0] }
+        let right = (0..<count).map { leftLouder($0) ? 0.3 * b[$0] : b[$0] }
+        let fromLeft = echoPath(left, delay: Int(0.030 * fs), sampleRate: fs, gain: 0.5)
+        let fromRight = echoPath(right, delay: Int(0.037 * fs), sampleRate: fs, gain: 0.5)
+        let mic = (0..<count).map { fromLeft[$0] + fromRight[$0] }
+        let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
+        var delays: [Float] = []
+        var tracked: [Double] = []
+        let (output, folded) = run(kernel, mic: mic, left: left, right: right) {
+            delays.append(kernel.analysis.delayMs)
+            tracked.append(kernel.estimator.delayMilliseconds)
+        }
+        let f = kernel.frameLength
+        #expect(folded[(800 / f + 1)...].allSatisfy { !$0 }, "unfolded from the first frame with sound")
+        #expect(tracked.contains { abs($0 - 37) <= 1 }, "the tracker heard the farther loudspeaker")
+        let found = delays.firstIndex { abs($0 - 30) <= 1 } ?? delays.count
+        #expect(found * f <= Int(fs), "the nearer loudspeaker's delay within 1 s")
+        let away = delays[found...].filter { abs($0 - 30) > 1 }
+        #expect(away.isEmpty, "\(away.count) frames on another delay")
+        let last = (count - 2 * Int(fs))..<count
+        let erle = decibels(meanSquare(mic[last]) / meanSquare(output[last]))
+        #expect(erle >= 25, "ERLE \(erle) dB")
+    }
+
     @Test func aReferenceUnfoldsWhenItsChannelsDifferAndFoldsAgain() {
         let second = Int(fs)
         let count = 18 * second
