@@ -10,7 +10,7 @@ import Synchronization
 ///    0 … `maximumDelaySeconds`), and a delay line re-aligns the reference so that the echo's direct
 ///    path falls `alignmentMargin` (5 ms) into the linear filter. A new delay is applied when it
 ///    differs from the current one by more than 2 ms; the filter then still fits the room. Two
-///    loudspeakers playing different signals keep the nearer one's delay (`earliestDelay`).
+///    loudspeakers playing different signals keep the nearer one's delay (`loudspeakerDelays`).
 /// 2. SpeexDSP's multidelay block frequency-domain adaptive filter (MDF; J.-M. Valin, IEEE Trans. ASLP
 ///    15(3), 2007) cancels the linear echo with a filter of 155 ms (quality) or 45 ms
 ///    (lowComplexity) after the aligned reference, all reference channels against each microphone; two
@@ -126,15 +126,17 @@ public final class VoiceProcessorKernel {
     /// A delay estimate has been applied to the delay line.
     var isAligned = false
     /// Two loudspeakers at different distances that play different signals (an unfolded two-channel
-    /// reference) show the tracker, which sees their mix, one delay or the other, whichever carries
+    /// reference) show the tracker, which hears their mix, one delay or the other, whichever carries
     /// more; each move would re-align the filter and send it back to the start. The delay line then
-    /// keeps the earliest delay seen within `nearerLoudspeakerMemorySeconds` while the newer estimate
-    /// lies at most `loudspeakerSpread` (20 ms) later: the filter covers both (docs/DECISIONS.md).
-    var earliestDelay = -1.0
-    var earliestDelayFrame = 0
+    /// takes the earlier of the two delays last seen (`loudspeakerDelays`, see
+    /// `nearerLoudspeakerDelay`), which the filter covers with the other while they are at most
+    /// `loudspeakerSpread` (20 ms) apart (docs/DECISIONS.md).
+    var loudspeakerDelays = (-1.0, -1.0)
+    var loudspeakerDelayFrames = (0, 0)
     let nearerLoudspeakerMemoryFrames: Int
     let loudspeakerSpread: Int
-    static let nearerLoudspeakerMemorySeconds = 10.0
+    /// A loudspeaker's delay not seen for this long is forgotten.
+    static let nearerLoudspeakerMemorySeconds = 30.0
     var framesSinceAlignment = 0
     var framesProcessed = 0
     var micPowerMean: Float = 0
@@ -475,18 +477,7 @@ public final class VoiceProcessorKernel {
         estimator.push(reference: monoReference, mic: monoMic, count: f)
         if estimator.delaySamples >= 0 {
             var delay = estimator.delaySamples
-            if referenceCount == 2 && !referenceFolded {
-                // Two loudspeakers playing different signals: the nearer one's delay, while seen lately.
-                let tolerance = Double(2 * alignmentMargin / 5)
-                if earliestDelay < 0 || delay <= earliestDelay + tolerance
-                    || framesProcessed - earliestDelayFrame > nearerLoudspeakerMemoryFrames
-                    || delay > earliestDelay + Double(loudspeakerSpread)
-                {
-                    earliestDelay = delay
-                    earliestDelayFrame = framesProcessed
-                }
-                delay = earliestDelay
-            }
+            if referenceCount == 2 && !referenceFolded { delay = nearerLoudspeakerDelay(delay) }
             current.delayMs = Float(delay * 1000 / settings.sampleRate)
             let target = min(max(Int(delay.rounded()) - alignmentMargin, 0), maximumLineDelay)
             if !isAligned || abs(target - lineDelay) > 2 * alignmentMargin / 5 {

@@ -125,12 +125,15 @@ import Testing
     }
 
     /// Two loudspeakers 7 ms apart playing different signals from the start, each louder by 10 dB in
-    /// turn every 3 s: the reference unfolds at the first frame with sound, and the delay line stays
-    /// on the nearer loudspeaker's delay, although the tracker, which hears their mix, follows
-    /// whichever carries more (each move would re-align the filter and send it back to the start).
+    /// turn every 3 s, whose echo paths both grow 12 ms longer at 6 s (a buffer-size change): the
+    /// reference unfolds at the first frame with sound; the delay line stays on the nearer
+    /// loudspeaker's delay although the tracker, which hears their mix, follows whichever carries more
+    /// (each move would re-align the filter and send it back to the start), and it follows the jump
+    /// within 2 s.
     @Test func twoSignalsUnfoldAtOnceAndKeepTheNearerLoudspeakersDelay() {
-        let count = Int(12 * fs)
+        let count = Int(16 * fs)
         let turn = Int(3 * fs)
+        let jump = 2 * turn
         var leftTalker = SpeechLikeSignal(seed: 43)
         var rightTalker = SpeechLikeSignal(seed: 44)
         // Silence, then both: the first frame with sound unfolds the reference.
@@ -139,23 +142,32 @@ import Testing
         let leftLouder = { (n: Int) in (n / turn) % 2 == 0 }
         let left = (0..<count).map { leftLouder($0) ? a[$0] : 0.3 * a[$0] }
         let right = (0..<count).map { leftLouder($0) ? 0.3 * b[$0] : b[$0] }
-        let fromLeft = echoPath(left, delay: Int(0.030 * fs), sampleRate: fs, gain: 0.5)
-        let fromRight = echoPath(right, delay: Int(0.037 * fs), sampleRate: fs, gain: 0.5)
-        let mic = (0..<count).map { fromLeft[$0] + fromRight[$0] }
+        let echo = { (shift: Double) in
+            zip(
+                echoPath(left, delay: Int((0.030 + shift) * fs), sampleRate: fs, gain: 0.5),
+                echoPath(right, delay: Int((0.037 + shift) * fs), sampleRate: fs, gain: 0.5)
+            ).map { $0 + $1 }
+        }
+        let before = echo(0)
+        let after = echo(0.012)
+        let mic = (0..<count).map { $0 < jump ? before[$0] : after[$0] }
         let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
+        let f = kernel.frameLength
         var delays: [Float] = []
         var tracked: [Double] = []
         let (output, folded) = run(kernel, mic: mic, left: left, right: right) {
             delays.append(kernel.analysis.delayMs)
             tracked.append(kernel.estimator.delayMilliseconds)
         }
-        let f = kernel.frameLength
         #expect(folded[(800 / f + 1)...].allSatisfy { !$0 }, "unfolded from the first frame with sound")
-        #expect(tracked.contains { abs($0 - 37) <= 1 }, "the tracker heard the farther loudspeaker")
+        #expect(tracked[..<(jump / f)].contains { abs($0 - 37) <= 1 }, "the tracker heard the farther loudspeaker")
+        #expect(tracked[(jump / f)...].contains { abs($0 - 49) <= 1 }, "and after the jump")
         let found = delays.firstIndex { abs($0 - 30) <= 1 } ?? delays.count
         #expect(found * f <= Int(fs), "the nearer loudspeaker's delay within 1 s")
-        let away = delays[found...].filter { abs($0 - 30) > 1 }
-        #expect(away.isEmpty, "\(away.count) frames on another delay")
+        let away = delays[found..<(jump / f)].filter { abs($0 - 30) > 1 }
+        #expect(away.isEmpty, "\(away.count) frames on another delay before the jump")
+        let followed = delays[((jump + 2 * Int(fs)) / f)...].filter { abs($0 - 42) > 1 }
+        #expect(followed.isEmpty, "\(followed.count) frames on another delay from 2 s after the jump")
         let last = (count - 2 * Int(fs))..<count
         let erle = decibels(meanSquare(mic[last]) / meanSquare(output[last]))
         #expect(erle >= 25, "ERLE \(erle) dB")
