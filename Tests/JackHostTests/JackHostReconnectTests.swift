@@ -93,12 +93,21 @@ extension JackHostTests {
             // set while the server was away (−6.02 dB).
             let peer = try JackRecorder(server: restarted.name, capacity: 48_000)
             #expect(waitUntil(timeout: 1) { host.connections(of: "out_1") == ["ss_rec:in"] })
-            let samples = peer.record(frames: 24_000)
-            #expect(samples.count == 24_000)
-            // The second half: the recorder may start before the restored connection carries audio.
-            let level =
-                Decibels.fromAmplitude(Tone.amplitude(of: samples[12_000...])) - Decibels.fromAmplitude(reference)
-            #expect(abs(level - Decibels.fromAmplitude(0.5)) < 0.1, "the tone after the return is at \(level) dB")
+            // The second half of a 0.5 s recording: the recorder may start before the restored connection
+            // carries audio. Up to four recordings: on a loaded machine the non-realtime dummy server can
+            // miss periods, which the recording hears as gaps.
+            var levels: [Double] = []
+            for _ in 0..<4 {
+                let samples = peer.record(frames: 24_000)
+                #expect(samples.count == 24_000)
+                guard samples.count == 24_000 else { break }
+                levels.append(
+                    Decibels.fromAmplitude(Tone.amplitude(of: samples[12_000...])) - Decibels.fromAmplitude(reference))
+                if abs(levels.last! - Decibels.fromAmplitude(0.5)) < 0.1 { break }
+            }
+            #expect(
+                levels.contains { abs($0 - Decibels.fromAmplitude(0.5)) < 0.1 },
+                "the tone after the return: \(levels) dB")
             peer.close()
             host.stop()
         }
