@@ -1,6 +1,5 @@
 // Render side (the thread that calls `process`): whether a two-channel reference carries one signal,
-// the switch between the two-loudspeaker MDF and the folded one-loudspeaker MDF, and the delay of two
-// loudspeakers that play different signals.
+// and the switch between the two-loudspeaker MDF and the folded one-loudspeaker MDF.
 import CSpeexDSP
 
 extension VoiceProcessorKernel {
@@ -80,39 +79,5 @@ extension VoiceProcessorKernel {
         converged = false
         framesSinceAlignment = 0
         foregroundShare = 0
-    }
-
-    /// The delay the line takes for an unfolded reference, given the tracker's `estimate` (samples):
-    /// the earlier of the two loudspeakers' delays seen within `nearerLoudspeakerMemorySeconds`. An
-    /// estimate within 2 ms of one of them refreshes it; one within `loudspeakerSpread` of the only one
-    /// known is the other loudspeaker; any other (a third delay, or one too far away) means the echo
-    /// path moved, and the line follows it at once, as with one loudspeaker.
-    func nearerLoudspeakerDelay(_ estimate: Double) -> Double {
-        let tolerance = Double(2 * alignmentMargin / 5)
-        let now = framesProcessed
-        if loudspeakerDelays.0 >= 0 && now - loudspeakerDelayFrames.0 > nearerLoudspeakerMemoryFrames {
-            loudspeakerDelays.0 = -1
-        }
-        if loudspeakerDelays.1 >= 0 && now - loudspeakerDelayFrames.1 > nearerLoudspeakerMemoryFrames {
-            loudspeakerDelays.1 = -1
-        }
-        if loudspeakerDelays.0 >= 0 && abs(estimate - loudspeakerDelays.0) <= tolerance {
-            loudspeakerDelayFrames.0 = now
-        } else if loudspeakerDelays.1 >= 0 && abs(estimate - loudspeakerDelays.1) <= tolerance {
-            loudspeakerDelayFrames.1 = now
-        } else if loudspeakerDelays.1 < 0
-            && (loudspeakerDelays.0 < 0 || abs(estimate - loudspeakerDelays.0) <= Double(loudspeakerSpread))
-        {
-            loudspeakerDelays.1 = estimate
-            loudspeakerDelayFrames.1 = now
-        } else if loudspeakerDelays.0 < 0 && abs(estimate - loudspeakerDelays.1) <= Double(loudspeakerSpread) {
-            loudspeakerDelays.0 = estimate
-            loudspeakerDelayFrames.0 = now
-        } else {
-            loudspeakerDelays = (estimate, -1)
-            loudspeakerDelayFrames = (now, 0)
-        }
-        let (a, b) = loudspeakerDelays
-        return a < 0 ? b : b < 0 ? a : min(a, b)
     }
 }

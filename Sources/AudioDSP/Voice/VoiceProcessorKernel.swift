@@ -32,6 +32,8 @@ public final class VoiceProcessorKernel {
     public let latencyFrames: Int
     /// Where the echo's direct path is placed in the linear filter, in samples (5 ms).
     public let alignmentMargin: Int
+    /// A new delay estimate moves the delay line when it differs by more than this (2 ms).
+    var realignmentThreshold: Int { 2 * alignmentMargin / 5 }
     /// The linear filter's length in samples.
     public let filterLength: Int
 
@@ -477,10 +479,10 @@ public final class VoiceProcessorKernel {
         estimator.push(reference: monoReference, mic: monoMic, count: f)
         if estimator.delaySamples >= 0 {
             var delay = estimator.delaySamples
-            if referenceCount == 2 && !referenceFolded { delay = nearerLoudspeakerDelay(delay) }
+            if playsTwoSignals { delay = nearerLoudspeakerDelay(delay) }
             current.delayMs = Float(delay * 1000 / settings.sampleRate)
             let target = min(max(Int(delay.rounded()) - alignmentMargin, 0), maximumLineDelay)
-            if !isAligned || abs(target - lineDelay) > 2 * alignmentMargin / 5 {
+            if !isAligned || abs(target - lineDelay) > realignmentThreshold {
                 lineDelay = target
                 isAligned = true
                 converged = false
@@ -651,7 +653,7 @@ public final class VoiceProcessorKernel {
         }
         if !converged && estimator.agreements >= 2 && framesSinceAlignment > 50 {
             // The two-loudspeaker MDF adapts twice the weights, and takes about twice as long.
-            let limit = Self.convergenceLimitFrames * (referenceCount == 2 && !referenceFolded ? 2 : 1)
+            let limit = Self.convergenceLimitFrames * (playsTwoSignals ? 2 : 1)
             if linearErleDb > Self.convergedErleDb || framesSinceAlignment > limit {
                 converged = true
             }

@@ -36,6 +36,11 @@ import Testing
         return (output, folded)
     }
 
+    /// The largest sample-for-sample difference between two outputs.
+    func largestDifference(_ a: [Float], _ b: [Float]) -> Float {
+        zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
+    }
+
     /// The far end on both reference channels, through the sum of two loudspeakers' rooms, with a near
     /// talker: the output equals, sample for sample, that of a processor given the far end once.
     @Test func aMonoSourceOnTwoReferencesIsCancelledExactlyAsOnOne() {
@@ -54,8 +59,7 @@ import Testing
         let (expected, _) = runVoiceKernel(one, mic: mic, reference: reference)
         let (output, folded) = run(two, mic: mic, left: reference, right: reference)
         #expect(folded.allSatisfy { $0 }, "the reference stayed folded")
-        var largest: Float = 0
-        for n in 0..<count { largest = max(largest, abs(output[n] - expected[n])) }
+        let largest = largestDifference(output, expected)
         #expect(largest == 0, "largest difference \(largest)")
         let tail = Int(3 * fs)..<Int(5 * fs)
         #expect(decibels(meanSquare(mic[tail]) / meanSquare(output[tail])) >= 30)
@@ -82,16 +86,12 @@ import Testing
             let two = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
             let (output, folded) = run(two, mic: mic, left: left, right: right)
             #expect(folded.allSatisfy { $0 }, "the reference stayed folded")
-            var largest: Float = 0
-            for n in 0..<count { largest = max(largest, abs(output[n] - expected[n])) }
+            let largest = largestDifference(output, expected)
             #expect(largest == 0, "largest difference \(largest)")
         }
         #expect((0..<5).contains { one.distortion.coefficient($0) != 0 }, "the distortion was learned")
     }
 
-    /// One signal on both channels for 4 s, two independent ones for 8 s, one again for 6 s, through
-    /// two different rooms: the reference unfolds at the first frame that differs, the two-channel
-    /// filter cancels the stereo part, and the reference folds again after 2 s of one signal.
     /// One signal panned onto both channels (the other channel a gain times the louder one, of either
     /// sign): the output equals, sample for sample, that of a processor given the louder channel once.
     @Test(arguments: [(Float(1), Float(-0.6)), (Float(0.3), Float(1))])
@@ -117,8 +117,7 @@ import Testing
         #expect(two.foldDirection == direction)
         let gain = Double(min(gains.left, gains.right) / max(gains.left, gains.right))
         #expect(abs(two.foldGain - gain) <= 1e-6, "gain \(two.foldGain)")
-        var largest: Float = 0
-        for n in 0..<count { largest = max(largest, abs(output[n] - expected[n])) }
+        let largest = largestDifference(output, expected)
         #expect(largest == 0, "largest difference \(largest)")
         let tail = Int(3 * fs)..<Int(5 * fs)
         #expect(decibels(meanSquare(mic[tail]) / meanSquare(output[tail])) >= 30)
@@ -173,6 +172,9 @@ import Testing
         #expect(erle >= 25, "ERLE \(erle) dB")
     }
 
+    /// One signal on both channels for 4 s, two independent ones for 8 s, one again for 6 s, through
+    /// two different rooms: the reference unfolds at the first frame that differs, the two-channel
+    /// filter cancels the stereo part, and the reference folds again after 2 s of one signal.
     @Test func aReferenceUnfoldsWhenItsChannelsDifferAndFoldsAgain() {
         let second = Int(fs)
         let count = 18 * second
