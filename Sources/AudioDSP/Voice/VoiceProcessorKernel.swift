@@ -202,8 +202,19 @@ public final class VoiceProcessorKernel {
     var foregroundShare: Float = 0
     static let foregroundMargin: Float = 0.8
     static let doubleTalkForegroundMargin: Float = 1.1
+    /// The two-loudspeaker copy's margin while the near end talks: that copy is learned, and trails the
+    /// MDF by about 3 dB on two correlated signals (a stereo mix), where a margin of 1.1 let it stand in
+    /// for a better MDF (docs/DECISIONS.md).
+    static let twoLoudspeakerDoubleTalkMargin: Float = 1
     static let doubleTalkComparisonSeconds = 0.2
     static let foregroundAveraging: Float = 0.3
+    /// The copy for two loudspeakers that play different signals (an unfolded two-channel reference),
+    /// learned from the two-loudspeaker MDF's echo estimate and used as `foreground` is (quality mode).
+    var twoLoudspeakerCopy: VoiceTwoLoudspeakerCopy
+    let tracksTwoLoudspeakerCopy: Bool
+    /// The aligned reference's two channels, this frame.
+    let alignedLeft: UnsafeMutablePointer<Float>
+    let alignedRight: UnsafeMutablePointer<Float>
     /// Per-frame smoothing of the slower comparison, and the two powers it smooths.
     let doubleTalkComparisonRate: Float
     var filterErrorPowerSlow: Float = 0
@@ -267,6 +278,13 @@ public final class VoiceProcessorKernel {
             frameLength: frameLength, filterLength: tracksForeground ? impulseResponseLength : 1)
         foregroundResponse = .allocate(capacity: impulseResponseLength)
         foregroundResponse.initialize(repeating: 0, count: impulseResponseLength)
+        tracksTwoLoudspeakerCopy = tracksForeground && settings.referenceChannels == 2
+        twoLoudspeakerCopy = VoiceTwoLoudspeakerCopy(
+            frameLength: frameLength, filterLength: tracksTwoLoudspeakerCopy ? impulseResponseLength : 1)
+        alignedLeft = .allocate(capacity: frameLength)
+        alignedLeft.initialize(repeating: 0, count: frameLength)
+        alignedRight = .allocate(capacity: frameLength)
+        alignedRight.initialize(repeating: 0, count: frameLength)
         doubleTalkComparisonRate = Float(
             min(1, Double(frameLength) / fs / Self.doubleTalkComparisonSeconds))
         foregroundError = .allocate(capacity: frameLength)
@@ -335,6 +353,9 @@ public final class VoiceProcessorKernel {
         foldedInterleaved.deallocate()
         distortion.deallocate()
         foreground.deallocate()
+        twoLoudspeakerCopy.deallocate()
+        alignedLeft.deallocate()
+        alignedRight.deallocate()
         foregroundError.deallocate()
         foregroundResponse.deallocate()
         impulseResponse.deallocate()
@@ -397,13 +418,13 @@ public final class VoiceProcessorKernel {
     /// Compares the first microphone's MDF error with the frozen copy's and puts the copy's into
     /// `errorFrame` (and the echo estimate to match) while it is clearly smaller, or, while the near end
     /// talks, not clearly larger; crossfading over a frame when the choice changes.
-    func useForeground() {
+    func useForeground(_ estimate: UnsafePointer<Float>, doubleTalkMargin margin: Float) {
         let f = frameLength
         var filterPower: Float = 0
         var copyPower: Float = 0
         for n in 0..<f {
             // notch(mic) = echo estimate + error
-            foregroundError[n] = echoFrame[n] + errorFrame[n] - foreground.estimate[n]
+            foregroundError[n] = echoFrame[n] + errorFrame[n] - estimate[n]
             filterPower += errorFrame[n] * errorFrame[n]
             copyPower += foregroundError[n] * foregroundError[n]
         }
@@ -415,7 +436,7 @@ public final class VoiceProcessorKernel {
         let better = foregroundErrorPower < Self.foregroundMargin * filterErrorPower
         let doubleTalkChoice =
             nearEndHangover > 0
-            && foregroundErrorPowerSlow < Self.doubleTalkForegroundMargin * filterErrorPowerSlow
+            && foregroundErrorPowerSlow < margin * filterErrorPowerSlow
         let target: Float = better || doubleTalkChoice ? 1 : 0
         guard target > 0 || foregroundShare > 0 else { return }
         let start = foregroundShare
@@ -498,6 +519,8 @@ public final class VoiceProcessorKernel {
                 let v = rings[ringLength + ((start + n) & mask)]
                 referenceInterleaved[2 * n] = Self.toInt16(l)
                 referenceInterleaved[2 * n + 1] = Self.toInt16(v)
+                alignedLeft[n] = l
+                alignedRight[n] = v
                 r += rightScale * v
             } else {
                 referenceInterleaved[n] = Self.toInt16(l)
@@ -540,6 +563,13 @@ public final class VoiceProcessorKernel {
                 foreground.push(preprocessedReference)
             } else {
                 foreground.push(alignedMono)
+            }
+        }
+        if tracksTwoLoudspeakerCopy {
+            if oneLoudspeaker {
+                twoLoudspeakerCopy.skip()
+            } else {
+                twoLoudspeakerCopy.push(left: alignedLeft, right: alignedRight)
             }
         }
         speex_echo_cancellation(state, micInterleaved, mdfReference, outputInterleaved)
@@ -606,7 +636,21 @@ public final class VoiceProcessorKernel {
             {
                 distortion.learn(error: errorFrame)
             }
-            if c == 0 && tracksForeground && oneLoudspeaker && foreground.hasFilter { useForeground() }
+            if c == 0 && tracksForeground && oneLoudspeaker && foreground.hasFilter {
+                useForeground(foreground.estimate, doubleTalkMargin: Self.doubleTalkForegroundMargin)
+            }
+            if c == 0 && tracksTwoLoudspeakerCopy && !oneLoudspeaker {
+                // Learns from the MDF's own echo estimate while it is trusted, as the one-loudspeaker
+                // copy takes its snapshots.
+                if farEndActive && nearEndHangover == 0
+                    && (!twoLoudspeakerCopy.hasFilter || filterErrorPower <= foregroundErrorPower)
+                {
+                    twoLoudspeakerCopy.learn(target: echoFrame)
+                }
+                if twoLoudspeakerCopy.hasFilter {
+                    useForeground(twoLoudspeakerCopy.estimate, doubleTalkMargin: Self.twoLoudspeakerDoubleTalkMargin)
+                }
+            }
             notch[0] = m0 + 1e-20 - 1e-20
             notch[1] = m1 + 1e-20 - 1e-20
             suppressors[c].process(

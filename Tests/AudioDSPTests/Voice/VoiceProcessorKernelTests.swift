@@ -254,10 +254,11 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
             output[c] = buffers[4 + c]
         }
         let probe = AllocationProbe()
-        // 1.6 s, counted from 0.2 s on: past the distortion learner's warm-up (0.25 s) and the
-        // convergence check (0.5 s), whose first calls must not initialise anything lazily either.
+        // 2.8 s, counted from 0.2 s on: past the distortion learner's warm-up (0.25 s) and the
+        // convergence check (0.5 s), whose first calls must not initialise anything lazily either, and,
+        // with two signals from 1 s on, past the two-loudspeaker copy's first second of learning.
         var foldedAtFirst = false
-        for frame in 0..<160 {
+        for frame in 0..<280 {
             for n in 0..<f {
                 let far = talker.noise() * 0.05
                 buffers[2][n] = far
@@ -277,6 +278,7 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
         #expect((0..<5).contains { kernel.distortion.coefficient($0) != 0 }, "the distortion learner ran")
         #expect(foldedAtFirst == (referenceChannels == 2), "one signal on two channels folded")
         #expect(!kernel.referenceFolded, "unfolded at the second signal")
+        #expect(kernel.twoLoudspeakerCopy.hasFilter == (referenceChannels == 2), "the two-loudspeaker copy in use")
     }
 }
 
