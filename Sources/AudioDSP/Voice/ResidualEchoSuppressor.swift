@@ -22,7 +22,8 @@
 ///   adjusting the learning rate in frequency domain echo cancellation with double-talk", IEEE Trans.
 ///   ASLP 15(3), 2007, which speex computes once for all bins; here per bin). The regressions are
 ///   updated once per frame (on its second hop, whose window ends with the frame):
-///   - `Y` is the linear filter's echo estimate (η_k: its leakage, at least the all-bin leakage);
+///   - `Y` is the linear filter's echo estimate (η_k: its leakage; in the suppression of far-end single
+///     talk at least the all-bin leakage, see `nearEndOwnLeakage`);
 ///   - `L` is a decaying sum of past |Y|² (the reverberation beyond the filter's length);
 ///   - `X` is the largest aligned-reference power in the span where the echo can be (`referencePeak`);
 ///   - `T` is the echo estimate's power summed over bins (a loudspeaker's distortion spreads energy
@@ -71,10 +72,14 @@ public struct ResidualEchoSuppressor {
     /// 6 late echo L, 7 mean L, 8 mean Pe·L, 9 mean L², 10 mean X, 11 mean Pe·X, 12 mean X²,
     /// 13 mean Pe·T (T: the echo estimate's power summed over bins, the distortion predictor),
     /// 14 smoothed |D|², 15 smoothed |Y|², 16 and 17 smoothed D·Y* (D = E + Y, the microphone),
-    /// 18–21 the regression factors η, λ, κ, ν of the latest frame.
+    /// 18–21 the regression factors η, λ, κ, ν of the latest frame, 22 each bin's own leakage (η before
+    /// the broadband leakage's floor).
     @usableFromInline let state: UnsafeMutablePointer<Float>
-    /// The latest hop's residual echo estimate per bin.
+    /// The latest hop's residual echo estimate per bin, from each bin's own leakage (the detector's
+    /// measure; the suppression's while the near end talks, see `nearEndOwnLeakage`), and with the
+    /// broadband leakage as the least leakage (the suppression's otherwise).
     @usableFromInline let estimates: UnsafeMutablePointer<Float>
+    @usableFromInline let flooredEstimates: UnsafeMutablePointer<Float>
     @usableFromInline var frames = 0
     @usableFromInline var meanTotal: Float = 0
     @usableFromInline var meanTotal2: Float = 0
@@ -126,6 +131,12 @@ public struct ResidualEchoSuppressor {
     public var nearEndLearning: Float
     /// Weight of the broadband leakage as the least per-bin leakage.
     public var globalLeakageWeight: Float = 1
+    /// The broadband leakage is the least per-bin leakage only for the suppression in far-end single
+    /// talk: the detector's excess, and the suppression while the near end talks, take each bin's own
+    /// leakage. The floor keeps bins the far end seldom excites from being trusted to be cancelled; while
+    /// the talker talks it took the talker down in just those bins, and it hid the talker's onsets from
+    /// the detector (docs/DECISIONS.md). False: the floor everywhere.
+    public var nearEndOwnLeakage: Bool
     /// Mean squares (per sample) over the latest frame: the error (post-filter input), the output, the
     /// estimated noise, the estimated residual echo, and the error in excess of noise and echo (the
     /// near-end talker's share).
@@ -172,6 +183,7 @@ public struct ResidualEchoSuppressor {
         clearTalkerOverSubtraction = keepsNearEnd ? 2 : 6
         instantClearTalkerExcess = keepsNearEnd ? 20 : .infinity
         nearEndLearning = keepsNearEnd ? 0.003 : 0
+        nearEndOwnLeakage = keepsNearEnd
         fft = VoiceFFT(size: size)
         // Analysis: sine rise over n − h samples, sine fall over h. Analysis × synthesis: a Hann window
         // over the last 2h samples, whose copies one hop apart sum to one.
@@ -200,10 +212,12 @@ public struct ResidualEchoSuppressor {
         errorIm = .allocate(capacity: binCount)
         echoRe = .allocate(capacity: binCount)
         echoIm = .allocate(capacity: binCount)
-        state = .allocate(capacity: 22 * binCount)
-        state.initialize(repeating: 0, count: 22 * binCount)
+        state = .allocate(capacity: 23 * binCount)
+        state.initialize(repeating: 0, count: 23 * binCount)
         estimates = .allocate(capacity: binCount)
         estimates.initialize(repeating: 0, count: binCount)
+        flooredEstimates = .allocate(capacity: binCount)
+        flooredEstimates.initialize(repeating: 0, count: binCount)
     }
 
     public func deallocate() {
@@ -220,6 +234,7 @@ public struct ResidualEchoSuppressor {
         echoIm.deallocate()
         state.deallocate()
         estimates.deallocate()
+        flooredEstimates.deallocate()
     }
 
     /// Windows the latest `windowLength` samples of `samples` into `time` (zero-padded) and transforms them.
@@ -290,6 +305,8 @@ public struct ResidualEchoSuppressor {
         let lateFactor = state + 19 * binCount
         let couplingFactor = state + 20 * binCount
         let spreadFactor = state + 21 * binCount
+        let ownLeakage = state + 22 * binCount
+        let own = nearEndOwnLeakage
         var total: Float = 0
         for k in 0..<binCount { total += echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k] }
         total *= 1 / Float(binCount)
@@ -306,11 +323,13 @@ public struct ResidualEchoSuppressor {
             let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
             let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
             // Two-argument max only: the variadic one builds an array. `late` excludes this hop.
-            let echoResidual = max(
-                max(leakageFactor[k] * py, lateFactor[k] * late[k]),
-                max(couplingFactor[k] * referencePeak[k], spreadFactor[k] * total))
-            let echoEstimate = max(echoResidual, referenceWeight * referencePeak[k])
+            let others = max(
+                max(lateFactor[k] * late[k], couplingFactor[k] * referencePeak[k]),
+                max(spreadFactor[k] * total, referenceWeight * referencePeak[k]))
+            let floored = max(leakageFactor[k] * py, others)
+            let echoEstimate = own ? max(ownLeakage[k] * py, others) : floored
             estimates[k] = echoEstimate
+            flooredEstimates[k] = floored
             hopExcess += max(0, pe - 2 * echoEstimate - 2 * noise[k])
             hopInterference += echoEstimate + noise[k]
         }
@@ -322,6 +341,7 @@ public struct ResidualEchoSuppressor {
             nearEnd
             ? (clearTalker || clearNow ? clearTalkerOverSubtraction : doubleTalkOverSubtraction) : overSubtraction
         let residualFloor = nearEnd ? doubleTalkEchoFloor : echoFloor
+        let suppressed = nearEnd ? estimates : flooredEstimates
         let dd = nearEnd ? nearEndPriorSmoothing : priorSmoothing
         let rise = noiseRise
         var inSum: Float = 0
@@ -335,7 +355,7 @@ public struct ResidualEchoSuppressor {
             // The late echo: what the echo estimate leaves behind, decaying.
             late[k] = decay * (late[k] + py)
             let echoEstimate = estimates[k]
-            let residual = over * echoEstimate
+            let residual = over * suppressed[k]
             // Noise: minimum tracking on the error (starts from the first hop).
             if frames == 1 || pe < noise[k] {
                 noise[k] = pe
@@ -397,6 +417,7 @@ public struct ResidualEchoSuppressor {
         let lateFactor = state + 19 * binCount
         let couplingFactor = state + 20 * binCount
         let spreadFactor = state + 21 * binCount
+        let ownLeakage = state + 22 * binCount
         var a = statisticsRate
         let c = coherenceRate
         var coherent: Float = 0
@@ -454,7 +475,8 @@ public struct ResidualEchoSuppressor {
             let variance = meanPy2[k] - meanPy[k] * meanPy[k]
             let covariance = meanPePy[k] - meanPe[k] * meanPy[k]
             let leakage: Float = variance > 1e-30 ? covariance / variance : 0
-            leakageFactor[k] = min(max(max(leakage, 0.005), globalLeakage), maximumLeakage)
+            ownLeakage[k] = min(max(leakage, 0.005), maximumLeakage)
+            leakageFactor[k] = min(max(ownLeakage[k], globalLeakage), maximumLeakage)
             let lateVariance = meanL2[k] - meanL[k] * meanL[k]
             let lateCovariance = meanPeL[k] - meanPe[k] * meanL[k]
             let lateLeakage: Float = lateVariance > 1e-30 ? lateCovariance / lateVariance : 0

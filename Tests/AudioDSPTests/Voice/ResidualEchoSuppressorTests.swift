@@ -98,4 +98,73 @@ import Testing
         let marked = run(amplitude: 0.1, echoPower: 2, frames: 50, nearEndActive: false, clearTalker: true)
         #expect(plain == marked)
     }
+
+    /// The far end excites 300 Hz … 3 kHz, where the filter leaves 9 % of the echo's power, and a steady
+    /// 6 kHz component, where it leaves nothing: the broadband leakage (about 9 %) is the least leakage
+    /// of the 6 kHz bins, whose own is near zero. Then a near talker at 6 kHz, 10 dB below that
+    /// component's echo estimate, while the detector marks the near end. Runs both ways (the own leakage
+    /// while the near end talks, or the floor everywhere) and returns the talker's level over the last
+    /// half second, and the output of a far-end-only run.
+    func runLeakageScene(ownLeakage: Bool, talker: Bool) -> (talkerGain: Double, output: [Float]) {
+        var suppressor = ResidualEchoSuppressor(frameLength: Self.frameLength, sampleRate: Self.sampleRate)
+        suppressor.nearEndOwnLeakage = ownLeakage
+        defer { suppressor.deallocate() }
+        let f = Self.frameLength
+        let error = UnsafeMutablePointer<Float>.allocate(capacity: f)
+        let echo = UnsafeMutablePointer<Float>.allocate(capacity: f)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: f)
+        let peak = UnsafeMutablePointer<Float>.allocate(capacity: suppressor.binCount)
+        defer {
+            error.deallocate()
+            echo.deallocate()
+            output.deallocate()
+            peak.deallocate()
+        }
+        peak.initialize(repeating: 0, count: suppressor.binCount)
+        var random = SpeechLikeSignal(seed: 17)
+        let tones = (0..<24).map { i in (300 + 115 * Double(i), 2 * EffectMath.pi * Double(random.noise())) }
+        let learning = 300
+        let frames = learning + 150
+        let talkerAmplitude = Float(0.1 / 10.0.squareRoot())
+        var out: [Float] = []
+        for frame in 0..<frames {
+            let nearEnd = talker && frame >= learning
+            for n in 0..<f {
+                let t = Double(frame * f + n) / Self.sampleRate
+                // Four syllables a second over the band; a steady 6 kHz component.
+                let envelope = 0.5 - 0.5 * EffectMath.cos(2 * EffectMath.pi * 4 * t)
+                var band = 0.0
+                for (frequency, phase) in tones { band += EffectMath.sin(2 * EffectMath.pi * frequency * t + phase) }
+                let high = 0.1 * EffectMath.sin(2 * EffectMath.pi * 6000 * t)
+                echo[n] = Float(0.05 * envelope * band + high)
+                let near = nearEnd ? talkerAmplitude * Float(EffectMath.sin(2 * EffectMath.pi * 6000 * t + 1)) : 0
+                error[n] = Float(0.3 * 0.05 * envelope * band) + near
+            }
+            suppressor.process(
+                error: error, echo: echo, referencePeak: peak, referenceWeight: 0, farEndActive: true,
+                nearEndActive: nearEnd, clearTalker: false, noiseSuppression: false, output: output)
+            out += Array(UnsafeBufferPointer(start: output, count: f))
+        }
+        let tail = Array(out.suffix(Int(Self.sampleRate / 2)))
+        let measured = Goertzel.amplitude(tail, frequency: 6000, sampleRate: Self.sampleRate)
+        return (Decibels.fromAmplitude(measured / Double(talkerAmplitude)), out)
+    }
+
+    @Test func theNearTalkerIsSuppressedWithEachBinsOwnLeakage() {
+        // Under the broadband floor the talker is held at the double-talk floor (−18 dB) where the filter
+        // leaves nothing of the echo; with each bin's own leakage it keeps at least 6 dB more of itself
+        // (−10 dB measured), never above unity.
+        let own = runLeakageScene(ownLeakage: true, talker: true).talkerGain
+        let floored = runLeakageScene(ownLeakage: false, talker: true).talkerGain
+        print("talker at 6 kHz: \(own) dB with its bins' own leakage, \(floored) dB under the broadband floor")
+        #expect(own >= floored + 6, "own leakage \(own) dB, broadband floor \(floored) dB")
+        #expect(own <= 0.05)
+    }
+
+    @Test func farEndSingleTalkKeepsTheBroadbandFloor() {
+        // Without a near end the choice changes no output sample.
+        let own = runLeakageScene(ownLeakage: true, talker: false).output
+        let floored = runLeakageScene(ownLeakage: false, talker: false).output
+        #expect(own == floored)
+    }
 }
