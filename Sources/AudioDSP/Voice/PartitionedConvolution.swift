@@ -1,9 +1,11 @@
-// Control side: init, deallocate. Render side: setFilter, apply (no allocation, no locks).
+// Control side: init, deallocate. Render side: setFilter, apply, accumulate, adapt, constrain, clear
+// (no allocation, no locks).
 
 /// Partitioned overlap-save convolution with one impulse response, a frame per partition: the response
 /// cut into frames and transformed; `apply` multiplies each with the spectrum of the signal's window that
 /// many frames ago and sums; the last frame of the inverse transform is the linear convolution (the
-/// window, `fftSize` samples, is at least two frames long).
+/// window, `fftSize` samples, is at least two frames long). An adaptive filter moves the partitions
+/// itself (`adapt`, `constrain`).
 public struct PartitionedConvolution {
     public let frameLength: Int
     public let fftSize: Int
@@ -74,11 +76,21 @@ public struct PartitionedConvolution {
         ringRe: UnsafePointer<Float>, ringIm: UnsafePointer<Float>, newest: Int,
         into output: UnsafeMutablePointer<Float>
     ) {
-        let bins = binCount
-        for k in 0..<bins {
+        for k in 0..<binCount {
             accumulatorRe[k] = 0
             accumulatorIm[k] = 0
         }
+        accumulate(ringRe: ringRe, ringIm: ringIm, newest: newest, intoRe: accumulatorRe, intoIm: accumulatorIm)
+        inverse(accumulatorRe, accumulatorIm, into: output)
+    }
+
+    /// Adds the spectrum of the response times the ring's spectra (as `apply` pairs them) to `intoRe`,
+    /// `intoIm` (`binCount` bins each).
+    public func accumulate(
+        ringRe: UnsafePointer<Float>, ringIm: UnsafePointer<Float>, newest: Int,
+        intoRe: UnsafeMutablePointer<Float>, intoIm: UnsafeMutablePointer<Float>
+    ) {
+        let bins = binCount
         for p in 0..<partitionCount {
             let s = ((newest + p) % partitionCount) * bins
             let h = p * bins
@@ -87,11 +99,64 @@ public struct PartitionedConvolution {
                 let xi = ringIm[s + k]
                 let hr = filterRe[h + k]
                 let hi = filterIm[h + k]
-                accumulatorRe[k] += hr * xr - hi * xi
-                accumulatorIm[k] += hr * xi + hi * xr
+                intoRe[k] += hr * xr - hi * xi
+                intoIm[k] += hr * xi + hi * xr
             }
         }
-        fft.inverse(re: accumulatorRe, im: accumulatorIm, time)
+    }
+
+    /// The last frame of the inverse transform of a spectrum (`binCount` bins; overwritten) into `output`.
+    public func inverse(
+        _ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>
+    ) {
+        fft.inverse(re: re, im: im, time)
         for i in 0..<frameLength { output[i] = time[fftSize - frameLength + i] }
+    }
+
+    /// The spectrum of one frame of error (`frameLength` samples) at the end of an otherwise silent window,
+    /// as overlap-save pairs it with the ring's windows, into `re`, `im`.
+    public func errorSpectrum(
+        _ error: UnsafePointer<Float>, re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>
+    ) {
+        for i in 0..<(fftSize - frameLength) { time[i] = 0 }
+        for i in 0..<frameLength { time[fftSize - frameLength + i] = error[i] }
+        fft.forward(time, re: re, im: im)
+    }
+
+    /// A gradient step: adds conj(X) · E to each partition, X the ring's spectrum that partition pairs
+    /// with and E a (normalised) error spectrum.
+    public mutating func adapt(
+        ringRe: UnsafePointer<Float>, ringIm: UnsafePointer<Float>, newest: Int,
+        errorRe: UnsafePointer<Float>, errorIm: UnsafePointer<Float>
+    ) {
+        let bins = binCount
+        for p in 0..<partitionCount {
+            let s = ((newest + p) % partitionCount) * bins
+            let h = p * bins
+            for k in 0..<bins {
+                let xr = ringRe[s + k]
+                let xi = ringIm[s + k]
+                let er = errorRe[k]
+                let ei = errorIm[k]
+                filterRe[h + k] += xr * er + xi * ei
+                filterIm[h + k] += xr * ei - xi * er
+            }
+        }
+    }
+
+    /// Brings partition `partition` back to a response a frame long (the gradient's circular part out).
+    public func constrain(partition: Int) {
+        let h = partition * binCount
+        fft.inverse(re: filterRe + h, im: filterIm + h, time)
+        for i in frameLength..<fftSize { time[i] = 0 }
+        fft.forward(time, re: filterRe + h, im: filterIm + h)
+    }
+
+    /// Sets every partition to zero (`hasFilter` unchanged).
+    public func clear() {
+        for i in 0..<(partitionCount * binCount) {
+            filterRe[i] = 0
+            filterIm[i] = 0
+        }
     }
 }

@@ -15,30 +15,29 @@
 /// smoothed over time, as SpeexDSP does, the step was 16 times too large at a speech onset and diverged
 /// unless it was made too small to follow the MDF), and the partitions' time-domain constraint (a
 /// response a frame long) applied to one partition of each channel per frame, in turn (as in SpeexDSP's
-/// "alternatively updated" MDF).
+/// "alternatively updated" MDF). Each loudspeaker's filter is a `PartitionedConvolution`.
 public struct VoiceTwoLoudspeakerCopy {
     public let frameLength: Int
-    public let fftSize: Int
-    public let binCount: Int
-    public let partitionCount: Int
-    let fft: VoiceFFT
+    /// Each loudspeaker's response, partitioned.
+    var filters: (PartitionedConvolution, PartitionedConvolution)
+    public var fftSize: Int { filters.0.fftSize }
+    public var binCount: Int { filters.0.binCount }
+    public var partitionCount: Int { filters.0.partitionCount }
     /// Each channel's last `fftSize` samples, left then right.
     let windows: UnsafeMutablePointer<Float>
-    /// Each channel's latest `partitionCount` window spectra (a ring: left rows, then right rows), and the
-    /// filters' partitions (left, then right), split complex.
+    /// Each channel's latest `partitionCount` window spectra, split complex: rings (see
+    /// `PartitionedConvolution.apply`) of the left channel, then of the right.
     let spectraRe: UnsafeMutablePointer<Float>
     let spectraIm: UnsafeMutablePointer<Float>
-    let filterRe: UnsafeMutablePointer<Float>
-    let filterIm: UnsafeMutablePointer<Float>
     var newest = 0
     /// The power per bin of both channels' spectra over the span the filters cover.
     let power: UnsafeMutablePointer<Float>
     let accumulatorRe: UnsafeMutablePointer<Float>
     let accumulatorIm: UnsafeMutablePointer<Float>
-    let time: UnsafeMutablePointer<Float>
     var constrainedPartition = 0
-    /// This frame's echo estimate.
+    /// This frame's echo estimate, and the error against the latest target.
     public let estimate: UnsafeMutablePointer<Float>
+    let error: UnsafeMutablePointer<Float>
     /// The copy has learned from at least `minimumLearningFrames` frames, and its ring holds the
     /// reference of the latest `partitionCount` frames.
     public var hasFilter: Bool { learnedFrames >= Self.minimumLearningFrames && isPrimed }
@@ -57,56 +56,48 @@ public struct VoiceTwoLoudspeakerCopy {
     public init(frameLength: Int, filterLength: Int) {
         precondition(frameLength > 0 && filterLength > 0)
         self.frameLength = frameLength
-        var size = 4
-        while size < 2 * frameLength { size *= 2 }
-        fftSize = size
-        binCount = size / 2 + 1
-        partitionCount = (filterLength + frameLength - 1) / frameLength
-        fft = VoiceFFT(size: size)
+        filters = (
+            PartitionedConvolution(frameLength: frameLength, filterLength: filterLength),
+            PartitionedConvolution(frameLength: frameLength, filterLength: filterLength)
+        )
+        let size = filters.0.fftSize
+        let bins = filters.0.binCount
         windows = .allocate(capacity: 2 * size)
         windows.initialize(repeating: 0, count: 2 * size)
-        let spectra = 2 * partitionCount * binCount
+        let spectra = 2 * filters.0.partitionCount * bins
         spectraRe = .allocate(capacity: spectra)
         spectraRe.initialize(repeating: 0, count: spectra)
         spectraIm = .allocate(capacity: spectra)
         spectraIm.initialize(repeating: 0, count: spectra)
-        filterRe = .allocate(capacity: spectra)
-        filterRe.initialize(repeating: 0, count: spectra)
-        filterIm = .allocate(capacity: spectra)
-        filterIm.initialize(repeating: 0, count: spectra)
-        power = .allocate(capacity: binCount)
-        power.initialize(repeating: 0, count: binCount)
-        accumulatorRe = .allocate(capacity: binCount)
-        accumulatorRe.initialize(repeating: 0, count: binCount)
-        accumulatorIm = .allocate(capacity: binCount)
-        accumulatorIm.initialize(repeating: 0, count: binCount)
-        time = .allocate(capacity: size)
-        time.initialize(repeating: 0, count: size)
+        power = .allocate(capacity: bins)
+        power.initialize(repeating: 0, count: bins)
+        accumulatorRe = .allocate(capacity: bins)
+        accumulatorRe.initialize(repeating: 0, count: bins)
+        accumulatorIm = .allocate(capacity: bins)
+        accumulatorIm.initialize(repeating: 0, count: bins)
         estimate = .allocate(capacity: frameLength)
         estimate.initialize(repeating: 0, count: frameLength)
+        error = .allocate(capacity: frameLength)
+        error.initialize(repeating: 0, count: frameLength)
     }
 
     public func deallocate() {
-        fft.deallocate()
+        filters.0.deallocate()
+        filters.1.deallocate()
         windows.deallocate()
         spectraRe.deallocate()
         spectraIm.deallocate()
-        filterRe.deallocate()
-        filterIm.deallocate()
         power.deallocate()
         accumulatorRe.deallocate()
         accumulatorIm.deallocate()
-        time.deallocate()
         estimate.deallocate()
+        error.deallocate()
     }
 
     /// Forgets what was learned (an echo path the MDF starts afresh on).
     public mutating func forget() {
-        let count = 2 * partitionCount * binCount
-        for i in 0..<count {
-            filterRe[i] = 0
-            filterIm[i] = 0
-        }
+        filters.0.clear()
+        filters.1.clear()
         learnedFrames = 0
     }
 
@@ -114,10 +105,11 @@ public struct VoiceTwoLoudspeakerCopy {
     /// refilled.
     public mutating func skip() { framesPushed = 0 }
 
-    /// The ring row of channel `channel` (0 left, 1 right) `age` frames before the newest.
+    /// Channel `channel`'s ring (0 left, 1 right).
     @inline(__always)
-    func row(_ channel: Int, age: Int) -> Int {
-        (channel * partitionCount + (newest + age) % partitionCount) * binCount
+    func ring(_ channel: Int) -> (re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>) {
+        let offset = channel * partitionCount * binCount
+        return (spectraRe + offset, spectraIm + offset)
     }
 
     /// One frame of the two channels the MDF sees; computes this frame's `estimate`.
@@ -133,8 +125,8 @@ public struct VoiceTwoLoudspeakerCopy {
             let x = channel == 0 ? left : right
             for i in 0..<(n - f) { window[i] = window[i + f] }
             for i in 0..<f { window[n - f + i] = x[i] }
-            let r = row(channel, age: 0)
-            fft.forward(window, re: spectraRe + r, im: spectraIm + r)
+            let r = ring(channel)
+            filters.0.transform(window, ringRe: r.re, ringIm: r.im, row: newest)
         }
         for k in 0..<bins {
             power[k] = 0
@@ -142,34 +134,26 @@ public struct VoiceTwoLoudspeakerCopy {
             accumulatorIm[k] = 0
         }
         for channel in 0..<2 {
-            for p in 0..<partitions {
-                let s = row(channel, age: p)
-                let h = (channel * partitions + p) * bins
-                for k in 0..<bins {
-                    let xr = spectraRe[s + k]
-                    let xi = spectraIm[s + k]
-                    let hr = filterRe[h + k]
-                    let hi = filterIm[h + k]
-                    accumulatorRe[k] += hr * xr - hi * xi
-                    accumulatorIm[k] += hr * xi + hi * xr
-                    power[k] += xr * xr + xi * xi
-                }
+            let r = ring(channel)
+            for row in 0..<partitions {
+                let s = row * bins
+                for k in 0..<bins { power[k] += r.re[s + k] * r.re[s + k] + r.im[s + k] * r.im[s + k] }
             }
         }
-        fft.inverse(re: accumulatorRe, im: accumulatorIm, time)
-        for i in 0..<f { estimate[i] = time[n - f + i] }
+        let l = ring(0)
+        let r = ring(1)
+        filters.0.accumulate(ringRe: l.re, ringIm: l.im, newest: newest, intoRe: accumulatorRe, intoIm: accumulatorIm)
+        filters.1.accumulate(ringRe: r.re, ringIm: r.im, newest: newest, intoRe: accumulatorRe, intoIm: accumulatorIm)
+        filters.0.inverse(accumulatorRe, accumulatorIm, into: estimate)
     }
 
     /// Moves the filters towards `target`, this frame's echo as the MDF estimates it (after `push`).
     public mutating func learn(target: UnsafePointer<Float>) {
         guard isPrimed else { return }
         let f = frameLength
-        let n = fftSize
         let bins = binCount
-        let partitions = partitionCount
-        for i in 0..<(n - f) { time[i] = 0 }
-        for i in 0..<f { time[n - f + i] = target[i] - estimate[i] }
-        fft.forward(time, re: accumulatorRe, im: accumulatorIm)
+        for i in 0..<f { error[i] = target[i] - estimate[i] }
+        filters.0.errorSpectrum(error, re: accumulatorRe, im: accumulatorIm)
         // The normalised error: μ E / power, with a floor a millionth of the loudest bin's power.
         var peak: Float = 0
         for k in 0..<bins { peak = max(peak, power[k]) }
@@ -181,30 +165,14 @@ public struct VoiceTwoLoudspeakerCopy {
             accumulatorRe[k] *= g
             accumulatorIm[k] *= g
         }
-        for channel in 0..<2 {
-            for p in 0..<partitions {
-                let s = row(channel, age: p)
-                let h = (channel * partitions + p) * bins
-                for k in 0..<bins {
-                    // conj(X) · E
-                    let xr = spectraRe[s + k]
-                    let xi = spectraIm[s + k]
-                    let er = accumulatorRe[k]
-                    let ei = accumulatorIm[k]
-                    filterRe[h + k] += xr * er + xi * ei
-                    filterIm[h + k] += xr * ei - xi * er
-                }
-            }
-        }
+        let l = ring(0)
+        let r = ring(1)
+        filters.0.adapt(ringRe: l.re, ringIm: l.im, newest: newest, errorRe: accumulatorRe, errorIm: accumulatorIm)
+        filters.1.adapt(ringRe: r.re, ringIm: r.im, newest: newest, errorRe: accumulatorRe, errorIm: accumulatorIm)
         // One partition of each channel back to a response a frame long.
-        let p = constrainedPartition
-        constrainedPartition = (constrainedPartition + 1) % partitions
-        for channel in 0..<2 {
-            let h = (channel * partitions + p) * bins
-            fft.inverse(re: filterRe + h, im: filterIm + h, time)
-            for i in f..<n { time[i] = 0 }
-            fft.forward(time, re: filterRe + h, im: filterIm + h)
-        }
+        filters.0.constrain(partition: constrainedPartition)
+        filters.1.constrain(partition: constrainedPartition)
+        constrainedPartition = (constrainedPartition + 1) % partitionCount
         learnedFrames += 1
     }
 }

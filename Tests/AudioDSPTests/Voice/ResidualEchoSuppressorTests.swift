@@ -2,6 +2,28 @@ import AudioDSP
 import DSPTestSupport
 import Testing
 
+/// One frame of error, echo and output and a reference peak per bin, for feeding a suppressor.
+struct SuppressorBuffers {
+    let error: UnsafeMutablePointer<Float>
+    let echo: UnsafeMutablePointer<Float>
+    let output: UnsafeMutablePointer<Float>
+    let peak: UnsafeMutablePointer<Float>
+
+    init(frameLength: Int, binCount: Int) {
+        error = .allocate(capacity: frameLength)
+        echo = .allocate(capacity: frameLength)
+        output = .allocate(capacity: frameLength)
+        peak = .allocate(capacity: binCount)
+    }
+
+    func deallocate() {
+        error.deallocate()
+        echo.deallocate()
+        output.deallocate()
+        peak.deallocate()
+    }
+}
+
 @Suite struct ResidualEchoSuppressorTests {
     static let sampleRate = 48_000.0
     static let frameLength = 480
@@ -17,16 +39,9 @@ import Testing
         if !instant { suppressor.instantClearTalkerExcess = .infinity }
         defer { suppressor.deallocate() }
         let f = Self.frameLength
-        let error = UnsafeMutablePointer<Float>.allocate(capacity: f)
-        let echo = UnsafeMutablePointer<Float>.allocate(capacity: f)
-        let output = UnsafeMutablePointer<Float>.allocate(capacity: f)
-        let peak = UnsafeMutablePointer<Float>.allocate(capacity: suppressor.binCount)
-        defer {
-            error.deallocate()
-            echo.deallocate()
-            output.deallocate()
-            peak.deallocate()
-        }
+        let buffers = SuppressorBuffers(frameLength: f, binCount: suppressor.binCount)
+        defer { buffers.deallocate() }
+        let (error, echo, output, peak) = (buffers.error, buffers.echo, buffers.output, buffers.peak)
         echo.initialize(repeating: 0, count: f)
         let hertzPerBin = Self.sampleRate / Double(suppressor.fftSize)
         for k in 0..<suppressor.binCount { peak[k] = echoBand.contains(Double(k) * hertzPerBin) ? echoPower : 0 }
@@ -110,16 +125,9 @@ import Testing
         suppressor.nearEndOwnLeakage = ownLeakage
         defer { suppressor.deallocate() }
         let f = Self.frameLength
-        let error = UnsafeMutablePointer<Float>.allocate(capacity: f)
-        let echo = UnsafeMutablePointer<Float>.allocate(capacity: f)
-        let output = UnsafeMutablePointer<Float>.allocate(capacity: f)
-        let peak = UnsafeMutablePointer<Float>.allocate(capacity: suppressor.binCount)
-        defer {
-            error.deallocate()
-            echo.deallocate()
-            output.deallocate()
-            peak.deallocate()
-        }
+        let buffers = SuppressorBuffers(frameLength: f, binCount: suppressor.binCount)
+        defer { buffers.deallocate() }
+        let (error, echo, output, peak) = (buffers.error, buffers.echo, buffers.output, buffers.peak)
         peak.initialize(repeating: 0, count: suppressor.binCount)
         var random = SpeechLikeSignal(seed: 17)
         let tones = (0..<24).map { i in (300 + 115 * Double(i), 2 * EffectMath.pi * Double(random.noise())) }

@@ -139,27 +139,16 @@ private func reverberantPath(_ signal: [Float], delay: Int, sampleRate: Double, 
             settings: VoiceProcessorSettings(
                 agc: false, noiseSuppression: false, referenceChannels: 2, sampleRate: fs))
         let f = kernel.frameLength
-        let buffers = (0..<4).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: f) }
-        defer { buffers.forEach { $0.deallocate() } }
-        var micPointers = [buffers[0]]
-        var referencePointers = [buffers[1], buffers[2]]
-        var outPointers = [buffers[3]]
         var error = [Float](repeating: 0, count: count)
         var filterError = [Float](repeating: 0, count: count)
         var start = 0
-        while start + f <= count {
-            for n in 0..<f {
-                buffers[0][n] = mic[start + n]
-                buffers[1][n] = left[start + n]
-                buffers[2][n] = right[start + n]
-            }
-            kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
-            if start == talkStart + Int(0.5 * fs) { speex_echo_state_reset(kernel.echoState) }
+        _ = VoiceReferenceFoldingTests().run(kernel, mic: mic, left: left, right: right) {
             for n in 0..<f {
                 error[start + n] = kernel.errorFrame[n]
                 filterError[start + n] = Float(kernel.outputInterleaved[n]) / 32768
             }
             start += f
+            if start == talkStart + Int(0.5 * fs) { speex_echo_state_reset(kernel.echoState) }
         }
         #expect(!kernel.referenceFolded)
         #expect(kernel.twoLoudspeakerCopy.hasFilter)
