@@ -1,4 +1,4 @@
-// Control side: init, deallocate. Render side: setFilter, apply, accumulate, adapt, constrain, clear
+// Control side: init, deallocate. Render side: setFilter, slide, apply, accumulate, adapt, constrain
 // (no allocation, no locks).
 
 /// Partitioned overlap-save convolution with one impulse response, a frame per partition: the response
@@ -60,6 +60,19 @@ public struct PartitionedConvolution {
             fft.forward(time, re: filterRe + p * binCount, im: filterIm + p * binCount)
         }
         hasFilter = true
+    }
+
+    /// Moves a window of `fftSize` samples on by the frame `x` (`frameLength` samples, the newest at the
+    /// end) and puts its spectrum into row `row` of a ring of `partitionCount` spectra.
+    public func slide(
+        _ window: UnsafeMutablePointer<Float>, by x: UnsafePointer<Float>, ringRe: UnsafeMutablePointer<Float>,
+        ringIm: UnsafeMutablePointer<Float>, row: Int
+    ) {
+        let f = frameLength
+        let n = fftSize
+        for i in 0..<(n - f) { window[i] = window[i + f] }
+        for i in 0..<f { window[n - f + i] = x[i] }
+        transform(window, ringRe: ringRe, ringIm: ringIm, row: row)
     }
 
     /// The window's spectrum (`fftSize` samples) into row `row` of a ring of `partitionCount` spectra.
@@ -150,13 +163,5 @@ public struct PartitionedConvolution {
         fft.inverse(re: filterRe + h, im: filterIm + h, time)
         for i in frameLength..<fftSize { time[i] = 0 }
         fft.forward(time, re: filterRe + h, im: filterIm + h)
-    }
-
-    /// Sets every partition to zero (`hasFilter` unchanged).
-    public func clear() {
-        for i in 0..<(partitionCount * binCount) {
-            filterRe[i] = 0
-            filterIm[i] = 0
-        }
     }
 }

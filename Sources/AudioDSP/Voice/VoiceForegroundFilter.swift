@@ -53,13 +53,9 @@ public struct VoiceForegroundFilter {
 
     /// One frame of the reference the filter sees; computes this frame's `estimate`.
     public mutating func push(_ x: UnsafePointer<Float>) {
-        let f = frameLength
-        let n = convolution.fftSize
         let partitions = convolution.partitionCount
-        for i in 0..<(n - f) { input[i] = input[i + f] }
-        for i in 0..<f { input[n - f + i] = x[i] }
         spectrumIndex = (spectrumIndex + partitions - 1) % partitions
-        convolution.transform(input, ringRe: spectraRe, ringIm: spectraIm, row: spectrumIndex)
+        convolution.slide(input, by: x, ringRe: spectraRe, ringIm: spectraIm, row: spectrumIndex)
         convolution.apply(ringRe: spectraRe, ringIm: spectraIm, newest: spectrumIndex, into: estimate)
     }
 }

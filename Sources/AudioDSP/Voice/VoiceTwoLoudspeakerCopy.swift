@@ -1,4 +1,4 @@
-// Control side: init, deallocate. Render side: forget, push, learn (no allocation, no locks).
+// Control side: init, deallocate. Render side: skip, push, learn (no allocation, no locks).
 
 /// The frozen copy for two loudspeakers that play different signals: what `VoiceForegroundFilter` is
 /// for one loudspeaker. SpeexDSP gives the impulse response of one loudspeaker only (its
@@ -94,13 +94,6 @@ public struct VoiceTwoLoudspeakerCopy {
         error.deallocate()
     }
 
-    /// Forgets what was learned (an echo path the MDF starts afresh on).
-    public mutating func forget() {
-        filters.0.clear()
-        filters.1.clear()
-        learnedFrames = 0
-    }
-
     /// A frame the copy does not see (the reference is folded): the ring is stale until it has been
     /// refilled.
     public mutating func skip() { framesPushed = 0 }
@@ -114,19 +107,14 @@ public struct VoiceTwoLoudspeakerCopy {
 
     /// One frame of the two channels the MDF sees; computes this frame's `estimate`.
     public mutating func push(left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
-        let f = frameLength
-        let n = fftSize
         let bins = binCount
         let partitions = partitionCount
         newest = (newest + partitions - 1) % partitions
         framesPushed = min(framesPushed + 1, partitions)
         for channel in 0..<2 {
-            let window = windows + channel * n
-            let x = channel == 0 ? left : right
-            for i in 0..<(n - f) { window[i] = window[i + f] }
-            for i in 0..<f { window[n - f + i] = x[i] }
             let r = ring(channel)
-            filters.0.transform(window, ringRe: r.re, ringIm: r.im, row: newest)
+            filters.0.slide(
+                windows + channel * fftSize, by: channel == 0 ? left : right, ringRe: r.re, ringIm: r.im, row: newest)
         }
         for k in 0..<bins {
             power[k] = 0
