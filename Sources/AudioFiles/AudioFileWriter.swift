@@ -166,7 +166,7 @@ public final class AudioFileWriter: Sendable {
             self.state = Locked(State(encoder: .ffmpeg(encoder), destination: destination, framesWritten: 0))
             return
         }
-        let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
+        let opened = SndFileLibrary.open(descriptor: fd, mode: Int32(SFM_WRITE), info: &info)
         guard let handle = opened.handle else {
             destination.discard()
             throw .writeFailed(path: path, reason: "libsndfile: \(opened.errorText)")

@@ -13,7 +13,7 @@ final class FileDescriptor {
     }
 
     deinit {
-        close(fd)
+        closeOwnedDescriptor(fd)
     }
 }
 

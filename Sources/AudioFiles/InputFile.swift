@@ -21,16 +21,16 @@ enum InputFile {
         var status = stat()
         guard fstat(fd, &status) == 0 else {
             let error = AudioFileError.readFailed(path: path, reason: String(cString: strerror(errno)))
-            close(fd)
+            closeOwnedDescriptor(fd)
             throw error
         }
         if let kind = FileKind.nonRegularDescription(mode: status.st_mode) {
-            close(fd)
+            closeOwnedDescriptor(fd)
             throw .notARegularFile(path: path, kind: kind)
         }
         let size = Int(status.st_size)
         guard size > 0 else {
-            close(fd)
+            closeOwnedDescriptor(fd)
             throw .emptyFile(path: path)
         }
         return (fd, size)

@@ -123,7 +123,7 @@ public struct OutputDestination: Sendable {
     ///
     /// - Throws: `.writeFailed` naming `path`, with the system's reason.
     public func commit() throws(AudioFileError) {
-        defer { close(descriptor) }
+        defer { closeOwnedDescriptor(descriptor) }
         switch sink {
         case .file:
             // A failed flush or rename leaves the target as it was and no working file.
@@ -141,13 +141,13 @@ public struct OutputDestination: Sendable {
             let folder = open(Self.folder(of: targetPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if folder >= 0 {
                 fsync(folder)
-                close(folder)
+                closeOwnedDescriptor(folder)
             }
         case .standardOutput, .passThrough:
             defer { unlink(workingPath) }
             let output = sink == .standardOutput ? dup(STDOUT_FILENO) : open(targetPath, O_WRONLY | O_CLOEXEC)
             guard output >= 0 else { throw failure("could not open it for writing", errno) }
-            defer { close(output) }
+            defer { closeOwnedDescriptor(output) }
             try copy(to: output)
         }
     }
@@ -155,7 +155,7 @@ public struct OutputDestination: Sendable {
     /// Abandons the write: closes the descriptor and removes the working file unless it is the
     /// target. The target is left as it was.
     public func discard() {
-        close(descriptor)
+        closeOwnedDescriptor(descriptor)
         if isTemporary { unlink(workingPath) }
     }
 

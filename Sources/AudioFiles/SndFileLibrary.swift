@@ -2,6 +2,7 @@
 // the lock that keeps libsndfile's global error slot ours, format-code names and properties.
 
 import CSndFile
+import Foundation
 import Locking
 
 /// libsndfile helpers. libsndfile reports a failed `sf_open` through one process-wide error
@@ -16,6 +17,22 @@ enum SndFileLibrary {
         var handle: OpaquePointer?
         var errorCode: Int32
         var errorText: String
+    }
+
+    /// Opens libsndfile on a duplicate of `fd` that libsndfile owns; `fd` stays the caller's.
+    ///
+    /// libsndfile 1.0.31 and later close the descriptor given to a failed `sf_open_fd` even when
+    /// told not to (libsndfile issue 949). The caller's own close would then be a second one, and
+    /// between the two another thread may have been given the same number. Handing libsndfile a
+    /// duplicate with `close_desc` set makes its ownership whole: it closes the duplicate on a
+    /// failed open and in `sf_close`, and the caller closes `fd` exactly once.
+    static func open(descriptor fd: Int32, mode: Int32, info: inout SF_INFO) -> OpenResult {
+        let owned = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard owned >= 0 else {
+            return OpenResult(
+                handle: nil, errorCode: Int32(SF_ERR_SYSTEM), errorText: String(cString: strerror(errno)))
+        }
+        return open { sf_open_fd(owned, mode, &info, Int32(SF_TRUE)) }
     }
 
     /// Runs one `sf_open*` call under the lock and captures its error.

@@ -46,9 +46,9 @@ final class SndFileReader {
         let (fd, fileSize) = try InputFile.open(path: path)
 
         var info = SF_INFO()
-        let opened = SndFileLibrary.open { sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) }
+        let opened = SndFileLibrary.open(descriptor: fd, mode: Int32(SFM_READ), info: &info)
         guard let handle = opened.handle else {
-            close(fd)
+            closeOwnedDescriptor(fd)
             throw Self.formatError(path: path, code: opened.errorCode, text: opened.errorText)
         }
         self.fd = fd
@@ -88,7 +88,7 @@ final class SndFileReader {
 
     deinit {
         sf_close(handle)
-        close(fd)
+        closeOwnedDescriptor(fd)
     }
 
     /// Frame count, from the header when libsndfile knows it, otherwise by decoding the whole file
