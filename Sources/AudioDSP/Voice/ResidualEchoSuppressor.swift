@@ -81,6 +81,10 @@ public struct ResidualEchoSuppressor {
     @usableFromInline let estimates: UnsafeMutablePointer<Float>
     @usableFromInline let flooredEstimates: UnsafeMutablePointer<Float>
     @usableFromInline var frames = 0
+    /// Hops the near end has been marked for without a break (the current one included).
+    @usableFromInline var nearEndHops = 0
+    /// Hops of `doubleTalkSettleSeconds`.
+    @usableFromInline let settleHops: Int
     @usableFromInline var meanTotal: Float = 0
     @usableFromInline var meanTotal2: Float = 0
     @usableFromInline var meanErrorTotal: Float = 0
@@ -109,6 +113,18 @@ public struct ResidualEchoSuppressor {
     public var overSubtraction: Float = 6
     /// Over-subtraction of the residual echo estimate while the near end talks.
     public var doubleTalkOverSubtraction: Float
+    /// Over-subtraction once the near end has been marked for `doubleTalkSettleSeconds` without a break.
+    /// The detector now and then marks a stretch of far-end talk as the near end; those marks are short,
+    /// and `doubleTalkOverSubtraction` holds the echo down through them. A talker who goes on is no such
+    /// mark, and keeps more of itself (docs/DECISIONS.md).
+    public var settledDoubleTalkOverSubtraction: Float
+    /// False: `doubleTalkOverSubtraction` however long the near end talks. The processor's choice while
+    /// two loudspeakers play two signals, whose linear stage leaves the echo only 18–26 dB down in double
+    /// talk instead of about 33 (docs/DECISIONS.md).
+    public var settlesDoubleTalk = true
+    /// How long the near end must be marked without a break before `settledDoubleTalkOverSubtraction`
+    /// applies, in seconds.
+    public static let doubleTalkSettleSeconds = 0.1
     /// Over-subtraction while the near end talks and the caller marks the talker clear (`clearTalker`:
     /// far above the interference on the latest frame).
     public var clearTalkerOverSubtraction: Float
@@ -150,9 +166,10 @@ public struct ResidualEchoSuppressor {
     public private(set) var echoCoherence: Float = 1
 
     /// A suppressor for calls of `frameLength` samples (even) at `sampleRate`. `keepsNearEnd`: while the
-    /// near end talks, over-subtract the residual echo 5× instead of 6× (2× for a clear talker) and
-    /// smooth the a-priori SNR over `nearEndPriorSeconds`, so the talker keeps more of itself, and keep
-    /// learning the residual echo (`nearEndLearning`), so a filter that double talk put off is followed;
+    /// near end talks, over-subtract the residual echo 5× instead of 6× (1× once the talker has gone on
+    /// for 100 ms, 2× for a clear talker) and smooth the a-priori SNR over `nearEndPriorSeconds`, so the
+    /// talker keeps more of itself, and keep learning the residual echo (`nearEndLearning`), so a filter
+    /// that double talk put off is followed;
     /// otherwise the far-end values hold and the regressions stand still while the near end talks.
     public init(frameLength: Int, sampleRate: Double, keepsNearEnd: Bool = true, windowHops: Int = 4) {
         precondition(frameLength >= 4 && frameLength % 2 == 0, "the frame must split into two hops")
@@ -180,6 +197,8 @@ public struct ResidualEchoSuppressor {
         nearEndPriorSmoothing = Float(
             EffectMath.exp(-hopSeconds / (keepsNearEnd ? Self.nearEndPriorSeconds : Self.priorSeconds)))
         doubleTalkOverSubtraction = keepsNearEnd ? 5 : 6
+        settledDoubleTalkOverSubtraction = keepsNearEnd ? 1 : 6
+        settleHops = max(1, Int((Self.doubleTalkSettleSeconds / hopSeconds).rounded()))
         clearTalkerOverSubtraction = keepsNearEnd ? 2 : 6
         instantClearTalkerExcess = keepsNearEnd ? 20 : .infinity
         nearEndLearning = keepsNearEnd ? 0.003 : 0
@@ -337,9 +356,11 @@ public struct ResidualEchoSuppressor {
         // decision reaches a frame later) is suppressed as a clear talker at once.
         let clearNow = frames > 1 && hopExcess > instantClearTalkerExcess * hopInterference
         let nearEnd = nearEndActive || clearNow
-        let over =
-            nearEnd
-            ? (clearTalker || clearNow ? clearTalkerOverSubtraction : doubleTalkOverSubtraction) : overSubtraction
+        nearEndHops = nearEnd ? nearEndHops + 1 : 0
+        let doubleTalkOver =
+            settlesDoubleTalk && nearEndHops >= settleHops
+            ? settledDoubleTalkOverSubtraction : doubleTalkOverSubtraction
+        let over = nearEnd ? (clearTalker || clearNow ? clearTalkerOverSubtraction : doubleTalkOver) : overSubtraction
         let residualFloor = nearEnd ? doubleTalkEchoFloor : echoFloor
         let suppressed = nearEnd ? estimates : flooredEstimates
         let dd = nearEnd ? nearEndPriorSmoothing : priorSmoothing

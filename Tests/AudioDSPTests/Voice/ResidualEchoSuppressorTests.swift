@@ -33,10 +33,12 @@ struct SuppressorBuffers {
     /// regressions never learn, the far end being marked silent). Returns the output.
     func run(
         amplitude: Float, echoPower: Float, frames: Int, nearEndActive: Bool, clearTalker: Bool,
-        onsetFrame: Int = 0, instant: Bool = true, echoBand: ClosedRange<Double> = 0...24_000
+        onsetFrame: Int = 0, instant: Bool = true, echoBand: ClosedRange<Double> = 0...24_000,
+        configure: (inout ResidualEchoSuppressor) -> Void = { _ in }
     ) -> [Float] {
         var suppressor = ResidualEchoSuppressor(frameLength: Self.frameLength, sampleRate: Self.sampleRate)
         if !instant { suppressor.instantClearTalkerExcess = .infinity }
+        configure(&suppressor)
         defer { suppressor.deallocate() }
         let f = Self.frameLength
         let buffers = SuppressorBuffers(frameLength: f, binCount: suppressor.binCount)
@@ -69,18 +71,52 @@ struct SuppressorBuffers {
     @Test func aClearTalkerIsSuppressedLessThanATalkerInDoubleTalk() {
         // The echo estimate is set where 5× over-subtraction takes the talker well down (about −13 dB)
         // and 2× much less (about −4 dB): the clear talker keeps at least 6 dB more of itself, and
-        // neither goes below the double-talk floor (−18 dB) or above unity.
+        // neither goes below the double-talk floor (−18 dB) or above unity. The double talk is held at its
+        // first 100 ms's over-subtraction throughout (see the next test for what follows them).
         let amplitude: Float = 0.1
         let echoPower: Float = 60
         let frames = 200
         let doubleTalk = talkerGain(
-            run(amplitude: amplitude, echoPower: echoPower, frames: frames, nearEndActive: true, clearTalker: false),
+            run(
+                amplitude: amplitude, echoPower: echoPower, frames: frames, nearEndActive: true, clearTalker: false,
+                configure: { $0.settledDoubleTalkOverSubtraction = $0.doubleTalkOverSubtraction }),
             amplitude: amplitude)
         let clear = talkerGain(
             run(amplitude: amplitude, echoPower: echoPower, frames: frames, nearEndActive: true, clearTalker: true),
             amplitude: amplitude)
         #expect(clear >= doubleTalk + 6, "clear \(clear) dB, double talk \(doubleTalk) dB")
         #expect(doubleTalk > -18.5 && clear <= 0.05, "clear \(clear) dB, double talk \(doubleTalk) dB")
+    }
+
+    @Test func aTalkerWhoGoesOnForATenthOfASecondKeepsMoreOfItself() {
+        // The same talker in double talk, three ways: as shipped; held at the first 100 ms's
+        // over-subtraction (5×); and at the settled one (1×) from the start. Until the 20th hop of 5 ms,
+        // the one that completes 100 ms, the shipped run is the held one sample for sample, so a short
+        // mark of the detector is suppressed as before; later the talker is the settled run's, and at
+        // least 6 dB above the held one.
+        let amplitude: Float = 0.1
+        let echoPower: Float = 60
+        let frames = 200
+        func talker(_ configure: @escaping (inout ResidualEchoSuppressor) -> Void) -> [Float] {
+            run(
+                amplitude: amplitude, echoPower: echoPower, frames: frames, nearEndActive: true, clearTalker: false,
+                configure: configure)
+        }
+        let shipped = talker { _ in }
+        let held = talker { $0.settledDoubleTalkOverSubtraction = $0.doubleTalkOverSubtraction }
+        let settled = talker { $0.doubleTalkOverSubtraction = $0.settledDoubleTalkOverSubtraction }
+        let settleSamples = Int(ResidualEchoSuppressor.doubleTalkSettleSeconds * Self.sampleRate)
+        #expect(settleSamples == 20 * Self.frameLength / 2)
+        let hop = Self.frameLength / 2
+        #expect(Array(shipped.prefix(settleSamples - hop)) == Array(held.prefix(settleSamples - hop)))
+        #expect(shipped[(settleSamples - hop)..<settleSamples] != held[(settleSamples - hop)..<settleSamples])
+        let (shippedGain, heldGain, settledGain) = (
+            talkerGain(shipped, amplitude: amplitude), talkerGain(held, amplitude: amplitude),
+            talkerGain(settled, amplitude: amplitude)
+        )
+        print("talker in double talk: \(shippedGain) dB, held at 5× \(heldGain) dB, 1× throughout \(settledGain) dB")
+        #expect(abs(shippedGain - settledGain) < 0.05, "\(shippedGain) dB against \(settledGain) dB")
+        #expect(shippedGain >= heldGain + 6 && shippedGain <= 0.05, "\(shippedGain) dB, held \(heldGain) dB")
     }
 
     @Test func aTalkerFarAboveTheEchoIsKeptFromItsOnset() {
