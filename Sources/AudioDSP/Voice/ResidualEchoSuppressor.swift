@@ -116,12 +116,9 @@ public struct ResidualEchoSuppressor {
     /// Over-subtraction once the near end has been marked for `doubleTalkSettleSeconds` without a break.
     /// The detector now and then marks a stretch of far-end talk as the near end; those marks are short,
     /// and `doubleTalkOverSubtraction` holds the echo down through them. A talker who goes on is no such
-    /// mark, and keeps more of itself (docs/DECISIONS.md).
+    /// mark, and keeps more of itself (docs/DECISIONS.md). `process(settlesDoubleTalk: false)` keeps
+    /// `doubleTalkOverSubtraction` however long the near end talks.
     public var settledDoubleTalkOverSubtraction: Float
-    /// False: `doubleTalkOverSubtraction` however long the near end talks. The processor's choice while
-    /// two loudspeakers play two signals, whose linear stage leaves the echo only 18–26 dB down in double
-    /// talk instead of about 33 (docs/DECISIONS.md).
-    public var settlesDoubleTalk = true
     /// How long the near end must be marked without a break before `settledDoubleTalkOverSubtraction`
     /// applies, in seconds.
     public static let doubleTalkSettleSeconds = 0.1
@@ -269,11 +266,14 @@ public struct ResidualEchoSuppressor {
     /// samples each; `referencePeak` (binCount values, see the type's comment) weighted by
     /// `referenceWeight`; writes `frameLength` samples delayed by one hop to `output`.
     /// `farEndActive` gates the regressions' update; `clearTalker` (with `nearEndActive`) selects
-    /// `clearTalkerOverSubtraction`.
+    /// `clearTalkerOverSubtraction`; `settlesDoubleTalk` false keeps `doubleTalkOverSubtraction` however
+    /// long the near end talks (the processor's choice while two loudspeakers play two signals, whose
+    /// linear stage leaves the echo only 18–26 dB down in double talk instead of about 33;
+    /// docs/DECISIONS.md).
     public mutating func process(
         error: UnsafePointer<Float>, echo: UnsafePointer<Float>, referencePeak: UnsafePointer<Float>,
         referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, clearTalker: Bool,
-        noiseSuppression: Bool, output: UnsafeMutablePointer<Float>
+        settlesDoubleTalk: Bool = true, noiseSuppression: Bool, output: UnsafeMutablePointer<Float>
     ) {
         let h = hopLength
         var sums: (input: Float, output: Float, noise: Float, echo: Float, excess: Float) = (0, 0, 0, 0, 0)
@@ -282,7 +282,7 @@ public struct ResidualEchoSuppressor {
             processHop(
                 error: error + hop * h, echo: echo + hop * h, referencePeak: referencePeak,
                 referenceWeight: referenceWeight, farEndActive: farEndActive, nearEndActive: nearEndActive,
-                clearTalker: clearTalker,
+                clearTalker: clearTalker, settlesDoubleTalk: settlesDoubleTalk,
                 noiseSuppression: noiseSuppression, updateStatistics: last, sums: &sums,
                 output: output + hop * h)
         }
@@ -299,8 +299,9 @@ public struct ResidualEchoSuppressor {
     /// One hop of `hopLength` samples; on the frame's last hop, also updates the regressions.
     mutating func processHop(
         error: UnsafePointer<Float>, echo: UnsafePointer<Float>, referencePeak: UnsafePointer<Float>,
-        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, clearTalker: Bool, noiseSuppression: Bool,
-        updateStatistics: Bool, sums: inout (input: Float, output: Float, noise: Float, echo: Float, excess: Float),
+        referenceWeight: Float, farEndActive: Bool, nearEndActive: Bool, clearTalker: Bool, settlesDoubleTalk: Bool,
+        noiseSuppression: Bool, updateStatistics: Bool,
+        sums: inout (input: Float, output: Float, noise: Float, echo: Float, excess: Float),
         output: UnsafeMutablePointer<Float>
     ) {
         let h = hopLength

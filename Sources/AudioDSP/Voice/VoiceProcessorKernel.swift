@@ -653,11 +653,11 @@ public final class VoiceProcessorKernel {
             }
             notch[0] = m0 + 1e-20 - 1e-20
             notch[1] = m1 + 1e-20 - 1e-20
-            // Two loudspeakers with two signals leave more echo in double talk: no settling there.
-            suppressors[c].settlesDoubleTalk = oneLoudspeaker
             suppressors[c].process(
                 error: errorFrame, echo: echoFrame, referencePeak: referencePeak, referenceWeight: weight,
                 farEndActive: farEndActive, nearEndActive: nearEndHangover > 0, clearTalker: clearTalker,
+                // Two loudspeakers with two signals leave more echo in double talk: no settling there.
+                settlesDoubleTalk: oneLoudspeaker,
                 noiseSuppression: noiseOn, output: output[c])
             inputSpectral += suppressors[c].inputPower
             outputSpectral += suppressors[c].outputPower
