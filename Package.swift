@@ -37,6 +37,7 @@ let package = Package(
         .target(name: "CRealtime"),
         .target(name: "CAllocationCounter"),
         .target(name: "CProcessMemory"),
+        .target(name: "COSCSocket", linkerSettings: [.linkedLibrary("lo")]),
         // AVX2/FMA inner loops of the 3D mixer, chosen at run time.
         .target(name: "CSpatialKernels"),
         // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel, SpeexDSP's echo
@@ -60,7 +61,8 @@ let package = Package(
         .target(
             name: "OSCControl",
             dependencies: [
-                "AudioGraph", "AudioDSP", "SoundstageKit", "AudioFiles", "CLibLo", "CProcessMemory", "Locking",
+                "AudioGraph", "AudioDSP", "SoundstageKit", "AudioFiles", "CLibLo", "COSCSocket", "CProcessMemory",
+                "Locking",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox")
             ],

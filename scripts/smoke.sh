@@ -3,7 +3,8 @@
 # capture its output with jack_rec and check that it is not silent. Stops only the server it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=.build/debug/soundstage
+# SMOKE_BIN: the binary to try (scripts/test.sh runs this for the debug and the release build).
+bin=${SMOKE_BIN:-.build/debug/soundstage}
 tmp=$(mktemp -d)
 server="ss_smoke_$$"
 jackd_pid=""

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, checks the source format, builds with warnings checked, and runs every test (unit, DSP, integration with private jackd
-# servers), then a smoke run of the CLI against a private dummy JACK server, then the graph, OSC and JACK
+# servers), then a smoke run of the CLI against a private dummy JACK server (debug, then a release build),
+# then the graph, OSC and JACK
 # suites under the address and thread sanitizers and a 60 s soak of random live OSC edits
 # (scripts/sanitize.sh).
 set -euo pipefail
@@ -39,6 +40,10 @@ rm -f .test-log.txt
 
 echo "== smoke: every patch renders offline and plays on a private dummy JACK server"
 scripts/smoke.sh
+
+echo "== release build: the README's first command builds it (whole-module), then the same smoke run"
+swift build -c release --product soundstage
+SMOKE_BIN=.build/release/soundstage scripts/smoke.sh
 
 echo "== sanitizers and soak"
 scripts/sanitize.sh

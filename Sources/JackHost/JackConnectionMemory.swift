@@ -78,7 +78,7 @@ struct JackConnectionMemory: Sendable {
         var edges: Set<JackEdge> = []
         let output = UInt32(JackPortIsOutput.rawValue)
         for port in ports {
-            let name = String(cString: jack_port_name(port))
+            guard let name = JackPorts.name(of: port) else { continue }
             let isOutput = UInt32(bitPattern: jack_port_flags(port)) & output != 0
             for other in JackPorts.connections(client: client, port: name) {
                 edges.insert(

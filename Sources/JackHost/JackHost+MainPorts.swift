@@ -62,7 +62,7 @@ extension JackHost {
                 }
             }
             updateMainPortViews(context: context)
-            _ = jack_recompute_total_latencies(client)
+            _ = JackRequests.serialized { jack_recompute_total_latencies(client) }
             // The change is the category's, announced by whoever asked for it, not a device arriving or going.
             takeRouteSilently(client: client, context: context)
             return problems
@@ -104,7 +104,7 @@ extension JackHost {
         var problems: [String] = []
         for i in 0..<count {
             let short = (isOutput ? "out_" : "in_") + String(i + 1)
-            guard let port = jack_port_register(client, short, JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
+            guard let (port, _) = JackPorts.register(client: client, shortName: short, flags: flags) else {
                 problems.append("JACK refused the port '\(short)'")
                 continue
             }
@@ -137,7 +137,7 @@ extension JackHost {
         for i in 0..<count {
             guard let port = slots[i] else { continue }
             core.state.withLock { _ in slots[i] = nil }
-            _ = jack_port_unregister(client, port)
+            _ = JackRequests.serialized { jack_port_unregister(client, port) }
         }
     }
 
@@ -161,7 +161,7 @@ extension JackHost {
         guard let context else { return [] }
         let count = isOutput ? context.pointee.outputCount : context.pointee.inputCount
         let slots = isOutput ? context.pointee.outputPorts : context.pointee.inputPorts
-        return (0..<count).compactMap { slots[$0] }.map { String(cString: jack_port_name($0)) }
+        return (0..<count).compactMap { slots[$0] }.compactMap { JackPorts.name(of: $0) }
     }
 
     /// The session's port names and the latency callback's table after a change.

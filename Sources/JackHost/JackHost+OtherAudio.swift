@@ -48,8 +48,8 @@ extension JackHost {
     /// Port lock held. Registers the port and publishes it to the process callback (release).
     func registerMonitorPort(client: OpaquePointer) -> OpaquePointer? {
         guard
-            let port = jack_port_register(
-                client, Self.otherAudioPortName, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)
+            let (port, _) = JackPorts.register(
+                client: client, shortName: Self.otherAudioPortName, flags: UInt(JackPortIsInput.rawValue))
         else { return nil }
         core.monitorPort.store(UnsafeMutableRawPointer(port), ordering: .releasing)
         return port
@@ -65,7 +65,7 @@ extension JackHost {
             usleep(1_000)
             waited += 1
         }
-        _ = jack_port_unregister(client, OpaquePointer(raw))
+        _ = JackRequests.serialized { jack_port_unregister(client, OpaquePointer(raw)) }
         core.otherAudioPeakBits.store(0, ordering: .relaxed)
     }
 }
@@ -76,9 +76,10 @@ extension JackHostCore {
     /// disconnects those that no longer do. A client our own ports feed is left out, so no cycle is made
     /// in JACK's graph.
     func followOtherAudio(client: OpaquePointer) {
-        guard let raw = monitorPort.load(ordering: .acquiring) else { return }
-        let monitor = String(cString: jack_port_name(OpaquePointer(raw)))
-        let ours = String(cString: jack_get_client_name(client)) + ":"
+        guard let raw = monitorPort.load(ordering: .acquiring), let monitor = JackPorts.name(of: OpaquePointer(raw)),
+            let clientName = jack_get_client_name(client)
+        else { return }
+        let ours = String(cString: clientName) + ":"
         var fedByUs: Set<String> = []
         let outputs = JackPorts.ports(
             client: client, pattern: "^" + JackPortPattern.escape(ours), type: nil,

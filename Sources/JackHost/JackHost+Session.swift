@@ -53,13 +53,13 @@ extension JackHost {
         defer { jack_free(text) }
         var uuid = jack_uuid_t()
         guard jack_uuid_parse(text, &uuid) == 0 else { return }
-        for key in removed { _ = jack_remove_property(client, uuid, key) }
+        for key in removed { _ = JackRequests.serialized { jack_remove_property(client, uuid, key) } }
         for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
             // JACK refuses empty values: an empty text is no property.
             if value.isEmpty {
-                _ = jack_remove_property(client, uuid, key)
+                _ = JackRequests.serialized { jack_remove_property(client, uuid, key) }
             } else {
-                _ = jack_set_property(client, uuid, key, value, "text/plain")
+                _ = JackRequests.serialized { jack_set_property(client, uuid, key, value, "text/plain") }
             }
         }
     }
@@ -98,7 +98,7 @@ extension JackHost {
     private static func clientName(of subject: jack_uuid_t, client: OpaquePointer) -> String? {
         var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
         jack_uuid_unparse(subject, &text)
-        guard let name = jack_get_client_name_by_uuid(client, text) else { return nil }
+        guard let name = JackRequests.serialized({ jack_get_client_name_by_uuid(client, text) }) else { return nil }
         defer { jack_free(name) }
         return String(cString: name)
     }
@@ -133,7 +133,9 @@ extension JackHost {
     /// Control side. Whether a client of that name is open on the server (one IPC).
     public func clientExists(_ name: String) -> Bool {
         withClientAndName { client, _ in
-            guard let uuid = jack_get_uuid_for_client_name(client, name) else { return false }
+            guard let uuid = JackRequests.serialized({ jack_get_uuid_for_client_name(client, name) }) else {
+                return false
+            }
             jack_free(uuid)
             return true
         } ?? false

@@ -97,8 +97,10 @@ public final class JackHost: Sendable {
                     // libjack's notification thread must be gone before the close (`JackHostCore`).
                     // Acquire: pairs with the shutdown callbacks' release.
                     if core.serverLostFlag.load(ordering: .acquiring) { core.waitForNotificationThreadToEnd() }
-                    _ = jack_deactivate(client)
-                    _ = jack_client_close(client)
+                    JackRequests.serialized {
+                        _ = jack_deactivate(client)
+                        _ = jack_client_close(client)
+                    }
                     session.client = nil
                 }
                 if closed { releaseInserts() }
@@ -237,9 +239,10 @@ public final class JackHost: Sendable {
             if direction == 0 ? !main.outputs : !main.inputs { continue }
             for i in 0..<count {
                 let shortName = (direction == 0 ? "out_" : "in_") + String(i + 1)
-                guard let port = jack_port_register(client, shortName, JACK_DEFAULT_AUDIO_TYPE, portFlags[direction], 0)
+                guard
+                    let (port, fullName) = JackPorts.register(
+                        client: client, shortName: shortName, flags: portFlags[direction])
                 else { return fail(.portRegistrationFailed(port: shortName)) }
-                let fullName = String(cString: jack_port_name(port))
                 if direction == 0 {
                     context.pointee.outputPorts[i] = port
                     outputNames.append(fullName)
@@ -276,7 +279,7 @@ public final class JackHost: Sendable {
         // From here the event thread owns the context and the read end; closing the write end stops it.
         // Relaxed: jack_activate's IPC orders it before the first cycle.
         core.startHookPending.store(startHook != nil, ordering: .relaxed)
-        let code = jack_activate(client)
+        let code = JackRequests.serialized { jack_activate(client) }
         if code != 0 {
             _ = jack_client_close(client)
             releaseInserts()
@@ -340,7 +343,9 @@ public final class JackHost: Sendable {
     /// second), or nil when the host is not running. The server may refuse a size its backend cannot
     /// run; the period then stays what it was.
     public func requestBufferSize(frames: Int) -> Int? {
-        let asked: Bool? = withClient { client in jack_set_buffer_size(client, jack_nframes_t(clamping: frames)) == 0 }
+        let asked: Bool? = withClient { client in
+            JackRequests.serialized { jack_set_buffer_size(client, jack_nframes_t(clamping: frames)) } == 0
+        }
         guard let asked else { return nil }
         if asked {
             for _ in 0..<100 where core.bufferSizeValue.load(ordering: .relaxed) != frames { usleep(10_000) }
@@ -524,7 +529,7 @@ extension JackHost {
         guard let client = jackshim_client_open(name, options, &status, server) else { return nil }
         guard JackLibraryKind.current == .pipeWire, let uuid = jack_client_get_uuid(client) else { return client }
         defer { jack_free(uuid) }
-        guard let text = jack_get_client_name_by_uuid(client, uuid) else { return client }
+        guard let text = JackRequests.serialized({ jack_get_client_name_by_uuid(client, uuid) }) else { return client }
         let real = String(cString: text)
         jack_free(text)
         guard real != name, !real.isEmpty else { return client }

@@ -225,8 +225,10 @@ final class JackHostCore: Sendable {
             state.withLock { state in
                 if state.session?.context == context {
                     if let client = state.session?.client {
-                        _ = jack_deactivate(client)
-                        _ = jack_client_close(client)
+                        JackRequests.serialized {
+                            _ = jack_deactivate(client)
+                            _ = jack_client_close(client)
+                        }
                         state.session?.client = nil
                     }
                     state.session?.context = nil

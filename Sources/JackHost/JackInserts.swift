@@ -208,7 +208,7 @@ extension JackHost {
         }
         publish(next, client: client, isActive: isActive, waitsForCycles: false)
         ports = next
-        if isActive { _ = jack_recompute_total_latencies(client) }
+        if isActive { _ = JackRequests.serialized { jack_recompute_total_latencies(client) } }
         return problems
     }
 
@@ -221,11 +221,10 @@ extension JackHost {
         let names = insert.portNames
         for (isInput, short) in names.inputs.map({ (true, $0) }) + names.outputs.map({ (false, $0) }) {
             let flags = UInt(isInput ? JackPortIsInput.rawValue : JackPortIsOutput.rawValue)
-            guard let port = jack_port_register(client, short, JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
+            guard let (port, name) = JackPorts.register(client: client, shortName: short, flags: flags) else {
                 unregister(ports, client: client)
                 return .failure(Problem(message: "JACK refused the port '\(short)' for insert '\(insert.node)'"))
             }
-            let name = String(cString: jack_port_name(port))
             if isInput {
                 ports.inputs.append(port)
                 ports.inputNames.append(name)
@@ -238,7 +237,7 @@ extension JackHost {
     }
 
     private func unregister(_ ports: JackInsertPorts, client: OpaquePointer) {
-        for port in ports.inputs + ports.outputs { _ = jack_port_unregister(client, port) }
+        for port in ports.inputs + ports.outputs { _ = JackRequests.serialized { jack_port_unregister(client, port) } }
     }
 
     /// Publishes a table for `ports` to the process callback and the latency callback. The previous

@@ -16,6 +16,47 @@ public enum JackPorts {
         case capture
     }
 
+    /// Registers an audio port of `client` named `shortName` (flags: JackPortIsInput or JackPortIsOutput)
+    /// and returns it with its full name, or nil when JACK refuses it.
+    ///
+    /// `jack_port_register`'s result is not trusted as it is: when the server's reply times out (libjack
+    /// prints "JackClientSocket::Read time out"; seen while the server changes its period), libjack
+    /// hands back whatever index the unread reply held, which may name no port or another client's. A
+    /// result is kept only if it is a port of this client with the name asked for; otherwise the port
+    /// is looked up by its full name, in case the server did register it before the reply was lost.
+    public static func register(client: OpaquePointer, shortName: String, flags: UInt) -> (
+        port: OpaquePointer, name: String
+    )? {
+        if let port = JackRequests.serialized({
+            jack_port_register(client, shortName, JACK_DEFAULT_AUDIO_TYPE, flags, 0)
+        }),
+            let name = ownName(client: client, port: port, shortName: shortName)
+        {
+            return (port, name)
+        }
+        guard let clientName = jack_get_client_name(client) else { return nil }
+        let fullName = String(cString: clientName) + ":" + shortName
+        guard let port = jack_port_by_name(client, fullName),
+            let name = ownName(client: client, port: port, shortName: shortName),
+            UInt(bitPattern: Int(jack_port_flags(port))) & flags == flags
+        else { return nil }
+        return (port, name)
+    }
+
+    /// The full name of `port` if it is one of `client`'s ports named `shortName`, else nil.
+    static func ownName(client: OpaquePointer, port: OpaquePointer, shortName: String) -> String? {
+        // jack_port_is_mine answers -1 for an index that names no port, 1 for ours.
+        guard jack_port_is_mine(client, port) == 1, let short = jack_port_short_name(port),
+            String(cString: short) == shortName, let name = jack_port_name(port)
+        else { return nil }
+        return String(cString: name)
+    }
+
+    /// The full name of `port`, or nil when it names no port (libjack returns NULL then).
+    public static func name(of port: OpaquePointer) -> String? {
+        jack_port_name(port).map { String(cString: $0) }
+    }
+
     /// Full names of the physical audio ports in `direction`, in the server's order.
     public static func physicalPorts(client: OpaquePointer, direction: Direction) -> [String] {
         // A physical playback port is an input of the graph (audio flows into it), and vice versa.
@@ -76,7 +117,7 @@ public enum JackPorts {
             if jack_port_connected_to(sourcePort, destination) != 0 {
                 return JackConnectionResult(source: source, destination: destination, outcome: .alreadyConnected)
             }
-            let code = jack_connect(client, source, destination)
+            let code = JackRequests.serialized { jack_connect(client, source, destination) }
             if code != 0 && code != EEXIST {
                 return JackConnectionResult(
                     source: source, destination: destination,
@@ -103,7 +144,7 @@ public enum JackPorts {
             return failed.result
         case .success(let (source, destination, sourcePort)):
             // Asked of the server, not of our view of the graph, which lags by up to a cycle.
-            let code = jack_disconnect(client, source, destination)
+            let code = JackRequests.serialized { jack_disconnect(client, source, destination) }
             if code != 0 {
                 let reason =
                     jack_port_connected_to(sourcePort, destination) == 0

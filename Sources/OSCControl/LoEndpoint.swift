@@ -1,6 +1,7 @@
 // OSC thread only (after creation). The liblo UDP and TCP servers on one port, bound to one address,
 // with their method tables kept identical.
 import CLibLo
+import COSCSocket
 import Glibc
 
 /// Why the OSC service could not start.

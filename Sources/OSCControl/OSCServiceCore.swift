@@ -4,6 +4,7 @@
 // thread touches it, except `inbox`, `counters` and `stopRequested`, which are thread-safe.
 import AudioGraph
 import CLibLo
+import COSCSocket
 import Dispatch
 import Glibc
 import Locking

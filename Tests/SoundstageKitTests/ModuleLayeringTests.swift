@@ -12,7 +12,7 @@ enum ModuleLayering {
     static let layers: [[String]] = [
         // C shims, the control side's lock, and the package dependencies.
         [
-            "CJack", "CSndFile", "CSoxr", "CFFmpeg", "CLibLo", "CRubberBand", "CMySofa", "CRealtime",
+            "CJack", "CSndFile", "CSoxr", "CFFmpeg", "CLibLo", "COSCSocket", "CRubberBand", "CMySofa", "CRealtime",
             "CAllocationCounter", "CProcessMemory", "CSpatialKernels", "CSpeexDSP", "Locking", "Yams", "ArgumentParser",
             "FlyingFox",
             "FlyingSocks"

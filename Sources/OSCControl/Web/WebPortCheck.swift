@@ -1,5 +1,6 @@
 // Caller's thread. Plain-socket checks around the web server's start: whether its address can be
 // bound (and which port 0 gives), and waiting, bounded, until it accepts connections.
+import COSCSocket
 import Foundation
 import Glibc
 
@@ -40,61 +41,11 @@ enum WebPortCheck {
     }
 
     private static func bind(host: String, port: Int) -> Outcome {
-        withAddress(host: host, port: port) { address, length, family in
-            let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { return .failure(errno) }
-            defer { close(fd) }
-            var on: Int32 = 1
-            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-            guard Glibc.bind(fd, address, length) == 0 else { return .failure(errno) }
-            var bound = sockaddr_storage()
-            var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let named = withUnsafeMutablePointer(to: &bound) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) }
-            }
-            guard named == 0 else { return .failure(errno) }
-            let port = withUnsafePointer(to: &bound) { storage -> UInt16 in
-                if family == AF_INET6 {
-                    return storage.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port }
-                }
-                return storage.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
-            }
-            return .success(Int(UInt16(bigEndian: port)))
-        } ?? .failure(EINVAL)
+        let result = oscsocket_tcp_bind_probe(host, Int32(port))
+        return result >= 0 ? .success(Int(result)) : .failure(-result)
     }
 
     private static func connects(host: String, port: Int) -> Bool {
-        withAddress(host: host, port: port) { address, length, family in
-            let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { return false }
-            defer { close(fd) }
-            return connect(fd, address, length) == 0
-        } ?? false
-    }
-
-    /// Calls `body` with the socket address of a numeric IPv4 or IPv6 host (nil when it is neither).
-    private static func withAddress<T>(
-        host: String, port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t, Int32) -> T
-    ) -> T? {
-        if host.contains(":") {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = UInt16(port).bigEndian
-            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { return nil }
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    body($0, socklen_t(MemoryLayout<sockaddr_in6>.size), AF_INET6)
-                }
-            }
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                body($0, socklen_t(MemoryLayout<sockaddr_in>.size), AF_INET)
-            }
-        }
+        oscsocket_tcp_connects(host, Int32(port)) == 1
     }
 }
