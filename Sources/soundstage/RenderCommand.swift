@@ -190,9 +190,10 @@ struct RenderCommand: ParsableCommand {
                 throw CommandFailure("--input: the patch '\(patch)' has no capture ports (set `inputs` under `engine`)")
             }
             guard channels.count <= config.inputChannelCount else {
+                let count = config.inputChannelCount
+                let ports = count == 1 ? "1 capture port (in_1)" : "\(count) capture ports (in_1..in_\(count))"
                 throw CommandFailure(
-                    "--input: '\(input)' has \(channels.count) channels but the patch has only "
-                        + "\(config.inputChannelCount) capture ports (in_1..in_\(config.inputChannelCount))")
+                    "--input: '\(input)' has \(channels.count) channels but the patch has only \(ports)")
             }
             inputs = channels
         }

@@ -80,7 +80,7 @@ import Testing
         let malformed = try render(["--port", "vp_mic_1"])
         #expect(malformed.status != 0 && malformed.stderr.contains("PORT=FILE"), "\(malformed.stderr)")
         let tooWide = try render(["--input", stereo])
-        #expect(tooWide.status != 0 && tooWide.stderr.contains("only 1 capture ports"), "\(tooWide.stderr)")
+        #expect(tooWide.status != 0 && tooWide.stderr.contains("only 1 capture port (in_1)"), "\(tooWide.stderr)")
         let missing = try render(["--input", dir.appendingPathComponent("none.wav").path])
         #expect(missing.status != 0 && missing.stderr.contains("--input: cannot read"), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
