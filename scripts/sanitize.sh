@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the graph, OSC and JACK suites under the address sanitizer and the graph and OSC suites under the
-# thread sanitizer, then the seeded OSC soak (60 s of random live edits) against an address-sanitized
+# thread sanitizer, then the seeded OSC soak (60 s of random live edits while the JACK period changes every
+# 8 s or so) against an address-sanitized
 # `soundstage run` on a private dummy JACK server. Any sanitizer report, crash or failed test fails the
 # run. Called by scripts/test.sh after the plain build's tests; `scripts/sanitize.sh address` or
 # `scripts/sanitize.sh thread` runs one half. SOAK_SECONDS (default 60) and SOAK_SEED set the soak.
@@ -65,9 +66,9 @@ run_soak() {
     bin="$(swift build --scratch-path "$scratch" --sanitize=address --show-bin-path)/soundstage"
     local python
     python=$(scripts/python-osc.sh)
-    echo "== soak: ${SOAK_SECONDS:-60} s of random live edits over OSC (address sanitizer)"
+    echo "== soak: ${SOAK_SECONDS:-60} s of random live edits over OSC while the period changes (address sanitizer)"
     "$python" Tests/Soak/soak.py --bin "$bin" --seconds "${SOAK_SECONDS:-60}" ${SOAK_SEED:+--seed "$SOAK_SEED"} \
-        --json "$tmp/soak.json"
+        --period-changes 8 --json "$tmp/soak.json"
 }
 
 if [ "$which" = all ] || [ "$which" = address ]; then

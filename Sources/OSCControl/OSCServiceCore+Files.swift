@@ -27,6 +27,7 @@ extension OSCServiceCore {
         let rate = engine.configuration.sampleRate
         let client = r.client.detached
         let files = self.files
+        bufferLoadsInFlight[name, default: 0] += 1
         runJob {
             // Its origin goes into saved patches, so a buffer loaded over OSC is loaded again with the patch.
             let buffer: SampleBuffer
@@ -36,13 +37,20 @@ extension OSCServiceCore {
                     frameCount: count.map { Int($0) })
             } catch {
                 let failure = OSCFailure(.fileError, "\(error)")
-                return { core in core.sendError(client, address: "/buffer/load", failure) }
+                return { core in
+                    core.bufferLoadFinished(name)
+                    core.sendError(client, address: "/buffer/load", failure)
+                }
             }
             guard buffer.channelCount > 0, buffer.frameCount > 0 else {
                 let failure = OSCFailure(.bufferMismatch, "'\(path)' holds no audio")
-                return { core in core.sendError(client, address: "/buffer/load", failure) }
+                return { core in
+                    core.bufferLoadFinished(name)
+                    core.sendError(client, address: "/buffer/load", failure)
+                }
             }
             return { core in
+                core.bufferLoadFinished(name)
                 do throws(EngineError) {
                     try core.engine.addBuffer(buffer)
                     core.done(
@@ -59,13 +67,34 @@ extension OSCServiceCore {
         }
     }
 
-    /// `/buffer/free s:name` → `/done /buffer/free s:name`
+    private func bufferLoadFinished(_ name: String) {
+        let left = bufferLoadsInFlight[name, default: 1] - 1
+        bufferLoadsInFlight[name] = left > 0 ? left : nil
+    }
+
+    /// `/buffer/free s:name` → `/done /buffer/free s:name`. While a `/buffer/load` of that name is on the
+    /// worker, the free is sequenced behind it (a job of its own, answered when it runs), so "load, then
+    /// free" leaves no buffer, as sent, instead of freeing what was there and then installing the load.
     func bufferFree(_ r: OSCRequest) throws(OSCFailure) {
         var a = OSCArguments(r)
         let name = try a.string("buffer name")
         try a.end()
-        try engineCall { () throws(EngineError) in try engine.removeBuffer(name) }
-        done(r.client, "/buffer/free", [.string(name)])
+        guard bufferLoadsInFlight[name, default: 0] > 0 else {
+            try engineCall { () throws(EngineError) in try engine.removeBuffer(name) }
+            done(r.client, "/buffer/free", [.string(name)])
+            return
+        }
+        let client = r.client.detached
+        runJob {
+            { core in
+                do throws(EngineError) {
+                    try core.engine.removeBuffer(name)
+                    core.done(client, "/buffer/free", [.string(name)])
+                } catch {
+                    core.sendError(client, address: "/buffer/free", OSCFailure(error))
+                }
+            }
+        }
     }
 
     /// `/buffer/list` → `/buffer/info s:name i:channels i:frames f:rate` per buffer, then `/reply s:/buffer/list`.

@@ -138,6 +138,9 @@ final class OSCServiceCore: @unchecked Sendable {
     var scheduler = BundleScheduler()
     /// Worker jobs in flight and the `/sync`s waiting for them.
     var jobs = JobLedger()
+    /// `/buffer/load`s in flight on the worker, by buffer name: a `/buffer/free` of such a name waits
+    /// for them, so the two apply in the order sent.
+    var bufferLoadsInFlight: [String: Int] = [:]
     /// The graph as OSC clients were last told it (node addresses registered with liblo).
     var mirror = GraphMirror()
     /// Notification subscribers, their meter feeds and reply routes.

@@ -26,6 +26,34 @@ import Testing
         #expect(f.client.command("/buffer/free", [.string("s")])?.errorCode == 40)
     }
 
+    /// `/buffer/free` sent right after a `/buffer/load` of the same name applies after it, as sent: the
+    /// free is answered after the load, and no buffer is left (before, the free found nothing or freed the
+    /// old buffer, and the load then installed its own).
+    @Test func aFreeRightAfterALoadOfThatNameAppliesAfterIt() throws {
+        let f = try OSCFixture()
+        // Two seconds at 24 kHz: converted to 48 kHz on the worker, so the load is still running when the
+        // free arrives.
+        let path = try f.writeWAV("slow.wav", channels: [Array(repeating: 0.25, count: 48_000)], rate: 24_000)
+        for existing in [false, true] {
+            if existing {
+                #expect(f.client.command("/buffer/load", [.string("x"), .string(path)])?.address == "/done")
+            }
+            f.client.send("/buffer/load", [.string("x"), .string(path)])
+            f.client.send("/buffer/free", [.string("x")])
+            let replies = f.client.receive(timeout: 10) {
+                $0.address != "/done" || $0.arguments.first == .string("/buffer/free")
+            }
+            #expect(
+                replies.map(\.arguments.first) == [.string("/buffer/load"), .string("/buffer/free")],
+                "\(existing ? "replacing" : "a new name"): \(replies)")
+            #expect(replies.allSatisfy { $0.address == "/done" }, "\(replies)")
+            #expect(!f.engine.buffers().contains { $0.name == "x" }, "the buffer outlived its free")
+            _ = f.client.takeAll()
+        }
+        // With nothing in flight a free answers at once, and a second one finds no buffer.
+        #expect(f.client.command("/buffer/free", [.string("x")])?.errorCode == 40)
+    }
+
     /// `/status/memory` counts what a loaded buffer holds: ten seconds of stereo at 48 kHz are 3.84 MB of
     /// samples, so the heap in use is at least that while the buffer is loaded (other suites running in the
     /// same process only add to it).

@@ -27,9 +27,9 @@ Fails (exit 1, seed printed) when the engine exits, its log shows a sanitizer or
 (every 0.25 s) is not answered within 1 s, or an unexplained error occurred. Samples every 5 s: RSS, fds and
 threads from /proc, the model's node count, xruns from /status. --idle only pings (an xrun baseline).
 --period-changes S changes the JACK period every S seconds or so meanwhile, cycling 128, 1024, 64, 512 and
-256 frames. Off by default: against the address-sanitized engine, one of four 60 s runs ended with the model
-and the engine differing at the final barrier (a buffer only the engine had; the same seed passed again),
-with the machine overloaded at the short periods (2,300 xruns). Not yet explained.
+256 frames (off by default, so the hour's xruns stay comparable with an idle engine's; scripts/sanitize.sh
+uses 8). The slower worker at short periods is how it found a /buffer/free that overtook a /buffer/load of
+the same name.
 
 Usage:  soak.py [--bin BIN] [--seconds 60] [--seed N] [--rate 175] [--max-nodes 40] [--json FILE] [--idle]
                 [--no-timed-3d] [--trace FILE] [--ping-timeout 1.0] [--keep] [--period-changes 0]
@@ -1031,7 +1031,9 @@ class Soak:
             return 0
         del m.buffers[name]
         m.buffer_freed[name].append(self.now())
-        return self.command("/buffer/free", name, done_key=[name])
+        # A free behind a load of the same name still running waits for it (answered as a worker job).
+        behind_load = any(p.address == "/buffer/load" and p.args and p.args[0] == name for p in self.pending)
+        return self.command("/buffer/free", name, done_key=[name], job=behind_load)
 
     def op_recorder(self):
         m = self.model
