@@ -13,19 +13,9 @@ extension JackHostTests {
     struct ServerRequests {
         @Test func portWorkAndLookupsOnTwoThreadsGetTheirOwnReplies() throws {
             let server = try PrivateJackServer()
-            let engine = Engine(configuration: EngineConfiguration(sampleRate: 48_000, blockFrames: 64))
-            try engine.attach(.eq, name: "eq", parameters: ["insert": .bool(false)])
-            let poller = EnginePoller(engine)
-            defer { poller.stop() }
-            let host = JackHost(
-                configuration: JackHostConfiguration(serverName: server.name, outputChannelCount: 2),
-                renderEngine: engine.renderEngine)
-            engine.setHostInsertObserver { [host] layout in host.requestInserts(layout) }
-            _ = try host.start()
-            defer { host.stop() }
-            let client = try #require(host.actualClientName)
-            let probe = try JackToneSource(server: server.name, frequency: 100, amplitude: 0)
-            defer { probe.close() }
+            let fixture = try EQInsertHost(server: server)
+            defer { fixture.stop() }
+            let (engine, host, client, probe) = (fixture.engine, fixture.host, fixture.client, fixture.probe)
 
             // One thread registers and unregisters the insert's four ports, 60 times; the other asks
             // the server about clients and sets our metadata (requests made under the state lock
