@@ -19,11 +19,11 @@ public enum JackPorts {
     /// Registers an audio port of `client` named `shortName` (flags: JackPortIsInput or JackPortIsOutput)
     /// and returns it with its full name, or nil when JACK refuses it.
     ///
-    /// `jack_port_register`'s result is not trusted as it is: when the server's reply times out (libjack
-    /// prints "JackClientSocket::Read time out"; seen while the server changes its period), libjack
-    /// hands back whatever index the unread reply held, which may name no port or another client's. A
-    /// result is kept only if it is a port of this client with the name asked for; otherwise the port
-    /// is looked up by its full name, in case the server did register it before the reply was lost.
+    /// `jack_port_register`'s result is not trusted as it is: a reply read short (libjack then prints
+    /// "JackClientSocket::Read time out" and goes on; seen when requests overlapped, before
+    /// `JackRequests`) hands back whatever index the buffer held, which may name no port or another
+    /// client's. A result is kept only if it is a port of this client with the name asked for; otherwise
+    /// the port is looked up by its full name, in case the server did register it.
     public static func register(client: OpaquePointer, shortName: String, flags: UInt) -> (
         port: OpaquePointer, name: String
     )? {

@@ -1618,8 +1618,7 @@ class PeriodChanger:
         self.server = server
         self.interval = interval
         self.rng = random.Random(seed)
-        self.changes = 0
-        self.sizes = []
+        self.sizes = []  # the periods set, in order
         self._stop = threading.Event()
         self._thread = None
 
@@ -1631,10 +1630,9 @@ class PeriodChanger:
     def _run(self):
         env = dict(os.environ, JACK_DEFAULT_SERVER=self.server, JACK_NO_START_SERVER="1")
         while not self._stop.wait(self.interval * self.rng.uniform(0.7, 1.3)):
-            size = self.SIZES[self.changes % len(self.SIZES)]
+            size = self.SIZES[len(self.sizes) % len(self.SIZES)]
             subprocess.run(["jack_bufsize", str(size)], env=env, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, timeout=20)
-            self.changes += 1
             self.sizes.append(size)
 
     def stop(self):
@@ -1672,8 +1670,8 @@ def run(args):
             soak.elapsed = soak.now() - soak.started
         finally:
             periods.stop()
-        if periods.changes:
-            log(f"period changes: {periods.changes} ({', '.join(str(f) for f in periods.sizes)} frames)")
+        if periods.sizes:
+            log(f"period changes: {len(periods.sizes)} ({', '.join(str(f) for f in periods.sizes)} frames)")
         time.sleep(0.2)
         crashed = not engine.alive() or bool(engine.crash_lines())
         if crashed and soak.failure is None:
