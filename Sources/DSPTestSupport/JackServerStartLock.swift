@@ -1,8 +1,8 @@
-// Tests only. jackd keeps metadata in one store per user (/dev/shm/jack_db-UID) and recreates it
-// whenever any server of the user starts; clients already open keep using the removed copy, so they
-// and clients opened later no longer see each other's metadata. Test fixtures start servers under a
-// shared lock; a test that depends on metadata across processes holds it exclusively, so no server
-// starts while it runs. The lock is a file lock, so it holds across test processes.
+// Tests only. jackd keeps metadata in one store per user (/dev/shm/jack_db-UID), which the clean exit
+// of any server of the user deletes; processes with clients open keep using the deleted copy until
+// the host notices (JackMetadataStore). Test fixtures start and stop servers under a shared lock; a
+// test that depends on metadata holds it exclusively, so no fixture's server starts or exits while
+// it runs. The lock is a file lock, so it holds across test processes.
 import Foundation
 import Synchronization
 
@@ -11,7 +11,7 @@ public enum JackServerStartLock {
     /// The thread holding the exclusive lock in this process (its own server starts do not wait).
     private static let exclusiveOwner = Mutex<pthread_t?>(nil)
 
-    /// Runs `body` (which starts a JACK server) under the shared lock.
+    /// Runs `body` (which starts or stops a JACK server) under the shared lock.
     public static func starting<T>(_ body: () throws -> T) rethrows -> T {
         if exclusiveOwner.withLock({ $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }) {
             return try body()
@@ -27,7 +27,7 @@ public enum JackServerStartLock {
         return try body()
     }
 
-    /// Runs `body` while no other test starts a JACK server.
+    /// Runs `body` while no other test starts or stops a JACK server.
     public static func exclusively<T>(_ body: () throws -> T) rethrows -> T {
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
         if fd >= 0 { _ = flock(fd, LOCK_EX) }

@@ -107,6 +107,7 @@ extension JackHost {
                 let result = JackLibraryMessages.silenced {
                     open(
                         startHook: startHook, inserts: state.insertLayout, properties: state.clientProperties,
+                        propertiesWrittenLast: state.propertiesWrittenLast,
                         clientName: lost.actualClientName, monitorsOtherAudio: state.monitorsOtherAudio)
                 }
                 switch result {

@@ -31,30 +31,48 @@ extension JackHost {
     }
 
     /// Control side. Replaces the metadata properties this host keeps on its client (key → text), now
-    /// and after every (re)open. Keys are URIs by JACK's convention.
-    public func setClientProperties(_ properties: [String: String]) {
-        core.state.withLock { state in
+    /// and after every (re)open. Keys are URIs by JACK's convention. Other clients may read between
+    /// two writes, so the keys in `last` are written after all others, in that order (a state whose
+    /// trigger is written last never reads half-changed).
+    public func setClientProperties(_ properties: [String: String], writingLast last: [String] = []) {
+        let outOfProcess = core.state.withLock { state -> StaleStoreWrite? in
             let old = state.clientProperties
             state.clientProperties = properties
-            guard let session = state.session, let client = session.client else { return }
+            state.propertiesWrittenLast = last
+            guard let session = state.session, let client = session.client else { return nil }
             // Only what changed: every set wakes every client's property callback.
-            Self.applyProperties(
-                properties.filter { old[$0.key] != $0.value }, removing: Set(old.keys).subtracting(properties.keys),
-                client: client)
+            let changed = properties.filter { old[$0.key] != $0.value }
+            let removed = Set(old.keys).subtracting(properties.keys)
+            if let write = staleStoreWrite(client: client, session: session, last: last) {
+                return write.with(properties: changed, removed: removed)
+            }
+            Self.applyProperties(changed, removing: removed, last: last, client: client)
+            return nil
         }
+        if let outOfProcess { finish(outOfProcess) }
+    }
+
+    /// `keys` sorted, with those in `last` moved to the end in `last`'s order.
+    static func writeOrder(of keys: some Sequence<String>, last: [String]) -> [String] {
+        let trailing = Set(last)
+        let keys = Set(keys)
+        return keys.subtracting(trailing).sorted() + last.filter { keys.contains($0) }
     }
 
     /// The metadata properties this host keeps on its client.
     public var clientProperties: [String: String] { core.state.withLock { $0.clientProperties } }
 
     /// Sets `properties` on our client and removes `removed` (control side, with the client open).
-    static func applyProperties(_ properties: [String: String], removing removed: Set<String>, client: OpaquePointer) {
+    static func applyProperties(
+        _ properties: [String: String], removing removed: Set<String>, last: [String], client: OpaquePointer
+    ) {
         guard let text = jack_client_get_uuid(client) else { return }
         defer { jack_free(text) }
         var uuid = jack_uuid_t()
         guard jack_uuid_parse(text, &uuid) == 0 else { return }
         for key in removed { _ = JackRequests.serialized { jack_remove_property(client, uuid, key) } }
-        for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
+        for key in writeOrder(of: properties.keys, last: last) {
+            let value = properties[key] ?? ""
             // JACK refuses empty values: an empty text is no property.
             if value.isEmpty {
                 _ = JackRequests.serialized { jack_remove_property(client, uuid, key) }
@@ -68,7 +86,12 @@ extension JackHost {
     /// with `prefix`: client name → key → value. Clients that closed are left out even where the server
     /// still keeps their properties. Empty when the host is not running.
     public func clientProperties(withPrefix prefix: String) -> [String: [String: String]] {
-        withClientAndName { client, _ in
+        let stale = core.state.withLock { state -> StaleStoreWrite? in
+            guard let session = state.session, let client = session.client else { return nil }
+            return staleStoreWrite(client: client, session: session, last: [])
+        }
+        if let stale { return clientProperties(withPrefix: prefix, through: stale.tool, storePath: stale.storePath) }
+        return withClientAndName { client, _ in
             var descriptions: UnsafeMutablePointer<jack_description_t>?
             let count = jack_get_all_properties(&descriptions)
             guard count > 0, let descriptions else { return [:] }
@@ -94,6 +117,39 @@ extension JackHost {
         } ?? [:]
     }
 
+    /// `clientProperties(withPrefix:)` read from the current store through `jack_property`. The listing
+    /// is read again only after the server told of a metadata change: clients coming and going (each
+    /// wakes this reading) change who is open, which is asked of the server, not what the store holds.
+    /// A store deleted and created again tells no one, so the listing is also tied to the store file.
+    private func clientProperties(
+        withPrefix prefix: String, through tool: JackMetadataStore.Tool, storePath: String
+    ) -> [String: [String: String]] {
+        // Relaxed: the callback's count orders nothing else.
+        let changes = core.propertyChanges.load(ordering: .relaxed)
+        let store = JackMetadataStore.identity(ofFileAt: storePath)
+        var listing = core.state.withLock { state in
+            state.storeListing.flatMap { $0.changes == changes && $0.store == store && store != nil ? $0.listing : nil }
+        }
+        if listing == nil {
+            guard let read = tool.listAll() else { return [:] }
+            core.state.withLock { $0.storeListing = (changes, store, read) }
+            listing = read
+        }
+        guard let listing else { return [:] }
+        return withClientAndName { client, _ in
+            var result: [String: [String: String]] = [:]
+            for (subject, properties) in listing {
+                let matching = properties.filter { $0.key.hasPrefix(prefix) }
+                var uuid = jack_uuid_t()
+                guard !matching.isEmpty, jack_uuid_parse(subject, &uuid) == 0,
+                    let owner = Self.clientName(of: uuid, client: client)
+                else { continue }
+                result[owner] = matching
+            }
+            return result
+        } ?? [:]
+    }
+
     /// The name of the open client whose uuid is `subject`; nil for a port or a client that closed.
     private static func clientName(of subject: jack_uuid_t, client: OpaquePointer) -> String? {
         var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
@@ -103,17 +159,30 @@ extension JackHost {
         return String(cString: name)
     }
 
-    /// Control side. Sets our metadata again when the server no longer has it: jackd keeps metadata in
-    /// one database per user, which every server start wipes, whichever server it is. Reads one property
-    /// in-process (no IPC). Returns true when it had to.
+    /// Control side. Sets our metadata again when the store no longer has it. jackd keeps metadata in
+    /// one store per user, which the clean exit of any server of the user deletes (`JackMetadataStore`).
+    /// While this process's copy is live, one property is read in-process (no IPC); once it was
+    /// deleted, our properties are written through `jack_property` to each new store file once.
+    /// Returns true when it had to.
     public func refreshClientProperties() -> Bool {
-        core.state.withLock { state -> Bool in
+        let outcome = core.state.withLock { state -> (repaired: Bool, write: StaleStoreWrite?) in
             guard !state.clientProperties.isEmpty, let session = state.session, let client = session.client,
-                !session.isServerLost, let text = jack_client_get_uuid(client)
-            else { return false }
+                !session.isServerLost
+            else { return (false, nil) }
+            if let write = staleStoreWrite(client: client, session: session, last: state.propertiesWrittenLast) {
+                if let current = JackMetadataStore.identity(ofFileAt: write.storePath),
+                    current == state.propertiesWrittenOutOfProcess
+                {
+                    return (false, nil)
+                }
+                return (true, write.with(properties: state.clientProperties, removed: [], isComplete: true))
+            }
+            state.propertiesWrittenOutOfProcess = nil
+            state.storeListing = nil
+            guard let text = jack_client_get_uuid(client) else { return (false, nil) }
             defer { jack_free(text) }
             var uuid = jack_uuid_t()
-            guard jack_uuid_parse(text, &uuid) == 0 else { return false }
+            guard jack_uuid_parse(text, &uuid) == 0 else { return (false, nil) }
             let intact = state.clientProperties.allSatisfy { key, value in
                 var stored: UnsafeMutablePointer<CChar>?
                 var type: UnsafeMutablePointer<CChar>?
@@ -124,10 +193,13 @@ extension JackHost {
                 }
                 return value.isEmpty ? !found : found && stored.map { String(cString: $0) } == value
             }
-            if intact { return false }
-            Self.applyProperties(state.clientProperties, removing: [], client: client)
-            return true
+            if intact { return (false, nil) }
+            Self.applyProperties(
+                state.clientProperties, removing: [], last: state.propertiesWrittenLast, client: client)
+            return (true, nil)
         }
+        if let write = outcome.write { finish(write) }
+        return outcome.repaired
     }
 
     /// Control side. Whether a client of that name is open on the server (one IPC).
@@ -139,5 +211,64 @@ extension JackHost {
             jack_free(uuid)
             return true
         } ?? false
+    }
+}
+
+/// Metadata to write through `jack_property` because this process's copy of the store was deleted.
+struct StaleStoreWrite {
+    let tool: JackMetadataStore.Tool
+    /// Our client's UUID, as text.
+    let subject: String
+    /// Where the store file is (the deleted copy's path, where the current one is created).
+    let storePath: String
+    /// Keys written after all others, in this order.
+    let last: [String]
+    var properties: [String: String] = [:]
+    var removed: Set<String> = []
+    /// True when `properties` are all we keep (a repair), false for changes only.
+    var isComplete = false
+
+    func with(properties: [String: String], removed: Set<String>, isComplete: Bool = false) -> StaleStoreWrite {
+        var write = self
+        write.properties = properties
+        write.removed = removed
+        write.isComplete = isComplete
+        return write
+    }
+}
+
+extension JackHost {
+    /// Under the state lock. What it takes to write our metadata out of process, when this process's
+    /// copy of the store was deleted and `jack_property` is installed; nil otherwise.
+    func staleStoreWrite(client: OpaquePointer, session: JackSession, last: [String]) -> StaleStoreWrite? {
+        guard !session.isServerLost, let copy = JackMetadataStore.processCopy(), copy.isDeleted,
+            let tool = JackMetadataStore.Tool(server: configuration.resolvedServerName),
+            let text = jack_client_get_uuid(client)
+        else { return nil }
+        defer { jack_free(text) }
+        return StaleStoreWrite(tool: tool, subject: String(cString: text), storePath: copy.path, last: last)
+    }
+
+    /// Outside every lock (each write is a process). Writes `write` and records the store file it went
+    /// to: a complete write that succeeded marks that file repaired; a failed write leaves none marked.
+    func finish(_ write: StaleStoreWrite) {
+        for key in write.removed.sorted() { _ = write.tool.remove(subject: write.subject, key: key) }
+        var succeeded = true
+        for key in Self.writeOrder(of: write.properties.keys, last: write.last) {
+            let value = write.properties[key] ?? ""
+            if value.isEmpty {
+                _ = write.tool.remove(subject: write.subject, key: key)
+            } else if !write.tool.set(subject: write.subject, key: key, value: value) {
+                succeeded = false
+            }
+        }
+        let identity = JackMetadataStore.identity(ofFileAt: write.storePath)
+        core.state.withLock { state in
+            if !succeeded {
+                state.propertiesWrittenOutOfProcess = nil
+            } else if write.isComplete {
+                state.propertiesWrittenOutOfProcess = identity
+            }
+        }
     }
 }

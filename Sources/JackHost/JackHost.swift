@@ -67,6 +67,7 @@ public final class JackHost: Sendable {
                 if state.session != nil { return .failure(.alreadyRunning) }
                 switch open(
                     startHook: startHook, inserts: state.insertLayout, properties: state.clientProperties,
+                    propertiesWrittenLast: state.propertiesWrittenLast,
                     monitorsOtherAudio: state.monitorsOtherAudio)
                 {
                 case .failure(let error):
@@ -145,10 +146,10 @@ public final class JackHost: Sendable {
 
     /// Opens and activates a client. Called with the state lock held; on failure nothing stays open.
     /// `clientName`: the name to ask for instead of the configuration's (the name a lost client had).
-    /// `properties`: the metadata to set on the client once it is active.
+    /// `properties`: the metadata to set on the client once it is active (`propertiesWrittenLast` last).
     func open(
         startHook: (@convention(c) () -> Void)?, inserts: HostInsertLayout?, properties: [String: String] = [:],
-        clientName: String? = nil, monitorsOtherAudio: Bool = false
+        propertiesWrittenLast: [String] = [], clientName: String? = nil, monitorsOtherAudio: Bool = false
     )
         -> Result<(JackHostStartReport, JackSession), JackHostError>
     {
@@ -296,7 +297,9 @@ public final class JackHost: Sendable {
         let connections = makeConnections(client: client, session: session)
         seedRoute(client: client, session: session, context: context)
         core.followOtherAudio(client: client)
-        if !properties.isEmpty { Self.applyProperties(properties, removing: [], client: client) }
+        if !properties.isEmpty {
+            Self.applyProperties(properties, removing: [], last: propertiesWrittenLast, client: client)
+        }
         let report = JackHostStartReport(
             requestedClientName: clientName ?? config.clientName, actualClientName: actualName, serverName: serverName,
             sampleRate: core.sampleRateValue.load(ordering: .relaxed),

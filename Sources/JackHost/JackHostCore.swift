@@ -36,6 +36,14 @@ struct JackHostState: Sendable {
     var insertLayout: HostInsertLayout?
     /// Metadata properties kept on our client (applied at every start).
     var clientProperties: [String: String] = [:]
+    /// Keys of `clientProperties` written after all others, in this order (`setClientProperties`).
+    var propertiesWrittenLast: [String] = []
+    /// The store file our properties were last written to through `jack_property`, while this
+    /// process's copy of the metadata store is a deleted one (`JackMetadataStore`).
+    var propertiesWrittenOutOfProcess: JackMetadataStore.FileIdentity?
+    /// The store as `jack_property -l` last listed it, with `JackHostCore.propertyChanges` as it was
+    /// before that listing and the store file it read.
+    var storeListing: (changes: Int, store: JackMetadataStore.FileIdentity?, listing: [String: [String: String]])?
     /// The connections of the main outputs / inputs when they were last unregistered (`setMainPorts`).
     var parkedOutputEdges: Set<JackEdge> = []
     var parkedInputEdges: Set<JackEdge> = []
@@ -97,6 +105,9 @@ final class JackHostCore: Sendable {
     /// are cleared by `start()`; see `waitForNotificationThreadToEnd`.
     let notificationThreadID = Atomic<Int32>(0)
     let shutdownByInfoCallback = Atomic<Bool>(false)
+    /// Metadata changes the server has told of (any subject), counted by the property callback: a
+    /// listing of the store read through `jack_property` stays good until this moves.
+    let propertyChanges = Atomic<Int>(0)
     /// True while the event thread closes a lost client (outside the locks); `stop()` waits for it
     /// before freeing what the client's callbacks read.
     let closingLostClient = Atomic<Bool>(false)

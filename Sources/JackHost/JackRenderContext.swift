@@ -256,12 +256,19 @@ let jackPortRegistrationCallback: JackPortRegistrationCallback = { _, registered
 let jackPropertyChangeCallback: JackPropertyChangeCallback = { _, _, _, arg in
     guard let arg else { return }
     JackRenderContext.noteNotificationThread(arg.assumingMemoryBound(to: JackRenderContext.self))
+    arg.assumingMemoryBound(to: JackRenderContext.self).pointee.core._withUnsafeGuaranteedRef {
+        // Relaxed: a count that only tells the control side to read the store again.
+        $0.propertyChanges.add(1, ordering: .relaxed)
+    }
     JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .peers)
 }
 
-/// Notification thread, for every client that opens or closes (a session that vanished).
-let jackClientRegistrationCallback: JackClientRegistrationCallback = { _, _, arg in
+/// Notification thread, for every client that opens or closes (a session that vanished). Not for
+/// `jack_property`'s clients ("jack-property…"): the host runs that tool to read the metadata store
+/// (`JackMetadataStore`), and its own client would wake the reading again.
+let jackClientRegistrationCallback: JackClientRegistrationCallback = { name, _, arg in
     guard let arg else { return }
+    if let name, strncmp(name, "jack-property", 13) == 0 { return }
     JackRenderContext.noteNotificationThread(arg.assumingMemoryBound(to: JackRenderContext.self))
     JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .peers)
 }

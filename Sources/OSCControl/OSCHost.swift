@@ -21,8 +21,9 @@ public protocol OSCHost: AnyObject, Sendable {
     func route() -> [String]
     /// Asks the server for periods of `frames`; returns the period in force afterwards.
     func requestBufferSize(frames: Int) throws(OSCHostError) -> Int
-    /// Publishes metadata on our client (key → text; JACK metadata under JACK), replacing what was set.
-    func publishProperties(_ properties: [String: String])
+    /// Publishes metadata on our client (key → text; JACK metadata under JACK), replacing what was set;
+    /// the keys in `last` are written after all others, in that order.
+    func publishProperties(_ properties: [String: String], writingLast last: [String])
     /// The render thread's scheduling for `/status/realtime`: a word (`realtime`, `not-realtime`,
     /// `denied`, `unknown`), the policy (`SCHED_FIFO`…) and the priority.
     func realtime() -> (state: String, policy: String, priority: Int)
@@ -52,7 +53,7 @@ extension OSCHost {
     public func requestBufferSize(frames: Int) throws(OSCHostError) -> Int {
         throw OSCHostError("this host cannot change its period")
     }
-    public func publishProperties(_ properties: [String: String]) {}
+    public func publishProperties(_ properties: [String: String], writingLast last: [String]) {}
     public func realtime() -> (state: String, policy: String, priority: Int) { ("unknown", "unknown", 0) }
     public func clientProperties(withPrefix prefix: String) -> [String: [String: String]] { [:] }
     public func setMainPorts(outputs: Bool, inputs: Bool) -> [String] { [] }

@@ -51,7 +51,7 @@ extension OSCServiceCore {
         let properties = session.published.properties.merging(session.nowPlayingProperties) { a, _ in a }
         guard properties != session.lastPublished else { return }
         session.lastPublished = properties
-        host?.publishProperties(properties)
+        host?.publishProperties(properties, writingLast: SessionPeerState.keysWrittenLast)
     }
 
     /// Now (nanoseconds of the realtime clock): activations and the silent switch are ordered by it
@@ -289,15 +289,15 @@ extension OSCServiceCore {
         for (name, properties) in host.clientProperties(withPrefix: SessionPeerState.keyPrefix) where name != me {
             if let state = SessionPeerState(properties: properties) { peers[name] = state }
         }
-        // A session whose metadata vanished while its client is still open (jackd wiped the user's
-        // metadata when some server started) keeps its last state until it publishes again.
+        // A session whose metadata vanished while its client is still open (jackd deleted the user's
+        // metadata store when some server exited) keeps its last state until it publishes again.
         for (name, known) in session.knownPeers where peers[name] == nil && host.clientExists(name) {
             peers[name] = known
         }
         session.knownPeers = peers
         let verdict = SessionPolicy.decide(
             me: session.published, peers: peers, seen: session.seenActivations, current: session.interruptingPeers)
-        session.seenActivations = peers.mapValues(\.activation)
+        session.seenActivations = SessionPolicy.seenActivations(after: peers, previous: session.seenActivations)
         for (name, activation) in verdict.interruptedBy.sorted(by: { $0.key < $1.key }) {
             session.interruptingPeers[name] = activation
             session.published.isActive = false

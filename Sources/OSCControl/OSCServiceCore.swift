@@ -232,8 +232,8 @@ final class OSCServiceCore: @unchecked Sendable {
             nextOtherAudioCheck = now + 0.01
         }
         if now >= nextPropertyCheck {
-            // jackd keeps metadata per user and wipes it whenever any server of the user starts: what
-            // we published may be gone without a word.
+            // jackd keeps metadata per user and deletes it whenever any server of the user exits
+            // cleanly: what we published may be gone without a word.
             if host?.refreshProperties() == true { evaluateSessionPeers() }
             nextPropertyCheck = now + 0.5
         }

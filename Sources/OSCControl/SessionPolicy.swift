@@ -93,6 +93,10 @@ public struct SessionPeerState: Equatable, Sendable {
     }
 
     static let keyPrefix = "urn:soundstage:session:"
+    /// Written after the other keys: the others read a session's properties as they arrive, one at a
+    /// time, and whether it is active is what they act on (a deactivation's notifyOthers must be there
+    /// when it reads as inactive).
+    static let keysWrittenLast = [keyPrefix + "active"]
 
     /// The metadata this state is published as.
     var properties: [String: String] {
@@ -172,6 +176,24 @@ enum SessionPolicy {
             }
         }
         return verdict
+    }
+
+    /// The peers' activations to remember as seen after a decision. An active peer's activation is
+    /// seen. An inactive peer's is not yet: a session's properties reach the others one at a time, so a
+    /// new activation can be read before the session reads as active, and it must still count as new
+    /// then. The activation seen before is kept for it.
+    static func seenActivations(
+        after peers: [String: SessionPeerState], previous: [String: UInt64]
+    ) -> [String: UInt64] {
+        var seen: [String: UInt64] = [:]
+        for (name, peer) in peers {
+            if peer.isActive {
+                seen[name] = peer.activation
+            } else if let earlier = previous[name] {
+                seen[name] = earlier
+            }
+        }
+        return seen
     }
 
     /// Whether `activating`, on activation, interrupts the active session `other`.

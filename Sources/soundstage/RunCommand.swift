@@ -460,7 +460,9 @@ final class JackOSCHost: OSCHost, Sendable {
 
     func route() -> [String] { host.route }
 
-    func publishProperties(_ properties: [String: String]) { host.setClientProperties(properties) }
+    func publishProperties(_ properties: [String: String], writingLast last: [String]) {
+        host.setClientProperties(properties, writingLast: last)
+    }
 
     func realtime() -> (state: String, policy: String, priority: Int) {
         guard let status = host.realtimeStatus else { return ("unknown", "unknown", 0) }

@@ -122,7 +122,7 @@ extension JackHostTests {
         }
 
         @Test func clientPropertiesArePublishedAndComeBackWithTheServer() throws {
-            // jack_property reads the user's metadata store, which any server start elsewhere would wipe.
+            // jack_property reads the user's metadata store, which any server exiting elsewhere deletes.
             try JackServerStartLock.exclusively { try propertiesComeBack() }
         }
 
@@ -146,10 +146,11 @@ extension JackHostTests {
             let restarted = try PrivateJackServer(name: server.name)
             #expect(
                 events.wait(timeout: 5) { if case .serverReturned = $0 { return true } else { return false } } != nil)
-            // The host sets its properties on the new client before it reports the return. jackd keeps
-            // metadata in one store per user that a server may still recreate after a client's first
-            // write (the CI's address-sanitized run once listed nothing right after the return); the
-            // control loop repairs that with `refreshClientProperties()` every 0.5 s, as here.
+            // The host sets its properties on the new client before it reports the return. A server of
+            // another test that exits without the lock (a command's own server) deletes the user's
+            // metadata store, and this process may keep the deleted copy (CI once listed nothing after
+            // the return); the control loop repairs that with `refreshClientProperties()` every 0.5 s,
+            // as here.
             var refreshes: [Bool] = []
             var back = try listed(restarted).contains("Band")
             while !back && refreshes.count < 6 {

@@ -80,16 +80,19 @@ final class PrivateJackServer: @unchecked Sendable {
         }
         if already { return }
         var killed = false
-        if process.isRunning {
-            kill(pid, SIGTERM)
-            let deadline = Date().addingTimeInterval(3)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
+        // Under the shared lock: a clean exit deletes the user's JACK metadata (JackServerStartLock).
+        JackServerStartLock.starting {
             if process.isRunning {
-                kill(pid, SIGKILL)
-                killed = true
+                kill(pid, SIGTERM)
+                let deadline = Date().addingTimeInterval(3)
+                while process.isRunning && Date() < deadline { usleep(20_000) }
+                if process.isRunning {
+                    kill(pid, SIGKILL)
+                    killed = true
+                }
             }
+            process.waitUntilExit()
         }
-        process.waitUntilExit()
         if killed { reclaimRegistrySlot() }
     }
 

@@ -404,7 +404,8 @@ final class DummyJackServer: @unchecked Sendable {
 
     /// Ends the server with `signal` (SIGKILL as a crash, SIGTERM as a shutdown) and reaps it.
     func kill(signal: Int32) {
-        child.stop(signal: signal, grace: 5)
+        // Under the shared lock: a clean exit deletes the user's JACK metadata (JackServerStartLock).
+        JackServerStartLock.starting { _ = child.stop(signal: signal, grace: 5) }
     }
 
     /// Starts a server under the same name again (at `period` frames) and waits until it accepts clients.
@@ -428,12 +429,14 @@ final class DummyJackServer: @unchecked Sendable {
     var environment: [String: String] { ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"] }
 
     func stop() {
-        if child.stop() { Self.reclaimRegistrySlot(name: name, sampleRate: sampleRate, period: period) }
+        if JackServerStartLock.starting({ child.stop() }) {
+            Self.reclaimRegistrySlot(name: name, sampleRate: sampleRate, period: period)
+        }
     }
 
     /// `jack_lsp -s NAME -c`: ports with their connections indented below them.
-    /// Run again (up to three times) when its client could not open: another test's server
-    /// starting at that moment recreates the user's metadata store, which a client opening then can fail on.
+    /// Run again (up to three times) when its client could not open: another test's server exiting
+    /// at that moment deletes the user's metadata store, which a client opening then can fail on.
     func connections() -> String {
         var result = ChildProcess.run("/usr/bin/jack_lsp", ["-s", name, "-c"], timeout: 10)
         for _ in 0..<2 where result.status != 0 && result.output.contains("Cannot open") {

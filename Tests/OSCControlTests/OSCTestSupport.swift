@@ -291,7 +291,9 @@ final class MockHost: OSCHost, @unchecked Sendable {
     let requestedPeriods = Mutex<[Int]>([])
 
     /// The properties last published.
-    func publishProperties(_ properties: [String: String]) { published.withLock { $0 = properties } }
+    func publishProperties(_ properties: [String: String], writingLast last: [String]) {
+        published.withLock { $0 = properties }
+    }
 
     let published = Mutex<[String: String]>([:])
 }

@@ -18,6 +18,24 @@ import Testing
         return s
     }
 
+    @Test func anActivationReadBeforeTheSessionReadsAsActiveStillInterrupts() {
+        // The activating session's properties arrive one at a time: first its new activation while it
+        // still reads as inactive, then its being active.
+        let me = state(.playback, activation: 100)
+        var seen = ["radio": UInt64(50)]
+        let first = ["radio": state(.playback, active: false, activation: 200)]
+        #expect(SessionPolicy.decide(me: me, peers: first, seen: seen, current: [:]).interruptedBy.isEmpty)
+        seen = SessionPolicy.seenActivations(after: first, previous: seen)
+        #expect(seen == ["radio": 50])
+        let then = ["radio": state(.playback, activation: 200)]
+        #expect(SessionPolicy.decide(me: me, peers: then, seen: seen, current: [:]).interruptedBy == ["radio": 200])
+        // Once seen active, the same activation is not new again; a session that left is forgotten.
+        seen = SessionPolicy.seenActivations(after: then, previous: seen)
+        #expect(seen == ["radio": 200])
+        #expect(SessionPolicy.decide(me: me, peers: then, seen: seen, current: [:]).interruptedBy.isEmpty)
+        #expect(SessionPolicy.seenActivations(after: [:], previous: seen).isEmpty)
+    }
+
     @Test func mixabilityFollowsCategoryAndOptions() {
         #expect(state(.ambient).isMixable)
         #expect(!state(.soloAmbient).isMixable)

@@ -53,7 +53,8 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
 
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(3)))
     func sessionsInterruptDuckAndSilenceEachOther() throws {
-        // The sessions see each other through JACK metadata, which any server start elsewhere would wipe.
+        // The sessions see each other through JACK metadata, which any server exiting elsewhere would
+        // delete (the test deletes it once itself).
         try JackServerStartLock.exclusively { try sessionsShareTheServer() }
     }
 
@@ -80,6 +81,15 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
         let start = try levels(server, runs)
         for level in start { #expect(abs(decibels(level, relativeTo: full)) < 0.2, "levels at start: \(start)") }
         #expect(music.request("/session/state")?.arguments == [.string("active")])
+
+        // Another server of the user exits cleanly and deletes the metadata store under all three
+        // sessions: what follows works only if they publish to and read from the store that replaces it.
+        try DummyJackServer().stop()
+        usleep(1_500_000)  // each session's 0.5 s property check writes its state to the new store
+        let relisted = ChildProcess.run("/usr/bin/jack_property", ["-l"], environment: server.environment, timeout: 5)
+        #expect(
+            relisted.output.components(separatedBy: "urn:soundstage:session:category").count - 1 == 3,
+            "\(relisted.output.prefix(2000))")
 
         // A non-mixable activation interrupts the active non-mixable session: its player pauses.
         _ = music.takeAll()
