@@ -35,21 +35,20 @@ extension JackHost {
     /// two writes, so the keys in `last` are written after all others, in that order (a state whose
     /// trigger is written last never reads half-changed).
     public func setClientProperties(_ properties: [String: String], writingLast last: [String] = []) {
-        let outOfProcess = core.state.withLock { state -> StaleStoreWrite? in
+        core.state.withLock { state in
             let old = state.clientProperties
             state.clientProperties = properties
             state.propertiesWrittenLast = last
-            guard let session = state.session, let client = session.client else { return nil }
+            guard let session = state.session, let client = session.client else { return }
             // Only what changed: every set wakes every client's property callback.
             let changed = properties.filter { old[$0.key] != $0.value }
             let removed = Set(old.keys).subtracting(properties.keys)
             if let write = staleStoreWrite(client: client, session: session, last: last) {
-                return write.with(properties: changed, removed: removed)
+                queue(write.with(properties: changed, removed: removed))
+                return
             }
             Self.applyProperties(changed, removing: removed, last: last, client: client)
-            return nil
         }
-        if let outOfProcess { finish(outOfProcess) }
     }
 
     /// `keys` sorted, with those in `last` moved to the end in `last`'s order.
@@ -86,11 +85,7 @@ extension JackHost {
     /// with `prefix`: client name → key → value. Clients that closed are left out even where the server
     /// still keeps their properties. Empty when the host is not running.
     public func clientProperties(withPrefix prefix: String) -> [String: [String: String]] {
-        let stale = core.state.withLock { state -> StaleStoreWrite? in
-            guard let session = state.session, let client = session.client else { return nil }
-            return staleStoreWrite(client: client, session: session, last: [])
-        }
-        if let stale { return clientProperties(withPrefix: prefix, through: stale.tool, storePath: stale.storePath) }
+        if let listing = listingOfCurrentStore() { return clientProperties(withPrefix: prefix, from: listing) }
         return withClientAndName { client, _ in
             var descriptions: UnsafeMutablePointer<jack_description_t>?
             let count = jack_get_all_properties(&descriptions)
@@ -117,41 +112,8 @@ extension JackHost {
         } ?? [:]
     }
 
-    /// `clientProperties(withPrefix:)` read from the current store through `jack_property`. The listing
-    /// is read again only after the server told of a metadata change: clients coming and going (each
-    /// wakes this reading) change who is open, which is asked of the server, not what the store holds.
-    /// A store deleted and created again tells no one, so the listing is also tied to the store file.
-    private func clientProperties(
-        withPrefix prefix: String, through tool: JackMetadataStore.Tool, storePath: String
-    ) -> [String: [String: String]] {
-        // Relaxed: the callback's count orders nothing else.
-        let changes = core.propertyChanges.load(ordering: .relaxed)
-        let store = JackMetadataStore.identity(ofFileAt: storePath)
-        var listing = core.state.withLock { state in
-            state.storeListing.flatMap { $0.changes == changes && $0.store == store && store != nil ? $0.listing : nil }
-        }
-        if listing == nil {
-            guard let read = tool.listAll() else { return [:] }
-            core.state.withLock { $0.storeListing = (changes, store, read) }
-            listing = read
-        }
-        guard let listing else { return [:] }
-        return withClientAndName { client, _ in
-            var result: [String: [String: String]] = [:]
-            for (subject, properties) in listing {
-                let matching = properties.filter { $0.key.hasPrefix(prefix) }
-                var uuid = jack_uuid_t()
-                guard !matching.isEmpty, jack_uuid_parse(subject, &uuid) == 0,
-                    let owner = Self.clientName(of: uuid, client: client)
-                else { continue }
-                result[owner] = matching
-            }
-            return result
-        } ?? [:]
-    }
-
     /// The name of the open client whose uuid is `subject`; nil for a port or a client that closed.
-    private static func clientName(of subject: jack_uuid_t, client: OpaquePointer) -> String? {
+    static func clientName(of subject: jack_uuid_t, client: OpaquePointer) -> String? {
         var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
         jack_uuid_unparse(subject, &text)
         guard let name = JackRequests.serialized({ jack_get_client_name_by_uuid(client, text) }) else { return nil }
@@ -162,27 +124,22 @@ extension JackHost {
     /// Control side. Sets our metadata again when the store no longer has it. jackd keeps metadata in
     /// one store per user, which the clean exit of any server of the user deletes (`JackMetadataStore`).
     /// While this process's copy is live, one property is read in-process (no IPC); once it was
-    /// deleted, our properties are written through `jack_property` to each new store file once.
-    /// Returns true when it had to.
+    /// deleted, our properties are written through `jack_property` to each new store file once, on the
+    /// metadata queue. Returns true when it had to (the writing may still be under way).
     public func refreshClientProperties() -> Bool {
-        let outcome = core.state.withLock { state -> (repaired: Bool, write: StaleStoreWrite?) in
+        core.state.withLock { state -> Bool in
             guard !state.clientProperties.isEmpty, let session = state.session, let client = session.client,
                 !session.isServerLost
-            else { return (false, nil) }
+            else { return false }
             if let write = staleStoreWrite(client: client, session: session, last: state.propertiesWrittenLast) {
-                if let current = JackMetadataStore.identity(ofFileAt: write.storePath),
-                    current == state.propertiesWrittenOutOfProcess
-                {
-                    return (false, nil)
-                }
-                return (true, write.with(properties: state.clientProperties, removed: [], isComplete: true))
+                return queueRepair(write, state: &state)
             }
             state.propertiesWrittenOutOfProcess = nil
             state.storeListing = nil
-            guard let text = jack_client_get_uuid(client) else { return (false, nil) }
+            guard let text = jack_client_get_uuid(client) else { return false }
             defer { jack_free(text) }
             var uuid = jack_uuid_t()
-            guard jack_uuid_parse(text, &uuid) == 0 else { return (false, nil) }
+            guard jack_uuid_parse(text, &uuid) == 0 else { return false }
             let intact = state.clientProperties.allSatisfy { key, value in
                 var stored: UnsafeMutablePointer<CChar>?
                 var type: UnsafeMutablePointer<CChar>?
@@ -193,13 +150,11 @@ extension JackHost {
                 }
                 return value.isEmpty ? !found : found && stored.map { String(cString: $0) } == value
             }
-            if intact { return (false, nil) }
+            if intact { return false }
             Self.applyProperties(
                 state.clientProperties, removing: [], last: state.propertiesWrittenLast, client: client)
-            return (true, nil)
+            return true
         }
-        if let write = outcome.write { finish(write) }
-        return outcome.repaired
     }
 
     /// Control side. Whether a client of that name is open on the server (one IPC).
@@ -211,64 +166,5 @@ extension JackHost {
             jack_free(uuid)
             return true
         } ?? false
-    }
-}
-
-/// Metadata to write through `jack_property` because this process's copy of the store was deleted.
-struct StaleStoreWrite {
-    let tool: JackMetadataStore.Tool
-    /// Our client's UUID, as text.
-    let subject: String
-    /// Where the store file is (the deleted copy's path, where the current one is created).
-    let storePath: String
-    /// Keys written after all others, in this order.
-    let last: [String]
-    var properties: [String: String] = [:]
-    var removed: Set<String> = []
-    /// True when `properties` are all we keep (a repair), false for changes only.
-    var isComplete = false
-
-    func with(properties: [String: String], removed: Set<String>, isComplete: Bool = false) -> StaleStoreWrite {
-        var write = self
-        write.properties = properties
-        write.removed = removed
-        write.isComplete = isComplete
-        return write
-    }
-}
-
-extension JackHost {
-    /// Under the state lock. What it takes to write our metadata out of process, when this process's
-    /// copy of the store was deleted and `jack_property` is installed; nil otherwise.
-    func staleStoreWrite(client: OpaquePointer, session: JackSession, last: [String]) -> StaleStoreWrite? {
-        guard !session.isServerLost, let copy = JackMetadataStore.processCopy(), copy.isDeleted,
-            let tool = JackMetadataStore.Tool(server: configuration.resolvedServerName),
-            let text = jack_client_get_uuid(client)
-        else { return nil }
-        defer { jack_free(text) }
-        return StaleStoreWrite(tool: tool, subject: String(cString: text), storePath: copy.path, last: last)
-    }
-
-    /// Outside every lock (each write is a process). Writes `write` and records the store file it went
-    /// to: a complete write that succeeded marks that file repaired; a failed write leaves none marked.
-    func finish(_ write: StaleStoreWrite) {
-        for key in write.removed.sorted() { _ = write.tool.remove(subject: write.subject, key: key) }
-        var succeeded = true
-        for key in Self.writeOrder(of: write.properties.keys, last: write.last) {
-            let value = write.properties[key] ?? ""
-            if value.isEmpty {
-                _ = write.tool.remove(subject: write.subject, key: key)
-            } else if !write.tool.set(subject: write.subject, key: key, value: value) {
-                succeeded = false
-            }
-        }
-        let identity = JackMetadataStore.identity(ofFileAt: write.storePath)
-        core.state.withLock { state in
-            if !succeeded {
-                state.propertiesWrittenOutOfProcess = nil
-            } else if write.isComplete {
-                state.propertiesWrittenOutOfProcess = identity
-            }
-        }
     }
 }

@@ -44,6 +44,9 @@ struct JackHostState: Sendable {
     /// The store as `jack_property -l` last listed it, with `JackHostCore.propertyChanges` as it was
     /// before that listing and the store file it read.
     var storeListing: (changes: Int, store: JackMetadataStore.FileIdentity?, listing: [String: [String: String]])?
+    /// A complete write of our properties, or a listing, is queued on `JackHostCore.metadataQueue`.
+    var isRepairQueued = false
+    var isListingQueued = false
     /// The connections of the main outputs / inputs when they were last unregistered (`setMainPorts`).
     var parkedOutputEdges: Set<JackEdge> = []
     var parkedInputEdges: Set<JackEdge> = []
@@ -138,6 +141,8 @@ final class JackHostCore: Sendable {
     let insertRequests = Locked<JackInsertRequests>(JackInsertRequests())
     /// The port thread: applies requested insert layouts, one at a time, off every caller's thread.
     let portQueue = DispatchQueue(label: "soundstage.jack.ports")
+    /// Runs `jack_property` while this process's copy of the metadata store is deleted (JackHost+StaleStore).
+    let metadataQueue = DispatchQueue(label: "soundstage.jack.metadata")
 
     /// Event thread. Passes `event` to the handler, outside every lock.
     func deliver(_ event: JackHostEvent) {

@@ -23,7 +23,9 @@ public enum JackHostEvent: Sendable, Equatable {
     /// (after `bufferSizeChanged` / `sampleRateChanged`). Not sent while the server is away: a return
     /// starts a new route (in `serverReturned`'s report).
     case routeChanged(JackRouteChange)
-    /// Metadata changed somewhere on the server, or a client opened or closed: other sessions' published
-    /// state may differ (`JackHost.clientProperties(withPrefix:)` reads it).
+    /// Metadata changed somewhere on the server, a client opened or closed, or a new listing of the
+    /// metadata store came in (JackHost+StaleStore): other sessions' published state may differ
+    /// (`JackHost.clientProperties(withPrefix:)` reads it). Delivered on the event thread, or on the
+    /// metadata queue for a listing.
     case peersChanged
 }

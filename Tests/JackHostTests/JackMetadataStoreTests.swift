@@ -80,20 +80,31 @@ extension JackHostTests {
             let wiped = try listed()
             #expect(!wiped.contains("Band"), "the store was not deleted: \(wiped)")
 
-            // The periodic check writes everything back once, through a process that sees the new store.
+            // The periodic check writes everything back once, through a process that sees the new store
+            // (on the host's metadata queue).
             #expect(host.refreshClientProperties())
+            #expect(!host.refreshClientProperties(), "a repair is queued twice")
+            host.awaitMetadataWork()
             let back = try listed()
             #expect(back.contains("value: Band") && back.contains("value: -3 dB take"), "\(back)")
             #expect(!host.refreshClientProperties(), "a repaired store is written again")
 
             // A change goes to the new store, and another client's metadata is read from it.
             host.setClientProperties(["urn:soundstage:test:artist": "Other band"])
+            host.awaitMetadataWork()
             let changed = try listed()
             #expect(changed.contains("value: Other band") && !changed.contains("-3 dB take"), "\(changed)")
             let set = try server.runWithDefaultServer(
                 "/usr/bin/jack_property", ["-s", "--client", "system", "urn:soundstage:test:peer", "here"])
             #expect(set.status == 0)
-            let seen = host.clientProperties(withPrefix: "urn:soundstage:test:")
+            // The first read after the change may give the listing before it and queue a new one.
+            var seen = host.clientProperties(withPrefix: "urn:soundstage:test:")
+            let deadline = Date().addingTimeInterval(3)
+            while seen["system"] == nil && Date() < deadline {
+                host.awaitMetadataWork()
+                usleep(20_000)
+                seen = host.clientProperties(withPrefix: "urn:soundstage:test:")
+            }
             #expect(seen["system"] == ["urn:soundstage:test:peer": "here"], "\(seen)")
             #expect(seen[host.actualClientName ?? ""] == ["urn:soundstage:test:artist": "Other band"], "\(seen)")
         }
