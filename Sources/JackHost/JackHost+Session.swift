@@ -85,8 +85,14 @@ extension JackHost {
     /// with `prefix`: client name → key → value. Clients that closed are left out even where the server
     /// still keeps their properties. Empty when the host is not running.
     public func clientProperties(withPrefix prefix: String) -> [String: [String: String]] {
-        if let listing = listingOfCurrentStore() { return clientProperties(withPrefix: prefix, from: listing) }
-        return withClientAndName { client, _ in
+        let listing = listingOfCurrentStore() ?? listingInProcess(withPrefix: prefix)
+        return clientProperties(withPrefix: prefix, from: listing)
+    }
+
+    /// The store as this process's libjack reads it (subject UUID text → key → value), keys starting
+    /// with `prefix` only. Empty when the host is not running.
+    private func listingInProcess(withPrefix prefix: String) -> [String: [String: String]] {
+        withClientAndName { _, _ in
             var descriptions: UnsafeMutablePointer<jack_description_t>?
             let count = jack_get_all_properties(&descriptions)
             guard count > 0, let descriptions else { return [:] }
@@ -94,7 +100,7 @@ extension JackHost {
                 for i in 0..<Int(count) { jack_free_description(descriptions + i, 0) }
                 jack_free(descriptions)
             }
-            var result: [String: [String: String]] = [:]
+            var listing: [String: [String: String]] = [:]
             for i in 0..<Int(count) {
                 let description = descriptions[i]
                 var properties: [String: String] = [:]
@@ -104,21 +110,32 @@ extension JackHost {
                     let name = String(cString: key)
                     if name.hasPrefix(prefix) { properties[name] = String(cString: data) }
                 }
-                guard !properties.isEmpty, let owner = Self.clientName(of: description.subject, client: client)
-                else { continue }
-                result[owner] = properties
+                guard !properties.isEmpty else { continue }
+                var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
+                jack_uuid_unparse(description.subject, &text)
+                listing[String(cString: text)] = properties
             }
-            return result
+            return listing
         } ?? [:]
     }
 
-    /// The name of the open client whose uuid is `subject`; nil for a port or a client that closed.
-    static func clientName(of subject: jack_uuid_t, client: OpaquePointer) -> String? {
-        var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
-        jack_uuid_unparse(subject, &text)
-        guard let name = JackRequests.serialized({ jack_get_client_name_by_uuid(client, text) }) else { return nil }
-        defer { jack_free(name) }
-        return String(cString: name)
+    /// The properties in `listing` whose keys start with `prefix`, by the name of the open client that
+    /// has them (closed clients and ports left out).
+    func clientProperties(withPrefix prefix: String, from listing: [String: [String: String]])
+        -> [String: [String: String]]
+    {
+        withClientAndName { client, _ in
+            var result: [String: [String: String]] = [:]
+            for (subject, properties) in listing {
+                let matching = properties.filter { $0.key.hasPrefix(prefix) }
+                guard !matching.isEmpty,
+                    let name = JackRequests.serialized({ jack_get_client_name_by_uuid(client, subject) })
+                else { continue }
+                defer { jack_free(name) }
+                result[String(cString: name)] = matching
+            }
+            return result
+        } ?? [:]
     }
 
     /// Control side. Sets our metadata again when the store no longer has it. jackd keeps metadata in

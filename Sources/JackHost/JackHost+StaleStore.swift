@@ -119,25 +119,6 @@ extension JackHost {
         }
     }
 
-    /// The properties in `listing` whose keys start with `prefix`, by the name of the open client that
-    /// has them (closed clients and ports left out).
-    func clientProperties(withPrefix prefix: String, from listing: [String: [String: String]])
-        -> [String: [String: String]]
-    {
-        withClientAndName { client, _ in
-            var result: [String: [String: String]] = [:]
-            for (subject, properties) in listing {
-                let matching = properties.filter { $0.key.hasPrefix(prefix) }
-                var uuid = jack_uuid_t()
-                guard !matching.isEmpty, jack_uuid_parse(subject, &uuid) == 0,
-                    let owner = Self.clientName(of: uuid, client: client)
-                else { continue }
-                result[owner] = matching
-            }
-            return result
-        } ?? [:]
-    }
-
     /// Returns once the metadata work queued before the call is done.
     func awaitMetadataWork() {
         core.metadataQueue.sync {}
