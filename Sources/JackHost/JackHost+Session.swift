@@ -113,7 +113,7 @@ extension JackHost {
                 guard !properties.isEmpty else { continue }
                 var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
                 jack_uuid_unparse(description.subject, &text)
-                listing[String(cString: text)] = properties
+                listing[text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }] = properties
             }
             return listing
         } ?? [:]

@@ -258,7 +258,7 @@ let jackPropertyChangeCallback: JackPropertyChangeCallback = { _, _, _, arg in
     JackRenderContext.noteNotificationThread(arg.assumingMemoryBound(to: JackRenderContext.self))
     arg.assumingMemoryBound(to: JackRenderContext.self).pointee.core._withUnsafeGuaranteedRef {
         // Relaxed: a count that only tells the control side to read the store again.
-        $0.propertyChanges.add(1, ordering: .relaxed)
+        _ = $0.propertyChanges.add(1, ordering: .relaxed)
     }
     JackRenderContext.wake(arg.assumingMemoryBound(to: JackRenderContext.self), .peers)
 }
