@@ -1,6 +1,7 @@
 // Test helper. A minimal second JACK client with one input port that records into a preallocated
 // buffer on its process thread, so tests can capture what the host plays.
 import CJack
+import DSPTestSupport
 import Foundation
 import JackHost
 import Synchronization
@@ -100,5 +101,31 @@ final class JackRecorder {
         let end = state.count.load(ordering: .acquiring)
         let start = state.capacity - wanted
         return Array(UnsafeBufferPointer(start: state.samples + start, count: max(0, end - start)))
+    }
+}
+
+extension JackRecorder {
+    /// The amplitude of the steady `frequency` sine reaching the recorder, with how each capture went.
+    /// Captures `frames` samples and measures the windows after the first 0.1 s
+    /// (`Goertzel.steadyAmplitude`, `window` samples each); a loaded machine's xruns put steps in some
+    /// windows, so while fewer than half of them are steady the capture is taken again, up to three times.
+    /// Nil when no capture had enough steady windows.
+    func steadyToneAmplitude(frequency: Double, window: Int = 240, frames: Int = 24_000)
+        -> (amplitude: Double?, captures: [String])
+    {
+        var captures: [String] = []
+        for _ in 0..<3 {
+            let samples = record(frames: frames)
+            guard samples.count == frames else {
+                captures.append("captured \(samples.count) of \(frames) samples")
+                continue
+            }
+            let measured = Goertzel.steadyAmplitude(
+                samples[4_800...], frequency: frequency, sampleRate: 48_000, window: window)
+            captures.append(
+                "\(measured.steady) of \(measured.windows) windows steady at \(String(describing: measured.amplitude))")
+            if measured.steady * 2 >= measured.windows { return (measured.amplitude, captures) }
+        }
+        return (nil, captures)
     }
 }
