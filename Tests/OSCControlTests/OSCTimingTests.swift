@@ -25,16 +25,33 @@ import Testing
     @Test func bundleMessagesLandInTheSameCycle() throws {
         let f = try OSCFixture()
         try twoPlayers(f)
+        // Waits (up to 5 s, a loaded machine renders late) for both channels to sound after `from`.
+        func onsets(from: Int) -> (left: Int, right: Int)? {
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                if let left = f.renderer.onset(channel: 0, from: from, threshold: 0.01),
+                    let right = f.renderer.onset(channel: 1, from: from, threshold: 0.01)
+                {
+                    return (left, right)
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return nil
+        }
         var from = f.renderer.frameCount
         for _ in 0..<10 {
             f.client.sendBundle(.immediate, [OSCMessage("/node/left/play"), OSCMessage("/node/right/play")])
-            Thread.sleep(forTimeInterval: 0.05)
-            let left = try #require(f.renderer.onset(channel: 0, from: from, threshold: 0.01))
-            let right = try #require(f.renderer.onset(channel: 1, from: from, threshold: 0.01))
-            #expect(left == right)
+            let onset = try #require(onsets(from: from), "the players never sounded")
+            #expect(onset.left == onset.right)
             f.client.sendBundle(.immediate, [OSCMessage("/node/left/stop"), OSCMessage("/node/right/stop")])
-            Thread.sleep(forTimeInterval: 0.05)
-            from = f.renderer.frameCount
+            // The next search starts once both have stopped (a full period of silence on both channels).
+            let deadline = Date().addingTimeInterval(5)
+            repeat {
+                Thread.sleep(forTimeInterval: 0.01)
+                from = f.renderer.frameCount
+            } while Date() < deadline
+                && (f.renderer.onset(channel: 0, from: max(0, from - 256), threshold: 0.01) != nil
+                    || f.renderer.onset(channel: 1, from: max(0, from - 256), threshold: 0.01) != nil)
         }
         #expect(f.client.takeErrors().isEmpty)
     }

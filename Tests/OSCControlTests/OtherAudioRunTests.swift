@@ -2,6 +2,7 @@
 // secondary) hears a second engine start playing out through the physical ports, is told, and its music
 // fades out; when that engine stops playing out, the music comes back. Levels are captured from the
 // game's JACK port with jack_rec.
+import DSPTestSupport
 import Foundation
 @testable import OSCControl
 import Testing
@@ -27,9 +28,20 @@ extension OSCExternalSerialSuites.OtherAudioRunTests {
         """
     }
 
+    /// The RMS level of the 1 kHz tone on `port`, over the windows of a 1 s capture that an xrun on a
+    /// loaded machine left steady (a capture with too few is taken again, up to three times).
     private func level(_ server: DummyJackServer, _ port: String) throws -> Double {
-        let samples = try JackRecCapture(server: server, ports: [port], seconds: 1).finish()[0].dropFirst(480)
-        return (samples.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))).squareRoot()
+        var captures: [String] = []
+        for _ in 0..<3 {
+            let samples = try JackRecCapture(server: server, ports: [port], seconds: 1).finish()[0].dropFirst(480)
+            let steady = Goertzel.steadyAmplitude(samples, frequency: 1_000, sampleRate: 48_000, window: 240)
+            if let amplitude = steady.amplitude, steady.steady * 2 >= steady.windows {
+                return amplitude / 2.0.squareRoot()
+            }
+            captures.append("\(steady.steady) of \(steady.windows) windows steady")
+        }
+        Issue.record("no steady capture of \(port): \(captures)")
+        return .nan
     }
 
     private func jackConnect(_ server: DummyJackServer, _ tool: String, _ a: String, _ b: String) {
