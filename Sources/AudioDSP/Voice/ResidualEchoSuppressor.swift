@@ -161,6 +161,10 @@ public struct ResidualEchoSuppressor {
     /// Coherence of the microphone with the echo estimate over the latest frames, weighted by the echo
     /// estimate's power: near 1 while only echo reaches the microphone, lower when the near end talks.
     public private(set) var echoCoherence: Float = 1
+    /// The share of the error's power that the echo estimate explains linearly over the latest frames
+    /// (its coherence with the error, weighted by the error's power): high while the error is residual
+    /// echo, low while it is a talker, even one far below the echo that keeps `echoCoherence` high.
+    public private(set) var errorEchoCoherence: Float = 1
 
     /// A suppressor for calls of `frameLength` samples (even) at `sampleRate`. `keepsNearEnd`: while the
     /// near end talks, over-subtract the residual echo 5× instead of 6× (1× once the talker has gone on
@@ -228,8 +232,8 @@ public struct ResidualEchoSuppressor {
         errorIm = .allocate(capacity: binCount)
         echoRe = .allocate(capacity: binCount)
         echoIm = .allocate(capacity: binCount)
-        state = .allocate(capacity: 23 * binCount)
-        state.initialize(repeating: 0, count: 23 * binCount)
+        state = .allocate(capacity: 26 * binCount)
+        state.initialize(repeating: 0, count: 26 * binCount)
         estimates = .allocate(capacity: binCount)
         estimates.initialize(repeating: 0, count: binCount)
         flooredEstimates = .allocate(capacity: binCount)
@@ -442,8 +446,20 @@ public struct ResidualEchoSuppressor {
         let ownLeakage = state + 22 * binCount
         var a = statisticsRate
         let c = coherenceRate
+        let smoothEE = state + 23 * binCount
+        let smoothEYRe = state + 24 * binCount
+        let smoothEYIm = state + 25 * binCount
         var coherent: Float = 0
         var echoWeight: Float = 0
+        var explained: Float = 0
+        var errorWeight: Float = 0
+        for k in coherenceLow..<coherenceHigh {
+            let eRe = errorRe[k]
+            let eIm = errorIm[k]
+            smoothEE[k] += c * (eRe * eRe + eIm * eIm - smoothEE[k])
+            smoothEYRe[k] += c * (eRe * echoRe[k] + eIm * echoIm[k] - smoothEYRe[k])
+            smoothEYIm[k] += c * (eIm * echoRe[k] - eRe * echoIm[k] - smoothEYIm[k])
+        }
         for k in coherenceLow..<coherenceHigh {
             let dRe = errorRe[k] + echoRe[k]
             let dIm = errorIm[k] + echoIm[k]
@@ -453,8 +469,11 @@ public struct ResidualEchoSuppressor {
             smoothIm[k] += c * (dIm * echoRe[k] - dRe * echoIm[k] - smoothIm[k])
             coherent += (smoothRe[k] * smoothRe[k] + smoothIm[k] * smoothIm[k]) / (smoothDD[k] + 1e-30)
             echoWeight += smoothYY[k]
+            explained += (smoothEYRe[k] * smoothEYRe[k] + smoothEYIm[k] * smoothEYIm[k]) / (smoothYY[k] + 1e-30)
+            errorWeight += smoothEE[k]
         }
         echoCoherence = echoWeight > 1e-20 ? coherent / echoWeight : 0
+        errorEchoCoherence = errorWeight > 1e-20 ? explained / errorWeight : 0
         guard farEndActive || frames <= 2 else { return }
         if farEndActive {
             var errorTotal: Float = 0

@@ -153,6 +153,15 @@ public final class VoiceProcessorKernel {
     /// detector's false detections, where a far-end burst leaves the filter behind, measured 2–15×; a
     /// talker in double talk has a median of 70–190× (docs/DECISIONS.md).
     static let clearTalkerExcess: Float = 10
+    /// A quiet talker (quality mode): the microphone's coherence with the echo estimate stays high for a
+    /// talker well below the echo, but the error, once the filter has converged, is then mostly the
+    /// talker, which the echo estimate does not explain. An excess of 2× the interference on
+    /// `quietTalkerFrames` frames in a row whose error the echo estimate explains less than
+    /// `quietTalkerCoherence` of counts as the near end. A far-end burst that leaves the filter behind
+    /// looks the same for a frame or two, seldom for three (docs/DECISIONS.md).
+    static let quietTalkerCoherence: Float = 0.25
+    static let quietTalkerFrames = 3
+    var quietTalkerRun = 0
     var current = VoiceAnalysis()
     /// The loudspeaker's distortion, learned and put into the reference before the MDF (quality mode,
     /// one reference channel or two folded into one: SpeexDSP gives its impulse response for one
@@ -611,6 +620,7 @@ public final class VoiceProcessorKernel {
         var excessSpectral: Float = 0
         var interferenceSpectral: Float = 0
         var coherence: Float = 1
+        var errorCoherence: Float = 0
         for c in 0..<micCount {
             let x = mic[c]
             // The notch of speex's mdf.c, float build: den2 = r² + 0.7·(1 − r)², on the 16-bit input.
@@ -663,6 +673,7 @@ public final class VoiceProcessorKernel {
             outputSpectral += suppressors[c].outputPower
             excessSpectral += suppressors[c].excessPower
             coherence = min(coherence, suppressors[c].echoCoherence)
+            errorCoherence = max(errorCoherence, suppressors[c].errorEchoCoherence)
             interferenceSpectral += suppressors[c].noisePower + suppressors[c].echoPower
         }
         // 5. Activity, convergence and the analysis.
@@ -672,8 +683,15 @@ public final class VoiceProcessorKernel {
             // A far-end burst of new spectral content leaves the filter behind for a moment: an excess
             // that stays coherent with the echo estimate must be clearly larger to count as a talker.
             let margin: Float = coherence > 0.9 ? 6 : 2
-            nearNow = loud && coherence < 0.95 && excessSpectral > margin * interferenceSpectral
+            let quiet =
+                settings.mode == .quality && loud && errorCoherence < Self.quietTalkerCoherence
+                && excessSpectral > 2 * interferenceSpectral
+            quietTalkerRun = quiet ? quietTalkerRun + 1 : 0
+            nearNow =
+                (loud && coherence < 0.95 && excessSpectral > margin * interferenceSpectral)
+                || quietTalkerRun >= Self.quietTalkerFrames
         } else {
+            quietTalkerRun = 0
             nearNow = loud && excessSpectral > 2 * interferenceSpectral
         }
         // Only for the next frame: held longer, it would let the echo through after the talker stops.

@@ -212,3 +212,56 @@ struct SuppressorBuffers {
         #expect(own == floored)
     }
 }
+
+/// The share of the error the echo estimate explains (`errorEchoCoherence`), which finds a talker the
+/// microphone's coherence with the echo (`echoCoherence`) hides when the talker is far below the echo.
+@Suite struct ErrorEchoCoherenceTests {
+    /// Mean coherences over the last half of 100 frames of `error(echo, talker)` against `echo`.
+    func measure(_ error: (Float, Float, Float) -> Float) -> (error: Double, mic: Double) {
+        let f = 480
+        var suppressor = ResidualEchoSuppressor(frameLength: f, sampleRate: 48_000)
+        defer { suppressor.deallocate() }
+        let buffers = SuppressorBuffers(frameLength: f, binCount: suppressor.binCount)
+        defer { buffers.deallocate() }
+        buffers.peak.initialize(repeating: 0, count: suppressor.binCount)
+        var farTalker = SpeechLikeSignal(seed: 8)
+        var nearTalker = SpeechLikeSignal(seed: 9)
+        let far = farTalker.make(count: 100 * f, sampleRate: 48_000, level: 0.1)
+        let near = nearTalker.make(count: 100 * f, sampleRate: 48_000, level: 0.1)
+        var previous: Float = 0
+        var sums = (error: 0.0, mic: 0.0)
+        for frame in 0..<100 {
+            for n in 0..<f {
+                buffers.echo[n] = far[frame * f + n]
+                // What the filter missed of the echo: a linear function of it (this sample and the last).
+                let missed = 0.6 * buffers.echo[n] - 0.3 * previous
+                previous = buffers.echo[n]
+                buffers.error[n] = error(buffers.echo[n], missed, near[frame * f + n])
+            }
+            suppressor.process(
+                error: buffers.error, echo: buffers.echo, referencePeak: buffers.peak, referenceWeight: 0,
+                farEndActive: true, nearEndActive: false, clearTalker: false, noiseSuppression: false,
+                output: buffers.output)
+            if frame >= 50 {
+                sums.error += Double(suppressor.errorEchoCoherence) / 50
+                sums.mic += Double(suppressor.echoCoherence) / 50
+            }
+        }
+        return sums
+    }
+
+    @Test func residualEchoIsExplainedAndATalkerIsNot() {
+        let residual = measure { _, missed, _ in 0.1 * missed }
+        #expect(residual.error > 0.9, "residual echo alone: \(residual.error)")
+        // Two independent signals read about 1/N over the measure's N ≈ 4 effective averages (25 ms of
+        // 10 ms frames), the estimator's own bias; a speech talker against a speech echo reads less
+        // (0.02–0.15 on the yardstick's double talk, docs/VOICE.md).
+        let talker = measure { _, _, talker in talker }
+        #expect(talker.error < 0.35, "a talker alone: \(talker.error)")
+        // A talker 10 dB below the echo, and residual echo 20 dB below the talker: the microphone is
+        // mostly echo, the error mostly the talker.
+        let quiet = measure { _, missed, talker in 0.316 * talker + 0.1 * 0.316 * missed }
+        #expect(quiet.mic > 0.9, "the microphone's coherence with the echo: \(quiet.mic)")
+        #expect(quiet.error < 0.35, "the error's share explained by the echo: \(quiet.error)")
+    }
+}
