@@ -45,13 +45,16 @@ import Testing
             #expect(onset.left == onset.right)
             f.client.sendBundle(.immediate, [OSCMessage("/node/left/stop"), OSCMessage("/node/right/stop")])
             // The next search starts once both have stopped (a full period of silence on both channels).
+            func sounding() -> Bool {
+                f.renderer.onset(channel: 0, from: max(0, from - 256), threshold: 0.01) != nil
+                    || f.renderer.onset(channel: 1, from: max(0, from - 256), threshold: 0.01) != nil
+            }
             let deadline = Date().addingTimeInterval(5)
             repeat {
                 Thread.sleep(forTimeInterval: 0.01)
                 from = f.renderer.frameCount
-            } while Date() < deadline
-                && (f.renderer.onset(channel: 0, from: max(0, from - 256), threshold: 0.01) != nil
-                    || f.renderer.onset(channel: 1, from: max(0, from - 256), threshold: 0.01) != nil)
+            } while Date() < deadline && sounding()
+            try #require(!sounding(), "the players never stopped")
         }
         #expect(f.client.takeErrors().isEmpty)
     }
