@@ -54,6 +54,38 @@ public enum Goertzel {
         steady.sort()
         return (steady.isEmpty ? nil : steady[steady.count / 2], steady.count, count)
     }
+
+    /// `steadyAmplitude` over captures from `capture`, taken again (up to `attempts` times) while fewer
+    /// than half of a capture's windows are steady: a loaded machine's xruns now and then disturb most
+    /// of one. `capture` returns the samples to measure, or nil with why it has none. Returns the
+    /// amplitude (nil when no capture had enough steady windows) and what each capture showed.
+    public static func steadyAmplitude(
+        frequency: Double, sampleRate: Double, window: Int, attempts: Int = 3,
+        capturing capture: () throws -> Result<ArraySlice<Float>, CaptureShortfall>
+    ) rethrows -> (amplitude: Double?, captures: [String]) {
+        var captures: [String] = []
+        for _ in 0..<attempts {
+            switch try capture() {
+            case .failure(let shortfall):
+                captures.append(shortfall.description)
+            case .success(let samples):
+                let measured = steadyAmplitude(samples, frequency: frequency, sampleRate: sampleRate, window: window)
+                captures.append(
+                    "\(measured.steady) of \(measured.windows) windows steady at \(String(describing: measured.amplitude))"
+                )
+                if measured.steady * 2 >= measured.windows, let amplitude = measured.amplitude {
+                    return (amplitude, captures)
+                }
+            }
+        }
+        return (nil, captures)
+    }
+
+    /// Why a capture has no samples to measure.
+    public struct CaptureShortfall: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
 }
 
 /// Decibel helpers with named tolerances.

@@ -113,19 +113,12 @@ extension JackRecorder {
     func steadyToneAmplitude(frequency: Double, window: Int = 240, frames: Int = 24_000)
         -> (amplitude: Double?, captures: [String])
     {
-        var captures: [String] = []
-        for _ in 0..<3 {
+        Goertzel.steadyAmplitude(frequency: frequency, sampleRate: 48_000, window: window) {
             let samples = record(frames: frames)
             guard samples.count == frames else {
-                captures.append("captured \(samples.count) of \(frames) samples")
-                continue
+                return .failure(Goertzel.CaptureShortfall("captured \(samples.count) of \(frames) samples"))
             }
-            let measured = Goertzel.steadyAmplitude(
-                samples[4_800...], frequency: frequency, sampleRate: 48_000, window: window)
-            captures.append(
-                "\(measured.steady) of \(measured.windows) windows steady at \(String(describing: measured.amplitude))")
-            if measured.steady * 2 >= measured.windows { return (measured.amplitude, captures) }
+            return .success(samples[4_800...])
         }
-        return (nil, captures)
     }
 }

@@ -31,17 +31,14 @@ extension OSCExternalSerialSuites.OtherAudioRunTests {
     /// The RMS level of the 1 kHz tone on `port`, over the windows of a 1 s capture that an xrun on a
     /// loaded machine left steady (a capture with too few is taken again, up to three times).
     private func level(_ server: DummyJackServer, _ port: String) throws -> Double {
-        var captures: [String] = []
-        for _ in 0..<3 {
-            let samples = try JackRecCapture(server: server, ports: [port], seconds: 1).finish()[0].dropFirst(480)
-            let steady = Goertzel.steadyAmplitude(samples, frequency: 1_000, sampleRate: 48_000, window: 240)
-            if let amplitude = steady.amplitude, steady.steady * 2 >= steady.windows {
-                return amplitude / 2.0.squareRoot()
-            }
-            captures.append("\(steady.steady) of \(steady.windows) windows steady")
+        let steady = try Goertzel.steadyAmplitude(frequency: 1_000, sampleRate: 48_000, window: 240) {
+            .success(try JackRecCapture(server: server, ports: [port], seconds: 1).finish()[0].dropFirst(480))
         }
-        Issue.record("no steady capture of \(port): \(captures)")
-        return .nan
+        guard let amplitude = steady.amplitude else {
+            Issue.record("no steady capture of \(port): \(steady.captures)")
+            return .nan
+        }
+        return amplitude / 2.0.squareRoot()
     }
 
     private func jackConnect(_ server: DummyJackServer, _ tool: String, _ a: String, _ b: String) {
