@@ -142,6 +142,29 @@ public struct ResidualEchoSuppressor {
     /// While the near end talks, the regressions learn at `nearEndLearning` × (echo estimate power /
     /// error power) of their rate, at most the full rate (0: they hold still).
     public var nearEndLearning: Float
+    /// The most a bin's error power counts for in the regressions, in multiples of that bin's interference
+    /// estimate (residual echo as the far-end suppression takes it, and noise, as of the frame's first
+    /// hop; 0: no limit). A talker the
+    /// detector has not marked yet stands 20–40 dB above the residual echo, and one such frame moved the
+    /// means by tens of dB: a talker who started while the far end played raised the estimates 18 dB in
+    /// four frames, which then hid the talker from the detector for a quarter of a second and, the
+    /// regressions standing still while the far end is silent, until the next far-end talk. At 30× a
+    /// frame of a talker moves them a few dB, while residual echo that really grew (a changed echo path)
+    /// is followed as fast as without the limit (docs/DECISIONS.md).
+    public var regressionErrorLimit: Float = 30
+    /// For `recentNearEndSeconds` after the near end was last marked (quality: `nearEndLearning` > 0),
+    /// far-end frames the detector did not mark teach the regressions in proportion to
+    /// `errorEchoCoherence`: not at all below `coherentLearningLow`, at the full rate from
+    /// `coherentLearningHigh`. In double talk the detector misses some of the talker's frames, whose
+    /// error the echo estimate explains little (median 0.16; residual echo in far-end single talk 0.44);
+    /// learned from, they raised the estimates 10–20 dB above the residual echo and hid more of the
+    /// talker. Only after a mark: in far-end single talk, a far-end burst that leaves the filter behind
+    /// reads as low, and is what the regressions must learn from (docs/DECISIONS.md).
+    public static let recentNearEndSeconds = 0.5
+    public static let coherentLearningLow: Float = 0.2
+    public static let coherentLearningHigh: Float = 0.4
+    @usableFromInline let recentNearEndFrames: Int
+    @usableFromInline var framesSinceNearEnd = Int.max / 2
     /// Weight of the broadband leakage as the least per-bin leakage.
     public var globalLeakageWeight: Float = 1
     /// The broadband leakage is the least per-bin leakage only for the suppression in far-end single
@@ -190,6 +213,7 @@ public struct ResidualEchoSuppressor {
         let frameSeconds = Double(frameLength) / sampleRate
         let hopSeconds = Double(h) / sampleRate
         statisticsRate = Float(min(1, frameSeconds / Self.statisticsSeconds))
+        recentNearEndFrames = Int((Self.recentNearEndSeconds / frameSeconds).rounded())
         coherenceRate = Float(min(1, frameSeconds / Self.coherenceSeconds))
         // Power factors: 10^(dB/10) is the amplitude gain of twice the level.
         lateDecay = Float(EffectMath.decibelsToGain(-2 * Self.lateDecayDbPerSecond * hopSeconds))
@@ -444,6 +468,7 @@ public struct ResidualEchoSuppressor {
         let couplingFactor = state + 20 * binCount
         let spreadFactor = state + 21 * binCount
         let ownLeakage = state + 22 * binCount
+        let noise = state + 4 * binCount
         var a = statisticsRate
         let c = coherenceRate
         let smoothEE = state + 23 * binCount
@@ -474,6 +499,7 @@ public struct ResidualEchoSuppressor {
         }
         echoCoherence = echoWeight > 1e-20 ? coherent / echoWeight : 0
         errorEchoCoherence = errorWeight > 1e-20 ? explained / errorWeight : 0
+        framesSinceNearEnd = nearEndActive ? 0 : min(framesSinceNearEnd + 1, Int.max / 2)
         guard farEndActive || frames <= 2 else { return }
         if farEndActive {
             var errorTotal: Float = 0
@@ -482,7 +508,13 @@ public struct ResidualEchoSuppressor {
             // While the near end talks, learn at a rate in proportion to the echo's share of the error:
             // next to nothing while the talker dominates, nearly full when the filter has diverged and
             // the error is echo (the leakage then jumps, and a frozen estimate would let it through).
-            if nearEndActive { a *= min(1, nearEndLearning * total / (errorTotal + 1e-30)) }
+            if nearEndActive {
+                a *= min(1, nearEndLearning * total / (errorTotal + 1e-30))
+            } else if nearEndLearning > 0 && framesSinceNearEnd <= recentNearEndFrames {
+                let low = Self.coherentLearningLow
+                let ramp = (errorEchoCoherence - low) / (Self.coherentLearningHigh - low)
+                a *= min(1, max(0, ramp))
+            }
             meanTotal += a * (total - meanTotal)
             meanTotal2 += a * (total * total - meanTotal2)
             meanErrorTotal += a * (errorTotal - meanErrorTotal)
@@ -496,7 +528,9 @@ public struct ResidualEchoSuppressor {
             totalVariance > 1e-30 ? min(max(globalCovariance / totalVariance, 0), 1) * globalLeakageWeight : 0
         for k in 0..<binCount {
             if farEndActive {
-                let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
+                var pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
+                let limit = regressionErrorLimit * (flooredEstimates[k] + noise[k])
+                if limit > 0 { pe = min(pe, limit) }
                 let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
                 // The late echo as it was before this hop (the hop loop adds this hop's |Y|² after).
                 let l = late[k]
