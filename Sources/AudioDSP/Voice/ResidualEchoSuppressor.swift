@@ -81,6 +81,10 @@ public struct ResidualEchoSuppressor {
     @usableFromInline let estimates: UnsafeMutablePointer<Float>
     @usableFromInline let flooredEstimates: UnsafeMutablePointer<Float>
     @usableFromInline var frames = 0
+    /// The latest hop whose samples were all zero: digital silence (a port not yet connected, a source
+    /// muted by sending zeros). The noise estimate holds while the analysis window holds such a hop: a
+    /// window half silent read the noise 3 dB low, and the minimum then took seconds to rise again.
+    @usableFromInline var lastSilentHop = 0  // the empty window before the first hop counts as silent
     /// Hops the near end has been marked for without a break (the current one included).
     @usableFromInline var nearEndHops = 0
     /// Hops of `doubleTalkSettleSeconds`.
@@ -95,6 +99,7 @@ public struct ResidualEchoSuppressor {
     @usableFromInline let coherenceRate: Float
     @usableFromInline let lateDecay: Float
     @usableFromInline let noiseRise: Float
+    @usableFromInline let noiseSmoothing: Float
     @usableFromInline let priorSmoothing: Float
     @usableFromInline let nearEndPriorSmoothing: Float
     /// Time constant of the regressions' means (updated once per frame), in seconds.
@@ -105,6 +110,9 @@ public struct ResidualEchoSuppressor {
     public static let lateDecayDbPerSecond = 125.0
     /// Rise of the noise floor's minimum tracking, in dB per second.
     public static let noiseRiseDbPerSecond = 2.0
+    /// Time constant of the error's power smoothing before the noise floor's minimum tracking, in
+    /// seconds.
+    public static let noiseSmoothingSeconds = 0.05
     /// Time constant of the decision-directed a-priori SNR's smoothing, in seconds.
     public static let priorSeconds = 0.095
     /// The same while the near end talks: shorter, so the gain follows the talker's onsets.
@@ -218,6 +226,7 @@ public struct ResidualEchoSuppressor {
         // Power factors: 10^(dB/10) is the amplitude gain of twice the level.
         lateDecay = Float(EffectMath.decibelsToGain(-2 * Self.lateDecayDbPerSecond * hopSeconds))
         noiseRise = Float(EffectMath.decibelsToGain(2 * Self.noiseRiseDbPerSecond * hopSeconds))
+        noiseSmoothing = Float(min(1, hopSeconds / Self.noiseSmoothingSeconds))
         priorSmoothing = Float(EffectMath.exp(-hopSeconds / Self.priorSeconds))
         nearEndPriorSmoothing = Float(
             EffectMath.exp(-hopSeconds / (keepsNearEnd ? Self.nearEndPriorSeconds : Self.priorSeconds)))
@@ -256,8 +265,8 @@ public struct ResidualEchoSuppressor {
         errorIm = .allocate(capacity: binCount)
         echoRe = .allocate(capacity: binCount)
         echoIm = .allocate(capacity: binCount)
-        state = .allocate(capacity: 26 * binCount)
-        state.initialize(repeating: 0, count: 26 * binCount)
+        state = .allocate(capacity: 28 * binCount)
+        state.initialize(repeating: 0, count: 28 * binCount)
         estimates = .allocate(capacity: binCount)
         estimates.initialize(repeating: 0, count: binCount)
         flooredEstimates = .allocate(capacity: binCount)
@@ -339,13 +348,18 @@ public struct ResidualEchoSuppressor {
             errorInput[i] = errorInput[i + h]
             echoInput[i] = echoInput[i + h]
         }
+        var silent = true
         for i in 0..<h {
             errorInput[n - h + i] = error[i]
             echoInput[n - h + i] = echo[i]
+            if error[i] != 0 { silent = false }
         }
         transform(errorInput, re: errorRe, im: errorIm)
         transform(echoInput, re: echoRe, im: echoIm)
         frames += 1
+        if silent { lastSilentHop = frames }
+        // The noise estimate learns only from windows without digital silence (see `lastSilentHop`).
+        let tracksNoise = frames - lastSilentHop >= windowLength / h
         let noise = state + 4 * binCount
         let previous = state + 5 * binCount
         let late = state + 6 * binCount
@@ -394,6 +408,8 @@ public struct ResidualEchoSuppressor {
         let suppressed = nearEnd ? estimates : flooredEstimates
         let dd = nearEnd ? nearEndPriorSmoothing : priorSmoothing
         let rise = noiseRise
+        let noiseSmoothed = state + 26 * binCount
+        let noiseMinimum = state + 27 * binCount
         var inSum: Float = 0
         var outSum: Float = 0
         var noiseSum: Float = 0
@@ -406,11 +422,18 @@ public struct ResidualEchoSuppressor {
             late[k] = decay * (late[k] + py)
             let echoEstimate = estimates[k]
             let residual = over * suppressed[k]
-            // Noise: minimum tracking on the error (starts from the first hop).
-            if frames == 1 || pe < noise[k] {
-                noise[k] = pe
-            } else {
-                noise[k] *= rise
+            // Noise: minimum tracking on the error's smoothed power (about 3 dB below its mean on a
+            // steady noise, which the gain's 2 × makes up). A bin without an estimate takes the first
+            // power it sees.
+            if tracksNoise {
+                let smoothed = noiseSmoothed[k] > 0 ? noiseSmoothed[k] + noiseSmoothing * (pe - noiseSmoothed[k]) : pe
+                noiseSmoothed[k] = smoothed
+                if noiseMinimum[k] <= 0 || smoothed < noiseMinimum[k] {
+                    noiseMinimum[k] = smoothed
+                } else {
+                    noiseMinimum[k] *= rise
+                }
+                noise[k] = noiseMinimum[k]
             }
             let noiseTerm = noiseSuppression ? 2 * noise[k] : 0
             let inverse = 1 / (residual + noiseTerm + 1e-20)
