@@ -21,7 +21,8 @@
 ///   `nearEndLearning`) (after the leakage estimate of J.-M. Valin, "On
 ///   adjusting the learning rate in frequency domain echo cancellation with double-talk", IEEE Trans.
 ///   ASLP 15(3), 2007, which speex computes once for all bins; here per bin). The regressions are
-///   updated once per frame (on its second hop, whose window ends with the frame):
+///   updated once per frame (on its second hop, whose window ends with the frame), and kept from
+///   learning a talker the detector misses (`regressionErrorLimit`, `recentNearEndSeconds`):
 ///   - `Y` is the linear filter's echo estimate (η_k: its leakage; in the suppression of far-end single
 ///     talk at least the all-bin leakage, see `nearEndOwnLeakage`);
 ///   - `L` is a decaying sum of past |Y|² (the reverberation beyond the filter's length);
@@ -30,7 +31,8 @@
 ///     across bins; weighted by 0.1).
 ///   While the linear filter has not converged (at the start and after a change of delay), `X` also
 ///   enters unweighted (w = 1), so the echo is held down before the filter has learned it.
-/// - noise `N`: a minimum-tracking estimate of the error's power (rises 2 dB/s, falls at once).
+/// - noise `N`: the minimum of the error's power smoothed over 50 ms (rises 2 dB/s, falls at once),
+///   held while the analysis window holds a hop of digital silence.
 ///
 /// Gain: the decision-directed a-priori SNR (Y. Ephraim and D. Malah, "Speech enhancement using a
 /// minimum mean-square error short-time spectral amplitude estimator", IEEE Trans. ASSP 32(6), 1984;
@@ -152,9 +154,8 @@ public struct ResidualEchoSuppressor {
     public var nearEndLearning: Float
     /// The most a bin's error power counts for in the regressions, in multiples of that bin's interference
     /// estimate (residual echo as the far-end suppression takes it, and noise, as of the frame's first
-    /// hop; 0: no limit). A talker the
-    /// detector has not marked yet stands 20–40 dB above the residual echo, and one such frame moved the
-    /// means by tens of dB: a talker who started while the far end played raised the estimates 18 dB in
+    /// hop; 0: no limit). A talker the detector has not marked yet stands 20–40 dB above the residual
+    /// echo, and one such frame moved the means by tens of dB: a talker who started while the far end played raised the estimates 18 dB in
     /// four frames, which then hid the talker from the detector for a quarter of a second and, the
     /// regressions standing still while the far end is silent, until the next far-end talk. At 30× a
     /// frame of a talker moves them a few dB, while residual echo that really grew (a changed echo path)
