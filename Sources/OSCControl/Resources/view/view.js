@@ -354,7 +354,9 @@
   // ---------------------------------------------------------------------------------------------
   // Graph: nodes, their parameters, audio and JACK connections
 
-  const graphRefresh = { running: false, again: false, timer: 0, signature: "" };
+  // A refresh that fails while connected (a reply lost or late on a loaded machine) is tried again,
+  // 1 s later and then up to every 8 s; a reconnect refreshes anyway.
+  const graphRefresh = { running: false, again: false, timer: 0, signature: "", retryDelay: 1000 };
 
   function scheduleGraphRefresh() {
     clearTimeout(graphRefresh.timer);
@@ -413,8 +415,14 @@
         updateScenes();
       }
       updateListening();
+      graphRefresh.retryDelay = 1000;
     } catch (error) {
       console.warn("graph refresh failed:", error.message);
+      if (state.connected) {
+        clearTimeout(graphRefresh.timer);
+        graphRefresh.timer = setTimeout(refreshGraph, graphRefresh.retryDelay);
+        graphRefresh.retryDelay = Math.min(graphRefresh.retryDelay * 2, 8000);
+      }
     } finally {
       graphRefresh.running = false;
       if (graphRefresh.again) {
