@@ -5,11 +5,16 @@ extension VoiceProcessorKernel {
     /// The reference carries two signals on two loudspeakers (two channels, unfolded).
     var playsTwoSignals: Bool { settings.referenceChannels == 2 && !referenceFolded }
 
-    /// The delay the line takes for an unfolded reference, given the tracker's `estimate` (samples):
-    /// the earlier of the two loudspeakers' delays seen within `nearerLoudspeakerMemorySeconds`. An
-    /// estimate within 2 ms of one of them refreshes it; one within `loudspeakerSpread` of the only one
-    /// known is the other loudspeaker; any other (a third delay, or one too far away) means the echo
-    /// path moved, and the line follows it at once, as with one loudspeaker.
+    /// The delay the line takes for an unfolded reference, given the tracker's `estimate` (samples).
+    /// Two loudspeakers' delays are kept (each forgotten `nearerLoudspeakerMemoryFrames` after it was
+    /// last seen); an estimate within 2 ms of one of them refreshes it. A new estimate within
+    /// `loudspeakerSpread` of the only one known is the other loudspeaker at once; one farther, within
+    /// `widestLoudspeakerSpread`, is the other loudspeaker once the first is seen again after it, and
+    /// until then the line follows it, as it would a moved echo path (a first estimate that was wrong
+    /// is not held), and a new estimate within `loudspeakerSpread` of it is the other loudspeaker
+    /// instead of the first. Any other estimate (a third delay, or one too far away) means the echo path moved,
+    /// and the line follows it at once, as with one loudspeaker. With two loudspeakers known, the line
+    /// takes the earlier delay.
     func nearerLoudspeakerDelay(_ estimate: Double) -> Double {
         let tolerance = Double(realignmentThreshold)
         let now = framesProcessed
@@ -19,23 +24,51 @@ extension VoiceProcessorKernel {
         if loudspeakerDelays.1 >= 0 && now - loudspeakerDelayFrames.1 > nearerLoudspeakerMemoryFrames {
             loudspeakerDelays.1 = -1
         }
-        if loudspeakerDelays.0 >= 0 && abs(estimate - loudspeakerDelays.0) <= tolerance {
+        let (a, b) = loudspeakerDelays
+        if a >= 0 && abs(estimate - a) <= tolerance {
             loudspeakerDelayFrames.0 = now
-        } else if loudspeakerDelays.1 >= 0 && abs(estimate - loudspeakerDelays.1) <= tolerance {
+            if b >= 0 && latestLoudspeaker == 1 { loudspeakersConfirmed = true }
+            latestLoudspeaker = 0
+        } else if b >= 0 && abs(estimate - b) <= tolerance {
             loudspeakerDelayFrames.1 = now
-        } else if loudspeakerDelays.1 < 0
-            && (loudspeakerDelays.0 < 0 || abs(estimate - loudspeakerDelays.0) <= Double(loudspeakerSpread))
+            if a >= 0 && latestLoudspeaker == 0 { loudspeakersConfirmed = true }
+            latestLoudspeaker = 1
+        } else if a >= 0 && b >= 0 && !loudspeakersConfirmed
+            && abs(estimate - (latestLoudspeaker == 0 ? a : b)) <= Double(loudspeakerSpread)
         {
-            loudspeakerDelays.1 = estimate
-            loudspeakerDelayFrames.1 = now
-        } else if loudspeakerDelays.0 < 0 && abs(estimate - loudspeakerDelays.1) <= Double(loudspeakerSpread) {
-            loudspeakerDelays.0 = estimate
-            loudspeakerDelayFrames.0 = now
+            // The delay the line follows and this one are the two loudspeakers; the other was not one.
+            let slot = 1 - latestLoudspeaker
+            if slot == 0 {
+                loudspeakerDelays.0 = estimate
+                loudspeakerDelayFrames.0 = now
+            } else {
+                loudspeakerDelays.1 = estimate
+                loudspeakerDelayFrames.1 = now
+            }
+            loudspeakersConfirmed = true
+            latestLoudspeaker = slot
+        } else if (a >= 0) != (b >= 0), abs(estimate - max(a, b)) <= Double(widestLoudspeakerSpread) {
+            // The other loudspeaker, in the free slot.
+            let slot = a >= 0 ? 1 : 0
+            if slot == 0 {
+                loudspeakerDelays.0 = estimate
+                loudspeakerDelayFrames.0 = now
+            } else {
+                loudspeakerDelays.1 = estimate
+                loudspeakerDelayFrames.1 = now
+            }
+            loudspeakersConfirmed = abs(estimate - max(a, b)) <= Double(loudspeakerSpread)
+            latestLoudspeaker = slot
         } else {
             loudspeakerDelays = (estimate, -1)
             loudspeakerDelayFrames = (now, 0)
+            loudspeakersConfirmed = false
+            latestLoudspeaker = 0
         }
-        let (a, b) = loudspeakerDelays
-        return a < 0 ? b : b < 0 ? a : min(a, b)
+        let (left, right) = loudspeakerDelays
+        if left < 0 { return right }
+        if right < 0 { return left }
+        if loudspeakersConfirmed { return min(left, right) }
+        return latestLoudspeaker == 0 ? left : right
     }
 }

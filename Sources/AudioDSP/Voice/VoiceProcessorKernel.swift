@@ -132,11 +132,17 @@ public final class VoiceProcessorKernel {
     /// more; each move would re-align the filter and send it back to the start. The delay line then
     /// takes the earlier of the two delays last seen (`loudspeakerDelays`, see
     /// `nearerLoudspeakerDelay`), which the filter covers with the other while they are at most
-    /// `loudspeakerSpread` (20 ms) apart (docs/DECISIONS.md).
+    /// `widestLoudspeakerSpread` apart: 60 ms of the 155 ms filter in quality mode, 20 ms of the 45 ms
+    /// in low-complexity mode. A second delay more than `loudspeakerSpread` (20 ms) from the first
+    /// counts once the first is heard again after it (docs/DECISIONS.md).
     var loudspeakerDelays = (-1.0, -1.0)
     var loudspeakerDelayFrames = (0, 0)
+    /// Both delays are loudspeakers' (close enough, or seen in turn); else the line follows the latest.
+    var loudspeakersConfirmed = false
+    var latestLoudspeaker = 0
     let nearerLoudspeakerMemoryFrames: Int
     let loudspeakerSpread: Int
+    let widestLoudspeakerSpread: Int
     /// A loudspeaker's delay not seen for this long is forgotten.
     static let nearerLoudspeakerMemorySeconds = 30.0
     var framesSinceAlignment = 0
@@ -245,6 +251,7 @@ public final class VoiceProcessorKernel {
         frameLength = 2 * Int(fs / 200)
         alignmentMargin = Int(0.005 * fs)
         loudspeakerSpread = Int(0.020 * fs)
+        widestLoudspeakerSpread = Int((settings.mode == .quality ? 0.060 : 0.020) * fs)
         let tail = settings.mode == .quality ? 0.150 : 0.040
         filterLength = alignmentMargin + Int(tail * fs)
         let maximumDelay = min(1, max(0.05, settings.maximumDelaySeconds))

@@ -172,6 +172,42 @@ import Testing
         #expect(erle >= 25, "ERLE \(erle) dB")
     }
 
+    /// Two loudspeakers 45 ms apart (30 and 75 ms, farther than the 20 ms taken at once) that carry more
+    /// in turns of 3 s: the tracker hears one, then the other, then the first again, and from then on
+    /// the delay line keeps the nearer one's delay (the filter covers the other) instead of moving with
+    /// each turn, so the echo is cancelled: at least 25 dB over the last 2 s of 16.
+    @Test func twoLoudspeakersFartherApartAreKeptOnceSeenInTurn() {
+        let count = Int(16 * fs)
+        let turn = Int(3 * fs)
+        var leftTalker = SpeechLikeSignal(seed: 53)
+        var rightTalker = SpeechLikeSignal(seed: 54)
+        let a = leftTalker.make(count: count, sampleRate: fs, level: 0.05)
+        let b = rightTalker.make(count: count, sampleRate: fs, level: 0.05)
+        let leftLouder = { (n: Int) in (n / turn) % 2 == 0 }
+        let left = (0..<count).map { leftLouder($0) ? a[$0] : 0.3 * a[$0] }
+        let right = (0..<count).map { leftLouder($0) ? 0.3 * b[$0] : b[$0] }
+        let mic = zip(
+            echoPath(left, delay: Int(0.030 * fs), sampleRate: fs, gain: 0.5),
+            echoPath(right, delay: Int(0.075 * fs), sampleRate: fs, gain: 0.5)
+        ).map { $0 + $1 }
+        let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
+        let f = kernel.frameLength
+        var delays: [Float] = []
+        var tracked: [Double] = []
+        let (output, _) = run(kernel, mic: mic, left: left, right: right) {
+            delays.append(kernel.analysis.delayMs)
+            tracked.append(kernel.estimator.delayMilliseconds)
+        }
+        #expect(
+            tracked[(turn / f)..<(2 * turn / f)].contains { abs($0 - 75) <= 1 }, "the tracker heard the farther one")
+        let settled = (2 * turn + Int(fs)) / f
+        let away = delays[settled...].filter { abs($0 - 30) > 1 }
+        #expect(away.isEmpty, "\(away.count) frames on another delay from 7 s: \(Set(away.map { $0.rounded() }))")
+        let last = (count - 2 * Int(fs))..<count
+        let erle = decibels(meanSquare(mic[last]) / meanSquare(output[last]))
+        #expect(erle >= 25, "ERLE \(erle) dB")
+    }
+
     /// One signal on both channels for 4 s, two independent ones for 8 s, one again for 6 s, through
     /// two different rooms: the reference unfolds at the first frame that differs, the two-channel
     /// filter cancels the stereo part, and the reference folds again after 2 s of one signal.
