@@ -38,25 +38,13 @@ extension VoiceProcessorKernel {
         {
             // The delay the line follows and this one are the two loudspeakers; the other was not one.
             let slot = 1 - latestLoudspeaker
-            if slot == 0 {
-                loudspeakerDelays.0 = estimate
-                loudspeakerDelayFrames.0 = now
-            } else {
-                loudspeakerDelays.1 = estimate
-                loudspeakerDelayFrames.1 = now
-            }
+            setLoudspeaker(slot, to: estimate, at: now)
             loudspeakersConfirmed = true
             latestLoudspeaker = slot
         } else if (a >= 0) != (b >= 0), abs(estimate - max(a, b)) <= Double(widestLoudspeakerSpread) {
             // The other loudspeaker, in the free slot.
             let slot = a >= 0 ? 1 : 0
-            if slot == 0 {
-                loudspeakerDelays.0 = estimate
-                loudspeakerDelayFrames.0 = now
-            } else {
-                loudspeakerDelays.1 = estimate
-                loudspeakerDelayFrames.1 = now
-            }
+            setLoudspeaker(slot, to: estimate, at: now)
             loudspeakersConfirmed = abs(estimate - max(a, b)) <= Double(loudspeakerSpread)
             latestLoudspeaker = slot
         } else {
@@ -70,5 +58,16 @@ extension VoiceProcessorKernel {
         if right < 0 { return left }
         if loudspeakersConfirmed { return min(left, right) }
         return latestLoudspeaker == 0 ? left : right
+    }
+
+    /// Loudspeaker `slot`'s delay is `estimate`, seen at frame `frame`.
+    private func setLoudspeaker(_ slot: Int, to estimate: Double, at frame: Int) {
+        if slot == 0 {
+            loudspeakerDelays.0 = estimate
+            loudspeakerDelayFrames.0 = frame
+        } else {
+            loudspeakerDelays.1 = estimate
+            loudspeakerDelayFrames.1 = frame
+        }
     }
 }
