@@ -57,24 +57,21 @@ enum EchoYardstick {
         var testDescription: String { name }
     }
 
+    /// A scene from the yardstick's generator (`options`) at `rate` into the folder `path`.
+    static func generate(_ options: [String], rate: Int, into path: String, python: String) throws {
+        let run = try Fixtures.run(
+            python, [folder.appendingPathComponent("gen_signals.py").path, "--fs", "\(rate)", "--out", path] + options,
+            timeout: 300)
+        try #require(run.status == 0, "gen_signals.py: \(run.stderr)")
+    }
+
     /// The figures metrics.py reports for `scene`, processed by a voice processor through `render`.
     static func measure(_ scene: Scene, in dir: URL) throws -> [String: Double] {
         let python = try #require(python)
         var base = dir.appendingPathComponent(scene.name).path
-        let generate = try Fixtures.run(
-            python,
-            [folder.appendingPathComponent("gen_signals.py").path, "--fs", "\(scene.rate)", "--out", base]
-                + scene.generator, timeout: 300)
-        try #require(generate.status == 0, "gen_signals.py: \(generate.stderr)")
+        try generate(scene.generator, rate: scene.rate, into: base, python: python)
         if let right = scene.rightLoudspeaker {
-            let generateRight = try Fixtures.run(
-                python,
-                [
-                    folder.appendingPathComponent("gen_signals.py").path, "--fs", "\(scene.rate)", "--out",
-                    base + "-right"
-                ]
-                    + right, timeout: 300)
-            try #require(generateRight.status == 0, "gen_signals.py: \(generateRight.stderr)")
+            try generate(right, rate: scene.rate, into: base + "-right", python: python)
             // The microphone and the echo get the second loudspeaker's echo; the talker and the noise stay.
             let combine = try Fixtures.run(
                 python,
@@ -88,13 +85,7 @@ enum EchoYardstick {
             try #require(combine.status == 0, "second loudspeaker: \(combine.stderr)")
         }
         if let second = scene.mixedWith {
-            let generateSecond = try Fixtures.run(
-                python,
-                [
-                    folder.appendingPathComponent("gen_signals.py").path, "--fs", "\(scene.rate)", "--out",
-                    base + "-second"
-                ] + second, timeout: 300)
-            try #require(generateSecond.status == 0, "gen_signals.py: \(generateSecond.stderr)")
+            try generate(second, rate: scene.rate, into: base + "-second", python: python)
             let mix = try Fixtures.run(
                 python,
                 [

@@ -12,9 +12,9 @@ extension VoiceProcessorKernel {
     /// `widestLoudspeakerSpread`, is the other loudspeaker once the first is seen again after it, and
     /// until then the line follows it, as it would a moved echo path (a first estimate that was wrong
     /// is not held), and a new estimate within `loudspeakerSpread` of it is the other loudspeaker
-    /// instead of the first. Any other estimate (a third delay, or one too far away) means the echo path moved,
-    /// and the line follows it at once, as with one loudspeaker. With two loudspeakers known, the line
-    /// takes the earlier delay.
+    /// instead of the first. Any other estimate (a third delay, or one too far away) means the echo
+    /// path moved, and the line follows it at once, as with one loudspeaker. With two loudspeakers
+    /// known, the line takes the earlier delay.
     func nearerLoudspeakerDelay(_ estimate: Double) -> Double {
         let tolerance = Double(realignmentThreshold)
         let now = framesProcessed
