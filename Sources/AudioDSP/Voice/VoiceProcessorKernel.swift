@@ -226,6 +226,9 @@ public final class VoiceProcessorKernel {
     /// The copy for two loudspeakers that play different signals (an unfolded two-channel reference),
     /// learned from the two-loudspeaker MDF's echo estimate and used as `foreground` is (quality mode).
     var twoLoudspeakerCopy: VoiceTwoLoudspeakerCopy
+    /// The two channels made uncorrelated for the two-loudspeaker MDF and its copy (a transform of what
+    /// they model; docs/DECISIONS.md).
+    var decorrelation: VoiceReferenceDecorrelation
     let tracksTwoLoudspeakerCopy: Bool
     /// The aligned reference's two channels, this frame.
     let alignedLeft: UnsafeMutablePointer<Float>
@@ -297,6 +300,7 @@ public final class VoiceProcessorKernel {
         tracksTwoLoudspeakerCopy = tracksForeground && settings.referenceChannels == 2
         twoLoudspeakerCopy = VoiceTwoLoudspeakerCopy(
             frameLength: frameLength, filterLength: tracksTwoLoudspeakerCopy ? impulseResponseLength : 1)
+        decorrelation = VoiceReferenceDecorrelation(frameSeconds: Double(frameLength) / fs)
         alignedLeft = .allocate(capacity: frameLength)
         alignedLeft.initialize(repeating: 0, count: frameLength)
         alignedRight = .allocate(capacity: frameLength)
@@ -494,6 +498,9 @@ public final class VoiceProcessorKernel {
                 cross += l * r
             }
             updateFolding(left: left, right: right, cross: cross)
+            if max(left, right) > 1e-7 * Double(f) {
+                decorrelation.update(left: left, right: right, cross: cross)
+            }
         }
         let leftScale = referenceCount == 2 ? leftWeight : 1
         let rightScale = rightWeight
@@ -533,10 +540,11 @@ public final class VoiceProcessorKernel {
             var r = leftScale * l
             if referenceCount == 2 {
                 let v = rings[ringLength + ((start + n) & mask)]
-                referenceInterleaved[2 * n] = Self.toInt16(l)
-                referenceInterleaved[2 * n + 1] = Self.toInt16(v)
-                alignedLeft[n] = l
-                alignedRight[n] = v
+                let (u0, u1) = decorrelation.apply(l, v)
+                referenceInterleaved[2 * n] = Self.toInt16(u0)
+                referenceInterleaved[2 * n + 1] = Self.toInt16(u1)
+                alignedLeft[n] = u0
+                alignedRight[n] = u1
                 r += rightScale * v
             } else {
                 referenceInterleaved[n] = Self.toInt16(l)
