@@ -230,6 +230,10 @@ public final class VoiceProcessorKernel {
     /// they model; docs/DECISIONS.md).
     var decorrelation: VoiceReferenceDecorrelation
     let tracksTwoLoudspeakerCopy: Bool
+    /// A frame's inputs with their non-finite samples silenced (`process`), and pointers to their channels.
+    let finiteInputs: UnsafeMutablePointer<Float>
+    let finiteMic: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let finiteReference: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     /// The aligned reference's two channels, this frame.
     let alignedLeft: UnsafeMutablePointer<Float>
     let alignedRight: UnsafeMutablePointer<Float>
@@ -301,6 +305,15 @@ public final class VoiceProcessorKernel {
         twoLoudspeakerCopy = VoiceTwoLoudspeakerCopy(
             frameLength: frameLength, filterLength: tracksTwoLoudspeakerCopy ? impulseResponseLength : 1)
         decorrelation = VoiceReferenceDecorrelation(frameSeconds: Double(frameLength) / fs)
+        let inputs = (settings.micChannels + settings.referenceChannels) * frameLength
+        finiteInputs = .allocate(capacity: inputs)
+        finiteInputs.initialize(repeating: 0, count: inputs)
+        finiteMic = .allocate(capacity: settings.micChannels)
+        for c in 0..<settings.micChannels { (finiteMic + c).initialize(to: finiteInputs + c * frameLength) }
+        finiteReference = .allocate(capacity: settings.referenceChannels)
+        for c in 0..<settings.referenceChannels {
+            (finiteReference + c).initialize(to: finiteInputs + (settings.micChannels + c) * frameLength)
+        }
         alignedLeft = .allocate(capacity: frameLength)
         alignedLeft.initialize(repeating: 0, count: frameLength)
         alignedRight = .allocate(capacity: frameLength)
@@ -374,6 +387,9 @@ public final class VoiceProcessorKernel {
         distortion.deallocate()
         foreground.deallocate()
         twoLoudspeakerCopy.deallocate()
+        finiteInputs.deallocate()
+        finiteMic.deallocate()
+        finiteReference.deallocate()
         alignedLeft.deallocate()
         alignedRight.deallocate()
         foregroundError.deallocate()
@@ -470,13 +486,8 @@ public final class VoiceProcessorKernel {
         foregroundShare = target
     }
 
-    /// Processes exactly one frame (render thread; no allocation, no locks).
-    /// - Parameters:
-    ///   - mic: `settings.micChannels` pointers to `frameLength` microphone samples.
-    ///   - reference: `settings.referenceChannels` pointers to `frameLength` samples of what the
-    ///     loudspeakers play in the same period (the echo's source, undelayed).
-    ///   - output: `settings.micChannels` pointers to `frameLength` samples; may alias `mic`.
-    public func process(
+    /// `process` for a frame whose samples are all finite.
+    func processFinite(
         mic: UnsafePointer<UnsafeMutablePointer<Float>>, reference: UnsafePointer<UnsafeMutablePointer<Float>>,
         output: UnsafePointer<UnsafeMutablePointer<Float>>
     ) {
