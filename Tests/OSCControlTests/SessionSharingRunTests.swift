@@ -47,6 +47,12 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
     private func decibels(_ level: Double, relativeTo reference: Double) -> Double { 20 * log10(level / reference) }
 
     /// Renews each subscription (a lease lasts 10 s).
+    /// How long a session's notification may take. Each wait ends when the message arrives. With the
+    /// metadata store deleted, each session reads the others out of process (`jack_property -l`, a
+    /// process per listing, and a change made meanwhile needs a second one): under the address
+    /// sanitizer with the other suites running, an interruption's end once took more than 3 s.
+    static let notificationWait = 10.0
+
     private func renew(_ clients: [OSCTestClient]) {
         for client in clients { #expect(client.command("/renew")?.address == "/done") }
     }
@@ -94,7 +100,7 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
         // A non-mixable activation interrupts the active non-mixable session: its player pauses.
         _ = music.takeAll()
         #expect(radio.command("/session/activate")?.address == "/done")
-        let began = music.receive(timeout: 3) { $0.address == "/session/interruption" }
+        let began = music.receive(timeout: Self.notificationWait) { $0.address == "/session/interruption" }
         #expect(began.contains { $0.address == "/session/interruption" && $0.arguments == [.string("began")] })
         #expect(music.request("/node/p/playing")?.arguments.first?.boolValue == false)
         #expect(music.request("/session/state")?.arguments == [.string("interrupted")])
@@ -106,7 +112,7 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
         // Deactivating with notifyOthers ends it with shouldResume 1: the player plays again.
         _ = music.takeAll()
         #expect(radio.command("/session/deactivate", [.int32(1)])?.address == "/done")
-        let ended = music.receive(timeout: 3) { $0.address == "/session/interruption" }
+        let ended = music.receive(timeout: Self.notificationWait) { $0.address == "/session/interruption" }
         #expect(ended.contains { $0.arguments == [.string("ended"), .int32(1)] }, "\(ended)")
         #expect(music.request("/node/p/playing")?.arguments.first?.boolValue == true)
         #expect(music.request("/session/state")?.arguments == [.string("active")])
@@ -114,7 +120,10 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
 
         // A ducking (mixable) session lowers the others by its duck level and interrupts nobody.
         #expect(nav.command("/session/activate")?.address == "/done")
-        #expect(music.receive(timeout: 3) { $0.address == "/session/gain" }.contains { $0.address == "/session/gain" })
+        #expect(
+            music.receive(timeout: Self.notificationWait) { $0.address == "/session/gain" }.contains {
+                $0.address == "/session/gain"
+            })
         usleep(400_000)  // the 0.25 s glide
         let ducked = try levels(server, runs)
         #expect(abs(decibels(ducked[0], relativeTo: full) + 15) < 0.3, "ducked: \(ducked)")
@@ -130,7 +139,7 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
         // The silent switch, set on any session, mutes the ambient one only.
         _ = nav.takeAll()
         #expect(radio.command("/session/silentSwitch", [.int32(1)])?.address == "/done")
-        let told = nav.receive(timeout: 3) { $0.address == "/session/silentSwitch" }
+        let told = nav.receive(timeout: Self.notificationWait) { $0.address == "/session/silentSwitch" }
         #expect(told.contains { $0.arguments == [.int32(1)] }, "\(told)")
         usleep(300_000)
         let silenced = try levels(server, runs)
@@ -148,7 +157,7 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
         _ = music.takeAll()
         #expect(server.isConnected("ss_music:out_1", to: "system:playback_1") == false)
         #expect(music.command("/session/category", [.string("record")])?.address == "/done")
-        let change = music.receive(timeout: 3) { $0.address == "/session/route_change" }
+        let change = music.receive(timeout: Self.notificationWait) { $0.address == "/session/route_change" }
         #expect(change.contains { $0.arguments.first == .string("categoryChange") }, "\(change)")
         let lsp = ChildProcess.run("/usr/bin/jack_lsp", [], environment: server.environment, timeout: 5).output
         #expect(!lsp.contains("ss_music:out_1") && lsp.contains("ss_radio:out_1"), "\(lsp)")
