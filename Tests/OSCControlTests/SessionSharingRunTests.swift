@@ -46,13 +46,13 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
 
     private func decibels(_ level: Double, relativeTo reference: Double) -> Double { 20 * log10(level / reference) }
 
-    /// Renews each subscription (a lease lasts 10 s).
     /// How long a session's notification may take. Each wait ends when the message arrives. With the
     /// metadata store deleted, each session reads the others out of process (`jack_property -l`, a
     /// process per listing, and a change made meanwhile needs a second one): under the address
     /// sanitizer with the other suites running, an interruption's end once took more than 3 s.
     static let notificationWait = 10.0
 
+    /// Renews each subscription (a lease lasts 10 s).
     private func renew(_ clients: [OSCTestClient]) {
         for client in clients { #expect(client.command("/renew")?.address == "/done") }
     }

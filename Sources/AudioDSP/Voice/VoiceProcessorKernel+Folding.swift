@@ -13,11 +13,14 @@ extension VoiceProcessorKernel {
         return residual <= foldingSideRatio * max(left, right)
     }
 
+    /// A frame whose two channels have these energies carries far-end sound: a channel's mean square
+    /// above 1e-7 (`referencePower`'s threshold).
+    func hasFarEndSound(left: Double, right: Double) -> Bool { max(left, right) > 1e-7 * Double(frameLength) }
+
     /// Folds a two-channel reference into one, or unfolds it, from an incoming frame's energies: left,
     /// right and their cross product (see `referenceFolded`).
     func updateFolding(left: Double, right: Double, cross: Double) {
-        // Far-end sound: a channel above 1e-7 (`referencePower`'s threshold).
-        guard max(left, right) > 1e-7 * Double(frameLength) else { return }
+        guard hasFarEndSound(left: left, right: right) else { return }
         if referenceFolded && foldDirection != Self.foldUnknown
             && Self.explains(direction: foldDirection, gain: foldGain, left: left, right: right, cross: cross)
         {

@@ -509,7 +509,7 @@ public final class VoiceProcessorKernel {
                 cross += l * r
             }
             updateFolding(left: left, right: right, cross: cross)
-            if max(left, right) > 1e-7 * Double(f) {
+            if hasFarEndSound(left: left, right: right) {
                 decorrelation.update(left: left, right: right, cross: cross)
             }
         }
