@@ -142,14 +142,17 @@ extension JackHost {
     /// one store per user, which the clean exit of any server of the user deletes (`JackMetadataStore`).
     /// While this process's copy is live, one property is read in-process (no IPC); once it was
     /// deleted, our properties are written through `jack_property` to each new store file once, on the
-    /// metadata queue. Returns true when it had to (the writing may still be under way).
+    /// metadata queue. Returns true when it had to (the writing may still be under way), or when the
+    /// last out-of-process listing of the store failed: the caller reads the peers again.
     public func refreshClientProperties() -> Bool {
         core.state.withLock { state -> Bool in
             guard !state.clientProperties.isEmpty, let session = state.session, let client = session.client,
                 !session.isServerLost
             else { return false }
             if let write = staleStoreWrite(client: client, session: session, last: state.propertiesWrittenLast) {
-                return queueRepair(write, state: &state)
+                let retry = state.isListingRetryDue
+                state.isListingRetryDue = false
+                return queueRepair(write, state: &state) || retry
             }
             state.propertiesWrittenOutOfProcess = nil
             state.storeListing = nil

@@ -110,6 +110,7 @@ extension JackHost {
                     let listing = stale.tool.listAll()
                     core.state.withLock { state in
                         state.isListingQueued = false
+                        state.isListingRetryDue = listing == nil
                         if let listing { state.storeListing = (changes, store, listing) }
                     }
                     if listing != nil { core.deliver(.peersChanged) }

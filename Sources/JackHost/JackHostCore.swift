@@ -47,6 +47,9 @@ struct JackHostState: Sendable {
     /// A complete write of our properties, or a listing, is queued on `JackHostCore.metadataQueue`.
     var isRepairQueued = false
     var isListingQueued = false
+    /// The last listing failed (`jack_property` could not read the store, or took too long): the next
+    /// property check reads the peers again, since no callback may come to say so.
+    var isListingRetryDue = false
     /// The connections of the main outputs / inputs when they were last unregistered (`setMainPorts`).
     var parkedOutputEdges: Set<JackEdge> = []
     var parkedInputEdges: Set<JackEdge> = []

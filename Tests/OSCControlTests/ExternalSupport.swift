@@ -498,7 +498,7 @@ final class SoundstageRun {
     /// Starts and waits for the "OSC: udp and tcp on 127.0.0.1:PORT" line.
     convenience init(
         patch: String, server: DummyJackServer, clientName: String, duration: Double = 300,
-        extraArguments: [String] = []
+        extraArguments: [String] = [], environment: [String: String] = [:]
     ) throws {
         try self.init(
             child: ChildProcess(
@@ -507,7 +507,7 @@ final class SoundstageRun {
                     "run", patch, "--server", server.name, "--name", clientName,
                     "--osc-port", "0", "--no-start-server",
                     "--duration", String(duration)
-                ] + extraArguments),
+                ] + extraArguments, environment: environment),
             clientName: clientName)
     }
 

@@ -13,7 +13,7 @@ extension OSCExternalSerialSuites {
 
 extension OSCExternalSerialSuites.SessionSharingRunTests {
     /// A looping 0.5-amplitude sine (RMS 0.3536) and the given session section.
-    private static func patch(session: String) -> String {
+    static func patch(session: String) -> String {
         """
         version: 1
         engine: { sampleRate: 48000, outputs: 1 }
@@ -51,6 +51,11 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
     /// process per listing, and a change made meanwhile needs a second one): under the address
     /// sanitizer with the other suites running, an interruption's end once took more than 3 s.
     static let notificationWait = 10.0
+
+    /// What each engine said last (its session journal), for a failure's message.
+    static func journals(_ runs: [SoundstageRun]) -> String {
+        runs.map { "\($0.clientName):\n\($0.child.output.suffix(1500))" }.joined(separator: "\n")
+    }
 
     /// Renews each subscription (a lease lasts 10 s).
     private func renew(_ clients: [OSCTestClient]) {
@@ -98,10 +103,13 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
             "\(relisted.output.prefix(2000))")
 
         // A non-mixable activation interrupts the active non-mixable session: its player pauses.
+        renew(clients)
         _ = music.takeAll()
         #expect(radio.command("/session/activate")?.address == "/done")
         let began = music.receive(timeout: Self.notificationWait) { $0.address == "/session/interruption" }
-        #expect(began.contains { $0.address == "/session/interruption" && $0.arguments == [.string("began")] })
+        #expect(
+            began.contains { $0.address == "/session/interruption" && $0.arguments == [.string("began")] },
+            "\(Self.journals(runs))")
         #expect(music.request("/node/p/playing")?.arguments.first?.boolValue == false)
         #expect(music.request("/session/state")?.arguments == [.string("interrupted")])
         let interrupted = try levels(server, runs)
@@ -113,7 +121,7 @@ extension OSCExternalSerialSuites.SessionSharingRunTests {
         _ = music.takeAll()
         #expect(radio.command("/session/deactivate", [.int32(1)])?.address == "/done")
         let ended = music.receive(timeout: Self.notificationWait) { $0.address == "/session/interruption" }
-        #expect(ended.contains { $0.arguments == [.string("ended"), .int32(1)] }, "\(ended)")
+        #expect(ended.contains { $0.arguments == [.string("ended"), .int32(1)] }, "\(ended)\n\(Self.journals(runs))")
         #expect(music.request("/node/p/playing")?.arguments.first?.boolValue == true)
         #expect(music.request("/session/state")?.arguments == [.string("active")])
         #expect(radio.request("/session/state")?.arguments == [.string("inactive")])
