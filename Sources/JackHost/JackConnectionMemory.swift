@@ -55,6 +55,15 @@ struct JackConnectionMemory: Sendable {
         pending.subtract(edges)
     }
 
+    /// We made `edges` again (after a return): they no longer wait, and they count as shown until a
+    /// snapshot says otherwise. PipeWire's libjack may list a connection only some time after
+    /// `jack_connect` returned, and a snapshot taken before that (or none at all before the next loss)
+    /// must not lose it.
+    mutating func made(_ edges: Set<JackEdge>) {
+        pending.subtract(edges)
+        observed.formUnion(edges)
+    }
+
     /// At a loss: everything our ports had (and lost in the last `lossGrace` seconds) waits to be made again.
     mutating func serverLost(now: Double) {
         pending.formUnion(observed)

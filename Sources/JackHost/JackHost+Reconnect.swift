@@ -162,7 +162,7 @@ extension JackHost {
             guard let target else { return [] }
             let made = JackHost.makePending(edges, client: target.client, clientName: target.name)
             core.connectionMemory.withLock { memory in
-                memory.pending.subtract(made.connected)
+                memory.made(made.connected)
                 memory.pending.subtract(made.dropped)
             }
             return made.results

@@ -296,10 +296,32 @@ final class JackHostCore: Sendable {
             guard retryPending, !pending.isEmpty else { return changes }
             let made = JackHost.makePending(pending, client: target.client, clientName: target.name)
             connectionMemory.withLock {
-                $0.pending.subtract(made.connected); $0.pending.subtract(made.dropped)
+                $0.made(made.connected)
+                $0.pending.subtract(made.dropped)
             }
-            return changes
+            return changes + confirmRoute(made.connected, target: target)
         }
+    }
+
+    /// Event thread, under the port lock, after we made `made` again. The server announces them as a
+    /// graph change, but PipeWire's libjack may list them only a little after `jack_connect` returned,
+    /// and the snapshot that change wakes can miss them: the route would go on saying our outputs
+    /// play nowhere. Looks again, 20 ms apart for at most 100 ms, until every one is listed.
+    private func confirmRoute(_ made: Set<JackEdge>, target: FollowTarget) -> [JackRouteChange] {
+        guard !made.isEmpty else { return [] }
+        for _ in 0..<5 {
+            usleep(20_000)
+            // Acquire: pairs with the shutdown callbacks' release.
+            if serverLostFlag.load(ordering: .acquiring) { return [] }
+            let edges = JackConnectionMemory.snapshot(client: target.client, ports: target.ports)
+            guard edges.isSuperset(of: made) else { continue }
+            let now = Self.monotonicSeconds()
+            connectionMemory.withLock { $0.observe(edges, now: now) }
+            return route.withLock { route in
+                route.observe(edges: edges, mainOutputs: target.outputs, mainInputs: target.inputs).map { [$0] } ?? []
+            }
+        }
+        return []
     }
 
     /// Event thread, for PipeWire's libjack: sets our ports' latencies in the modes the latency callback

@@ -47,4 +47,17 @@ struct JackConnectionMemoryTests {
         memory.observe([ours], now: 12)
         #expect(memory.pending == [peers])
     }
+
+    /// PipeWire's libjack may list a connection we made after a return only some time later, and the
+    /// snapshot the return woke may not show it: made again, it is still restored at the next loss.
+    @Test func aConnectionMadeAgainIsRememberedBeforeASnapshotShowsIt() {
+        var memory = JackConnectionMemory()
+        memory.observe([ours, peers], now: 10)
+        memory.serverLost(now: 11)
+        memory.observe([], now: 12)
+        memory.made([ours, peers])
+        #expect(memory.pending.isEmpty)
+        memory.serverLost(now: 12 + JackConnectionMemory.lossGrace + 5)
+        #expect(memory.pending == [ours, peers])
+    }
 }

@@ -39,9 +39,10 @@ extension OSCExternalSerialSuites.ServerLossRecoveryTests {
 
     /// Set by scripts/sanitize.sh for the sanitized runs (the child inherits it).
     static var isSanitized: Bool { ProcessInfo.processInfo.environment["ASAN_OPTIONS"] != nil }
-    /// Seconds within which every connection is back after the server returns: 1 s, or 2 s when the
-    /// sanitizer slows every process's start (libjack's, PipeWire's and the engine's reopen).
-    static var returnBound: Double { isSanitized ? 2 : 1 }
+    /// Seconds within which every connection is back after the server returns: 1 s, or 3 s when the
+    /// sanitizer slows every process's start (libjack's, PipeWire's and the engine's reopen). With the
+    /// other sanitized suites running beside it, one PipeWire return of twenty once took 2.3 s.
+    static var returnBound: Double { isSanitized ? 3 : 1 }
 
     private struct Edge: Hashable, CustomStringConvertible {
         var source: String
