@@ -108,12 +108,16 @@ extension JackRecorder {
     /// The amplitude of the steady `frequency` sine reaching the recorder, with how each capture went.
     /// Captures `frames` samples and measures the windows after the first 0.1 s
     /// (`Goertzel.steadyAmplitude`, `window` samples each); a loaded machine's xruns put steps in some
-    /// windows, so while fewer than half of them are steady the capture is taken again, up to three times.
+    /// windows, so while fewer than half of them are steady the capture is taken again, up to three times
+    /// (ten under a sanitizer: with every sanitized suite running beside it, three captures in a row
+    /// once had only 8–14 steady windows of 80, each of them at the expected amplitude).
     /// Nil when no capture had enough steady windows.
     func steadyToneAmplitude(frequency: Double, window: Int = 240, frames: Int = 24_000)
         -> (amplitude: Double?, captures: [String])
     {
-        Goertzel.steadyAmplitude(frequency: frequency, sampleRate: 48_000, window: window) {
+        Goertzel.steadyAmplitude(
+            frequency: frequency, sampleRate: 48_000, window: window, attempts: AllocationProbe.isSanitized ? 10 : 3
+        ) {
             let samples = record(frames: frames)
             guard samples.count == frames else {
                 return .failure(Goertzel.CaptureShortfall("captured \(samples.count) of \(frames) samples"))
