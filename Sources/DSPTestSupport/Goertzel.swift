@@ -32,6 +32,15 @@ public enum Goertzel {
     public static func steadyAmplitude(
         _ samples: ArraySlice<Float>, frequency: Double, sampleRate: Double, window: Int
     ) -> (amplitude: Double?, steady: Int, windows: Int) {
+        let measured = steadyWindows(samples, frequency: frequency, sampleRate: sampleRate, window: window)
+        let steady = measured.amplitudes.sorted()
+        return (steady.isEmpty ? nil : steady[steady.count / 2], steady.count, measured.windows)
+    }
+
+    /// The amplitudes of the steady windows of `samples` (in order) and how many windows there were.
+    static func steadyWindows(
+        _ samples: ArraySlice<Float>, frequency: Double, sampleRate: Double, window: Int
+    ) -> (amplitudes: [Double], windows: Int) {
         let cycles = frequency * Double(window) / sampleRate
         precondition(abs(cycles - cycles.rounded()) < 1e-9, "a window must hold whole cycles")
         var steady: [Double] = []
@@ -51,30 +60,35 @@ public enum Goertzel {
             count += 1
             start += window
         }
-        steady.sort()
-        return (steady.isEmpty ? nil : steady[steady.count / 2], steady.count, count)
+        return (steady, count)
     }
 
-    /// `steadyAmplitude` over captures from `capture`, taken again (up to `attempts` times) while fewer
-    /// than half of a capture's windows are steady: a loaded machine's xruns now and then disturb most
-    /// of one. `capture` returns the samples to measure, or nil with why it has none. Returns the
-    /// amplitude (nil when no capture had enough steady windows) and what each capture showed.
+    /// `steadyAmplitude` over captures from `capture`, taken again (up to `attempts` times) while the
+    /// steady windows seen so far are fewer than half of one capture's: a loaded machine's xruns now and
+    /// then disturb most of a capture. The steady windows of every capture taken count together, and the
+    /// amplitude is their median, so a wrong gain or silence in them is measured, never excused.
+    /// `capture` returns the samples to measure, or why it has none. Returns the amplitude (nil when the
+    /// captures never had enough steady windows) and what each capture showed.
     public static func steadyAmplitude(
         frequency: Double, sampleRate: Double, window: Int, attempts: Int = 3,
         capturing capture: () throws -> Result<ArraySlice<Float>, CaptureShortfall>
     ) rethrows -> (amplitude: Double?, captures: [String]) {
         var captures: [String] = []
+        var steady: [Double] = []
         for _ in 0..<attempts {
             switch try capture() {
             case .failure(let shortfall):
                 captures.append(shortfall.description)
             case .success(let samples):
-                let measured = steadyAmplitude(samples, frequency: frequency, sampleRate: sampleRate, window: window)
+                let measured = steadyWindows(samples, frequency: frequency, sampleRate: sampleRate, window: window)
+                steady += measured.amplitudes
+                let median = measured.amplitudes.sorted().dropFirst(measured.amplitudes.count / 2).first
                 captures.append(
-                    "\(measured.steady) of \(measured.windows) windows steady at \(String(describing: measured.amplitude))"
+                    "\(measured.amplitudes.count) of \(measured.windows) windows steady at \(String(describing: median))"
                 )
-                if measured.steady * 2 >= measured.windows, let amplitude = measured.amplitude {
-                    return (amplitude, captures)
+                if steady.count * 2 >= measured.windows {
+                    steady.sort()
+                    return (steady[steady.count / 2], captures)
                 }
             }
         }

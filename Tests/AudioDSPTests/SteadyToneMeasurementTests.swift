@@ -55,4 +55,32 @@ struct SteadyToneMeasurementTests {
         let mixed = Goertzel.steadyAmplitude(doubled[...], frequency: 1_000, sampleRate: 48_000, window: 240)
         #expect(mixed.steady == 0)
     }
+
+    /// Captures each disturbed in most windows (as with every sanitized suite running beside a live test)
+    /// count together: two with about a third of their windows steady make one measurement, and it is
+    /// what the steady windows show, the right amplitude or a wrong one.
+    @Test func capturesDisturbedInMostWindowsCountTogether() {
+        // A period lost after each of the last two thirds of the periods: only windows inside one period
+        // hold a steady sine there.
+        let dropped = Set(32..<94)
+        let one = Goertzel.steadyAmplitude(
+            Self.capture(amplitude: 0.25, periods: 94, dropped: dropped)[...], frequency: 1_000, sampleRate: 48_000,
+            window: 240)
+        #expect(one.steady * 2 < one.windows && one.steady * 4 > one.windows, "\(one.steady) of \(one.windows)")
+        for amplitude in [Float(0.25), 0.2] {
+            var taken = 0
+            let measured = Goertzel.steadyAmplitude(frequency: 1_000, sampleRate: 48_000, window: 240, attempts: 5) {
+                taken += 1
+                return .success(Self.capture(amplitude: amplitude, periods: 94, dropped: dropped)[...])
+            }
+            #expect(taken == 2, "\(measured.captures)")
+            let value = measured.amplitude ?? 0
+            #expect(abs(value - Double(amplitude)) < 1e-4, "measured \(value) of \(amplitude): \(measured.captures)")
+        }
+        // Mostly silence in every capture: silence is what is measured.
+        let quiet = Goertzel.steadyAmplitude(frequency: 1_000, sampleRate: 48_000, window: 240, attempts: 2) {
+            .success(Self.capture(amplitude: 0.25, periods: 94, silent: Set(0..<80))[...])
+        }
+        #expect(quiet.amplitude == 0, "\(quiet.captures)")
+    }
 }

@@ -108,9 +108,9 @@ extension JackRecorder {
     /// The amplitude of the steady `frequency` sine reaching the recorder, with how each capture went.
     /// Captures `frames` samples and measures the windows after the first 0.1 s
     /// (`Goertzel.steadyAmplitude`, `window` samples each); a loaded machine's xruns put steps in some
-    /// windows, so while fewer than half of them are steady the capture is taken again, up to three times
-    /// (ten under a sanitizer: with every sanitized suite running beside it, three captures in a row
-    /// once had only 8–14 steady windows of 80, each of them at the expected amplitude).
+    /// windows, so while the captures so far hold fewer steady windows than half of one capture, another
+    /// is taken, up to three (ten under a sanitizer: with every sanitized suite running beside it, ten
+    /// captures in a row once had 5–31 steady windows of 80 each, most of them at the expected amplitude).
     /// Nil when no capture had enough steady windows.
     func steadyToneAmplitude(frequency: Double, window: Int = 240, frames: Int = 24_000)
         -> (amplitude: Double?, captures: [String])
