@@ -5,12 +5,12 @@
 // CPU time per second of audio on the calling thread (CLOCK_THREAD_CPUTIME_ID) as a JSON line.
 //
 //   swift run --package-path Benchmarks -c release VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns]
-//       [--stereo-reference] [--quality-only]
+//       [--stereo-reference] [--quality-only | --low-only]
 //
 // --stereo-reference gives the voice processor the far end on two reference channels: far.f32 on both
 // (one source on two loudspeakers), or far.f32 on the left and far_r.f32 on the right when the scene has
 // that file (Benchmarks/voice-stereo-scene.py); the anchors keep far.f32 alone. --quality-only runs the
-// quality mode alone.
+// quality mode alone, --low-only the low-complexity mode alone (for a profile of either).
 // SCENE_DIR holds mic.f32 and far.f32 (float32, mono) and scene.json ("fs") as written by the
 // echo-cancellation yardstick's gen_signals.py; Benchmarks/run-voice.sh generates and scores scenes.
 import AudioDSP
@@ -88,17 +88,19 @@ var agc = false
 var noiseSuppression = true
 var referenceChannels = 1
 var qualityOnly = false
+var lowOnly = false
 for argument in CommandLine.arguments.dropFirst() {
     switch argument {
     case "--agc": agc = true
     case "--no-ns": noiseSuppression = false
     case "--stereo-reference": referenceChannels = 2
     case "--quality-only": qualityOnly = true
+    case "--low-only": lowOnly = true
     default: positional.append(argument)
     }
 }
 guard positional.count == 2 else {
-    print("usage: VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns] [--stereo-reference] [--quality-only]")
+    print("usage: VoiceBench SCENE_DIR OUT_DIR [--agc] [--no-ns] [--stereo-reference] [--quality-only | --low-only]")
     exit(2)
 }
 let scene = positional[0]
@@ -246,9 +248,10 @@ func cpuPercent(_ cpu: Double) -> Double { Double(Int(cpu / seconds * 10_000)) /
     print("{\"variant\": \"\(name)\", \"cpu_percent\": \(cpuPercent(cpu))}")
 }
 
-runKernel(.quality, name: "quality")
+if !lowOnly { runKernel(.quality, name: "quality") }
 if qualityOnly { exit(0) }
 runKernel(.lowComplexity, name: "low")
+if lowOnly { exit(0) }
 runAnchor()
 runWebRTC(WEBRTC_ANCHOR_AEC, name: "webrtc")
 runWebRTC(WEBRTC_ANCHOR_AEC_EXTENDED, name: "webrtc-ext")
