@@ -1,5 +1,5 @@
 // Control side: init, deallocate. Render side: push, and the read-only properties (no allocation, no
-// locks; one FFT-based correlation every 128 ms).
+// locks; one FFT-based correlation every 128 ms, and a search of its 60 ms before the delay).
 
 /// Fourth-order Butterworth low-pass as two RBJ biquads (R. Bristow-Johnson, "Cookbook formulae for
 /// audio EQ biquad filter coefficients"; Q = 0.5412 and 1.3066 for the Butterworth pair). The
@@ -103,6 +103,23 @@ public struct EchoDelayEstimator {
     public private(set) var generation = 0
     /// Successive correlations that agreed with the accepted delay (1 for a first, unconfirmed estimate).
     public private(set) var agreements = 0
+    /// A second echo path before the accepted delay, in input samples; negative when the latest
+    /// correlation showed none. The highest peak 2 ms … `earlierPeakSpan` before the accepted one that
+    /// stands out of the correlation's RMS as a delay does and reaches `earlierPeakShare` of the highest
+    /// peak, in two successive correlations that confirmed the accepted delay (`agreements` ≥ 2), or in
+    /// one when it is where the accepted delay was before its latest change. With two loudspeakers at
+    /// different distances playing different signals: the nearer one's echo while the farther one
+    /// carries more (`VoiceProcessorKernel.nearerLoudspeakerDelay`).
+    public private(set) var earlierPeakSamples: Double = -1
+    /// How far before the accepted delay an earlier peak is looked for, in decimated samples (60 ms).
+    @usableFromInline let earlierPeakSpan: Int
+    @usableFromInline let earlierPeakShare: Float = 0.3
+    /// The previous correlation's earlier peak (input samples, −1 for none): one is shown once two
+    /// successive correlations agree on it within 0.5 ms.
+    @usableFromInline var earlierCandidate = -1.0
+    /// The accepted delay before the latest change (−1 before a change): an earlier peak there is the
+    /// path the tracker heard before, still present, and is shown at once.
+    @usableFromInline var previousDelaySamples = -1.0
     /// Reference level (mean square, decimated) below which a block does not enter the average.
     @usableFromInline let activityThreshold: Float = 1e-7
     @usableFromInline let confidenceThreshold: Float = 7
@@ -114,6 +131,7 @@ public struct EchoDelayEstimator {
         blockLength = 2048
         hop = 1024
         maximumLag = min(4096, max(64, Int(maximumDelaySeconds * decimatedRate)))
+        earlierPeakSpan = Int(0.060 * decimatedRate)
         var size = 1024
         while size < blockLength + maximumLag { size *= 2 }
         fft = VoiceFFT(size: size)
@@ -241,7 +259,11 @@ public struct EchoDelayEstimator {
         }
         let rms = (sumSquares / Float(maximumLag + 1)).squareRoot() + 1e-20
         confidence = bestValue / rms
-        if confidence < confidenceThreshold { return }
+        earlierPeakSamples = -1
+        if confidence < confidenceThreshold {
+            earlierCandidate = -1
+            return
+        }
         var refined = Double(best)
         if best > 0 && best < maximumLag {
             let a = abs(timeBuffer[best - 1])
@@ -263,9 +285,43 @@ public struct EchoDelayEstimator {
         }
         if delaySamples < 0 || agrees {
             if delaySamples < 0 || abs(samples - delaySamples) > 0.25 * Double(decimation) {
-                if delaySamples < 0 || abs(samples - delaySamples) > agreement { generation += 1 }
+                if delaySamples < 0 || abs(samples - delaySamples) > agreement {
+                    generation += 1
+                    previousDelaySamples = delaySamples
+                }
                 delaySamples = samples
             }
         }
+        // Not from a first correlation alone: one block's sidelobes reached the share, and a sidelobe of
+        // two moves from one correlation to the next.
+        let earlier =
+            abs(samples - delaySamples) <= agreement && agreements >= 2
+            ? earlierPeak(before: best, value: bestValue, rms: rms) : -1
+        let confirmed =
+            earlierCandidate >= 0 && abs(earlier - earlierCandidate) <= agreement
+            || previousDelaySamples >= 0 && abs(earlier - previousDelaySamples) <= agreement
+        if earlier >= 0 && confirmed {
+            earlierPeakSamples = earlier
+        }
+        earlierCandidate = earlier
+    }
+
+    /// The highest peak 2 ms … `earlierPeakSpan` before lag `best` of the correlation in `timeBuffer`
+    /// that reaches `confidenceThreshold` × `rms` and `earlierPeakShare` × `value`, in input samples;
+    /// −1 when there is none.
+    @usableFromInline
+    func earlierPeak(before best: Int, value: Float, rms: Float) -> Double {
+        let gap = max(1, Int(0.002 * sampleRate) / decimation)
+        let last = best - gap
+        let first = max(0, best - earlierPeakSpan)
+        if last < first { return -1 }
+        let floor = max(confidenceThreshold * rms, earlierPeakShare * value)
+        var peak = -1
+        var peakValue = floor
+        for lag in first...last where abs(timeBuffer[lag]) >= peakValue {
+            peakValue = abs(timeBuffer[lag])
+            peak = lag
+        }
+        return peak < 0 ? -1 : Double(peak * decimation)
     }
 }

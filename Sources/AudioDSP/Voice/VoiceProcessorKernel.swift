@@ -134,7 +134,8 @@ public final class VoiceProcessorKernel {
     /// `nearerLoudspeakerDelay`), which the filter covers with the other while they are at most
     /// `widestLoudspeakerSpread` apart: 60 ms of the 155 ms filter in quality mode, 20 ms of the 45 ms
     /// in low-complexity mode. A second delay more than `loudspeakerSpread` (20 ms) from the first
-    /// counts once the first is heard again after it (docs/DECISIONS.md).
+    /// counts once the first is heard again after it, or at once when the tracker shows it as a peak
+    /// before the delay it heads (`EchoDelayEstimator.earlierPeakSamples`; docs/DECISIONS.md).
     var loudspeakerDelays = (-1.0, -1.0)
     var loudspeakerDelayFrames = (0, 0)
     /// Both delays are loudspeakers' (close enough, or seen in turn); else the line follows the latest.
@@ -534,7 +535,15 @@ public final class VoiceProcessorKernel {
         estimator.push(reference: monoReference, mic: monoMic, count: f)
         if estimator.delaySamples >= 0 {
             var delay = estimator.delaySamples
-            if playsTwoSignals { delay = nearerLoudspeakerDelay(delay) }
+            if playsTwoSignals {
+                // The tracker heads one loudspeaker; a confirmed earlier peak is the nearer one, heard
+                // after it, so the two are confirmed together.
+                delay = nearerLoudspeakerDelay(delay)
+                let earlier = estimator.earlierPeakSamples
+                if earlier >= 0 && estimator.delaySamples - earlier <= Double(widestLoudspeakerSpread) {
+                    delay = nearerLoudspeakerDelay(earlier)
+                }
+            }
             current.delayMs = Float(delay * 1000 / settings.sampleRate)
             let target = min(max(Int(delay.rounded()) - alignmentMargin, 0), maximumLineDelay)
             if !isAligned || abs(target - lineDelay) > realignmentThreshold {

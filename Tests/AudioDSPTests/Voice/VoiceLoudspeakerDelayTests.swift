@@ -36,4 +36,84 @@ import Testing
         #expect(lineDelays([40, 110, 40]) == [40, 110, 40])
         #expect(lineDelays([40, 70, 40, 70], mode: .lowComplexity) == [40, 70, 40, 70])
     }
+
+    /// Two loudspeakers 40 ms apart playing different talkers, the farther one's echo twice the nearer
+    /// one's (16 kHz): the tracker, which hears their mix, takes the farther delay and shows the nearer
+    /// one as an earlier peak. One loudspeaker, whose reflections all come after its direct sound, shows
+    /// none.
+    @Test func theTrackerShowsTheNearerLoudspeakerBehindTheLouderOne() {
+        let fs = 16_000.0
+        let count = Int(4 * fs)
+        var first = SpeechLikeSignal(seed: 61)
+        var second = SpeechLikeSignal(seed: 62)
+        let a = first.make(count: count, sampleRate: fs, level: 0.05)
+        let b = second.make(count: count, sampleRate: fs, level: 0.05)
+        let mix = zip(a, b).map { $0 + $1 }
+        let nearer = echoPath(a, delay: Int(0.030 * fs), sampleRate: fs, gain: 0.25)
+        let farther = echoPath(b, delay: Int(0.070 * fs), sampleRate: fs, gain: 0.5)
+        let twoLoudspeakers = zip(nearer, farther).map { $0 + $1 }
+        let oneLoudspeaker = echoPath(mix, delay: Int(0.070 * fs), sampleRate: fs, gain: 0.5)
+        for (mic, isTwo) in [(twoLoudspeakers, true), (oneLoudspeaker, false)] {
+            var estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: 0.5)
+            defer { estimator.deallocate() }
+            var earlier: [Double] = []
+            mix.withUnsafeBufferPointer { r in
+                mic.withUnsafeBufferPointer { m in
+                    for start in stride(from: 0, to: count, by: 160) {
+                        estimator.push(reference: r.baseAddress! + start, mic: m.baseAddress! + start, count: 160)
+                        earlier.append(estimator.earlierPeakSamples * 1000 / fs)
+                    }
+                }
+            }
+            #expect(abs(estimator.delayMilliseconds - 70) <= 1, "tracked \(estimator.delayMilliseconds) ms")
+            let fromSecond = earlier[(Int(fs) / 160)...]
+            if isTwo {
+                let off = fromSecond.filter { abs($0 - 30) > 1 }
+                #expect(off.isEmpty, "\(off.count) frames from 1 s without the nearer one: \(Set(off))")
+            } else {
+                #expect(
+                    earlier.allSatisfy { $0 < 0 },
+                    "an earlier peak with one loudspeaker: \(Set(earlier)) at \(earlier.indices.filter { earlier[$0] >= 0 })"
+                )
+            }
+        }
+    }
+
+    /// The same two loudspeakers through the voice processor, the nearer one playing from the start or
+    /// from 0.4 s: the tracker settles on the farther one, which carries more, and the delay line takes
+    /// the nearer one's delay within 1 s of its start, from the tracker's earlier peak, and keeps it; the
+    /// filter then covers both, and the echo is cancelled from the second second on. Before, the line
+    /// followed the farther one until the tracker heard the nearer one again, which here it never does.
+    @Test(arguments: [0.0, 0.4])
+    func theNearerLoudspeakerIsTakenWhileTheFartherCarriesMore(nearerStart: Double) {
+        let fs = 16_000.0
+        let count = Int(6 * fs)
+        var first = SpeechLikeSignal(seed: 61)
+        var second = SpeechLikeSignal(seed: 62)
+        let silent = Int(nearerStart * fs)
+        let left = first.make(count: count, sampleRate: fs, level: 0.05).enumerated().map { $0 < silent ? 0 : $1 }
+        let right = second.make(count: count, sampleRate: fs, level: 0.05)
+        let mic = zip(
+            echoPath(left, delay: Int(0.030 * fs), sampleRate: fs, gain: 0.25),
+            echoPath(right, delay: Int(0.070 * fs), sampleRate: fs, gain: 0.5)
+        ).map { $0 + $1 }
+        let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
+        let f = kernel.frameLength
+        var delays: [Float] = []
+        var tracked: [Double] = []
+        let (output, _) = VoiceReferenceFoldingTests().run(kernel, mic: mic, left: left, right: right) {
+            delays.append(kernel.analysis.delayMs)
+            tracked.append(kernel.estimator.delayMilliseconds)
+        }
+        #expect(tracked[(Int(fs) / f)...].allSatisfy { abs($0 - 70) <= 1 }, "the tracker hears the farther one")
+        let found = delays.firstIndex { abs($0 - 30) <= 1 } ?? delays.count
+        #expect(found * f <= silent + Int(fs), "the nearer loudspeaker's delay after \(found * f) samples")
+        let away = delays[found...].filter { abs($0 - 30) > 1 }
+        #expect(away.isEmpty, "\(away.count) frames on another delay: \(Set(away.map { $0.rounded() }))")
+        for second in 1..<6 {
+            let range = (second * Int(fs))..<((second + 1) * Int(fs))
+            let erle = decibels(meanSquare(mic[range]) / meanSquare(output[range]))
+            #expect(erle >= 20, "ERLE \(erle) dB over second \(second)")
+        }
+    }
 }
