@@ -99,12 +99,8 @@ import Testing
         ).map { $0 + $1 }
         let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
         let f = kernel.frameLength
-        var delays: [Float] = []
-        var tracked: [Double] = []
-        let (output, _) = VoiceReferenceFoldingTests().run(kernel, mic: mic, left: left, right: right) {
-            delays.append(kernel.analysis.delayMs)
-            tracked.append(kernel.estimator.delayMilliseconds)
-        }
+        let (output, _, delays, tracked) = VoiceReferenceFoldingTests().runTracking(
+            kernel, mic: mic, left: left, right: right)
         #expect(tracked[(Int(fs) / f)...].allSatisfy { abs($0 - 70) <= 1 }, "the tracker hears the farther one")
         let found = delays.firstIndex { abs($0 - 30) <= 1 } ?? delays.count
         #expect(found * f <= silent + Int(fs), "the nearer loudspeaker's delay after \(found * f) samples")

@@ -36,6 +36,19 @@ import Testing
         return (output, folded)
     }
 
+    /// `run`, with the delay the line took (`analysis.delayMs`) and the tracker's delay after each frame.
+    func runTracking(_ kernel: VoiceProcessorKernel, mic: [Float], left: [Float], right: [Float])
+        -> (output: [Float], folded: [Bool], lineDelays: [Float], tracked: [Double])
+    {
+        var lineDelays: [Float] = []
+        var tracked: [Double] = []
+        let (output, folded) = run(kernel, mic: mic, left: left, right: right) {
+            lineDelays.append(kernel.analysis.delayMs)
+            tracked.append(kernel.estimator.delayMilliseconds)
+        }
+        return (output, folded, lineDelays, tracked)
+    }
+
     /// The largest sample-for-sample difference between two outputs.
     func largestDifference(_ a: [Float], _ b: [Float]) -> Float {
         zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
@@ -152,12 +165,7 @@ import Testing
         let mic = (0..<count).map { $0 < jump ? before[$0] : after[$0] }
         let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
         let f = kernel.frameLength
-        var delays: [Float] = []
-        var tracked: [Double] = []
-        let (output, folded) = run(kernel, mic: mic, left: left, right: right) {
-            delays.append(kernel.analysis.delayMs)
-            tracked.append(kernel.estimator.delayMilliseconds)
-        }
+        let (output, folded, delays, tracked) = runTracking(kernel, mic: mic, left: left, right: right)
         #expect(folded[(800 / f + 1)...].allSatisfy { !$0 }, "unfolded from the first frame with sound")
         #expect(tracked[..<(jump / f)].contains { abs($0 - 37) <= 1 }, "the tracker heard the farther loudspeaker")
         #expect(tracked[(jump / f)...].contains { abs($0 - 49) <= 1 }, "and after the jump")
@@ -192,12 +200,7 @@ import Testing
         ).map { $0 + $1 }
         let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: fs))
         let f = kernel.frameLength
-        var delays: [Float] = []
-        var tracked: [Double] = []
-        let (output, _) = run(kernel, mic: mic, left: left, right: right) {
-            delays.append(kernel.analysis.delayMs)
-            tracked.append(kernel.estimator.delayMilliseconds)
-        }
+        let (output, _, delays, tracked) = runTracking(kernel, mic: mic, left: left, right: right)
         #expect(
             tracked[(turn / f)..<(2 * turn / f)].contains { abs($0 - 75) <= 1 }, "the tracker heard the farther one")
         let settled = (2 * turn + Int(fs)) / f
