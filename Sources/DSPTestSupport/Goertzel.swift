@@ -33,8 +33,12 @@ public enum Goertzel {
         _ samples: ArraySlice<Float>, frequency: Double, sampleRate: Double, window: Int
     ) -> (amplitude: Double?, steady: Int, windows: Int) {
         let measured = steadyWindows(samples, frequency: frequency, sampleRate: sampleRate, window: window)
-        let steady = measured.amplitudes.sorted()
-        return (steady.isEmpty ? nil : steady[steady.count / 2], steady.count, measured.windows)
+        return (median(measured.amplitudes), measured.amplitudes.count, measured.windows)
+    }
+
+    /// The upper median of `values`; nil when there are none.
+    static func median(_ values: [Double]) -> Double? {
+        values.isEmpty ? nil : values.sorted()[values.count / 2]
     }
 
     /// The amplitudes of the steady windows of `samples` (in order) and how many windows there were.
@@ -82,14 +86,11 @@ public enum Goertzel {
             case .success(let samples):
                 let measured = steadyWindows(samples, frequency: frequency, sampleRate: sampleRate, window: window)
                 steady += measured.amplitudes
-                let median = measured.amplitudes.sorted().dropFirst(measured.amplitudes.count / 2).first
                 captures.append(
-                    "\(measured.amplitudes.count) of \(measured.windows) windows steady at \(String(describing: median))"
+                    "\(measured.amplitudes.count) of \(measured.windows) windows steady at "
+                        + String(describing: median(measured.amplitudes))
                 )
-                if steady.count * 2 >= measured.windows {
-                    steady.sort()
-                    return (steady[steady.count / 2], captures)
-                }
+                if steady.count * 2 >= measured.windows { return (median(steady), captures) }
             }
         }
         return (nil, captures)
