@@ -99,31 +99,6 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
 }
 
 @Suite struct VoiceProcessorKernelTests {
-    @Test func fftMatchesTheDefinitionAndInverts() {
-        let n = 32
-        let fft = VoiceFFT(size: n)
-        defer { fft.deallocate() }
-        var signal = SpeechLikeSignal(seed: 5)
-        let x = (0..<n).map { _ in signal.noise() }
-        var re = [Float](repeating: 0, count: n / 2 + 1)
-        var im = [Float](repeating: 0, count: n / 2 + 1)
-        fft.forward(x, re: &re, im: &im)
-        for k in 0...(n / 2) {
-            var sr = 0.0
-            var si = 0.0
-            for t in 0..<n {
-                let (s, c) = EffectMath.sinCos(-2 * EffectMath.pi * Double(k * t) / Double(n))
-                sr += Double(x[t]) * c
-                si += Double(x[t]) * s
-            }
-            #expect(abs(Double(re[k]) - sr) < 1e-4)
-            #expect(abs(Double(im[k]) - si) < 1e-4)
-        }
-        var back = [Float](repeating: 0, count: n)
-        fft.inverse(re: re, im: im, &back)
-        for t in 0..<n { #expect(abs(back[t] - x[t]) < 1e-5) }
-    }
-
     @Test func withoutReferenceTheOutputIsTheMicDelayedByTheLatency() {
         let fs = 16_000.0
         let kernel = VoiceProcessorKernel(
