@@ -111,22 +111,36 @@ public struct VoiceTwoLoudspeakerCopy {
         let partitions = partitionCount
         newest = (newest + partitions - 1) % partitions
         framesPushed = min(framesPushed + 1, partitions)
+        // The power over the span: the row about to be overwritten (the oldest) out, the new one in. Once
+        // per turn of the ring it is summed again whole, so that rounding cannot pile up.
+        let resums = newest == 0
+        let s = newest * bins
         for channel in 0..<2 {
             let r = ring(channel)
+            if !resums {
+                for k in 0..<bins { power[k] -= r.re[s + k] * r.re[s + k] + r.im[s + k] * r.im[s + k] }
+            }
             filters.0.slide(
                 windows + channel * fftSize, by: channel == 0 ? left : right, ringRe: r.re, ringIm: r.im, row: newest)
+            if !resums {
+                for k in 0..<bins { power[k] += r.re[s + k] * r.re[s + k] + r.im[s + k] * r.im[s + k] }
+            }
         }
         for k in 0..<bins {
-            power[k] = 0
             accumulatorRe[k] = 0
             accumulatorIm[k] = 0
         }
-        for channel in 0..<2 {
-            let r = ring(channel)
-            for row in 0..<partitions {
-                let s = row * bins
-                for k in 0..<bins { power[k] += r.re[s + k] * r.re[s + k] + r.im[s + k] * r.im[s + k] }
+        if resums {
+            for k in 0..<bins { power[k] = 0 }
+            for channel in 0..<2 {
+                let r = ring(channel)
+                for row in 0..<partitions {
+                    let t = row * bins
+                    for k in 0..<bins { power[k] += r.re[t + k] * r.re[t + k] + r.im[t + k] * r.im[t + k] }
+                }
             }
+        } else {
+            for k in 0..<bins { power[k] = max(0, power[k]) }
         }
         let l = ring(0)
         let r = ring(1)

@@ -20,6 +20,46 @@ private func room(_ signal: [Float], taps: Int, seed: UInt64, gain: Float) -> [F
 }
 
 @Suite struct VoiceTwoLoudspeakerCopyTests {
+    /// The step's normalising power is kept frame by frame (the oldest partition out, the newest in) and
+    /// summed again once per turn of the ring: after every frame of a signal that falls 80 dB and rises
+    /// again, it equals the power summed over the ring whole, never below zero, and off by no more than
+    /// rounding of the loudest bin of the last two turns (a loud passage's rounding lasts until the next
+    /// whole sum).
+    @Test func theRunningPowerEqualsTheRingsPower() {
+        let f = 160
+        var copy = VoiceTwoLoudspeakerCopy(frameLength: f, filterLength: 5 * f)
+        defer { copy.deallocate() }
+        let partitions = copy.partitionCount
+        let bins = copy.binCount
+        var random = SpeechLikeSignal(seed: 41)
+        var peaks: [Float] = []
+        var direct = [Float](repeating: 0, count: bins)
+        for frame in 0..<(7 * partitions + 3) {
+            let level: Float = (partitions..<(4 * partitions)).contains(frame) ? 1e-4 : 1
+            let left = (0..<f).map { _ in level * random.noise() }
+            let right = (0..<f).map { _ in 0.5 * level * random.noise() }
+            copy.push(left: left, right: right)
+            for k in 0..<bins { direct[k] = 0 }
+            for channel in 0..<2 {
+                let r = copy.ring(channel)
+                for row in 0..<partitions {
+                    for k in 0..<bins {
+                        let i = row * bins + k
+                        direct[k] += r.re[i] * r.re[i] + r.im[i] * r.im[i]
+                    }
+                }
+            }
+            peaks.append(direct.max() ?? 0)
+            let recentPeak = peaks.suffix(2 * partitions).max() ?? 0
+            var worst: Float = 0
+            for k in 0..<bins {
+                #expect(copy.power[k] >= 0)
+                worst = max(worst, abs(copy.power[k] - direct[k]) - 1e-4 * direct[k])
+            }
+            #expect(worst <= 1e-5 * recentPeak, "frame \(frame): off by \(worst), loudest \(recentPeak)")
+        }
+    }
+
     /// Two loudspeakers' echo, without noise, as the MDF's echo estimate gives it: the copy learns both
     /// responses (370 and 300 taps over three partitions of 160-sample frames) and reproduces the echo to
     /// within 40 dB over the last 2 s, for two independent signals and for two mixes of them (a stereo
