@@ -54,8 +54,8 @@ struct DecimationLowPass {
 ///
 /// Both signals are decimated to about 8 kHz by summing each group of `decimation` samples, then
 /// low-passed at 3.4 kHz. What the box sum lets alias does so identically in both signals, with the same
-/// delay, so it does not move the correlation peak; the PHAT band stops at 3.4 kHz. Every 128 ms (1024 decimated
-/// samples), the latest 256 ms of microphone are correlated against the reference over lags
+/// delay, so it does not move the correlation peak; the PHAT band stops at 3.4 kHz. Every 128 ms (`hop`, 1024
+/// decimated samples; the low-complexity processor passes 2048, every 256 ms), the latest 256 ms of microphone are correlated against the reference over lags
 /// 0 … `maximumDelay` through one 8192-point FFT of each; the cross-spectrum is averaged over blocks in
 /// which the reference is active (weight 0.7 per block: a change of delay dominates the average within
 /// about 0.5 s), then whitened (PHAT) between 100 Hz and 3.4 kHz and transformed back. The highest
@@ -64,7 +64,7 @@ struct DecimationLowPass {
 /// blocks agree within 0.5 ms. Resolution before refinement: 0.125 ms.
 ///
 /// Cost at 48 kHz: two additions per input sample, the filters at the decimated rate, and three
-/// 8192-point FFTs every 128 ms (well under 0.1 % of a core).
+/// 8192-point FFTs every hop (well under 0.1 % of a core).
 public struct EchoDelayEstimator {
     public let sampleRate: Double
     /// Input samples per decimated sample.
@@ -124,12 +124,14 @@ public struct EchoDelayEstimator {
     @usableFromInline let activityThreshold: Float = 1e-7
     @usableFromInline let confidenceThreshold: Float = 7
 
-    public init(sampleRate: Double, maximumDelaySeconds: Double) {
+    /// `hop`: decimated samples between correlations (at most the 2048 of a block).
+    public init(sampleRate: Double, maximumDelaySeconds: Double, hop: Int = 1024) {
+        precondition(hop > 0 && hop <= 2048)
         self.sampleRate = sampleRate
         decimation = max(1, Int((sampleRate / 8000).rounded()))
         let decimatedRate = sampleRate / Double(decimation)
         blockLength = 2048
-        hop = 1024
+        self.hop = hop
         maximumLag = min(4096, max(64, Int(maximumDelaySeconds * decimatedRate)))
         earlierPeakSpan = Int(0.060 * decimatedRate)
         var size = 1024

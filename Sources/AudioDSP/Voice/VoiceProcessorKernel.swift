@@ -326,7 +326,10 @@ public final class VoiceProcessorKernel {
         linearErlePeakDecay = Float(Self.linearErlePeakDecayDbPerSecond * Double(frameLength) / fs)
         distortion = NonlinearEchoCanceller(
             frameLength: frameLength, sampleRate: fs, filterLength: learnsDistortion ? impulseResponseLength : 1)
-        estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
+        // Low complexity correlates half as often: the tracker was about 7 % of that mode's time, and its
+        // delay jumps recover within the same second (docs/VOICE.md).
+        estimator = EchoDelayEstimator(
+            sampleRate: fs, maximumDelaySeconds: maximumDelay, hop: settings.mode == .quality ? 1024 : 2048)
         suppressors = .allocate(capacity: settings.micChannels)
         for c in 0..<settings.micChannels {
             // The low-complexity filter leaves more residual echo, which the double-talk detector takes

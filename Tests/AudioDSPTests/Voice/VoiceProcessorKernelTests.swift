@@ -157,9 +157,11 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
         #expect((analysis.last?.erleDb ?? 0) > 20)
     }
 
-    @Test func theDelayTrackerFollowsAJump() {
+    /// At quality mode's hop (128 ms) and low-complexity mode's (256 ms): the delay within 2 s of a jump.
+    @Test(arguments: [1024, 2048])
+    func theDelayTrackerFollowsAJump(hop: Int) {
         let fs = 16_000.0
-        var estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: 0.5)
+        var estimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: 0.5, hop: hop)
         defer { estimator.deallocate() }
         var talker = SpeechLikeSignal(seed: 7)
         let count = Int(6 * fs)
