@@ -19,6 +19,19 @@ extension ResidualEchoSuppressor {
         let residualFloor: Float
     }
 
+    /// Bins `k ..< k + Lanes.count` of the error's spectrum, and the error's and the echo estimate's power.
+    @inline(__always)
+    func powers<Lanes: VoiceLaneCount>(
+        at k: Int, _: Lanes.Type
+    ) -> (errorRe: VoiceLanes.Lanes, errorIm: VoiceLanes.Lanes, error: VoiceLanes.Lanes, echo: VoiceLanes.Lanes) {
+        let c = Lanes.count
+        let eRe = VoiceLanes.load(errorRe + k, count: c)
+        let eIm = VoiceLanes.load(errorIm + k, count: c)
+        let yRe = VoiceLanes.load(echoRe + k, count: c)
+        let yIm = VoiceLanes.load(echoIm + k, count: c)
+        return (eRe, eIm, eRe * eRe + eIm * eIm, yRe * yRe + yIm * yIm)
+    }
+
     /// The residual echo estimate of bins `k ..< k + Lanes.count` into `estimates` and
     /// `flooredEstimates`; adds their excess over the interference, and the interference, to the sums.
     @inline(__always)
@@ -28,12 +41,7 @@ extension ResidualEchoSuppressor {
     ) {
         typealias L = VoiceLanes
         let c = Lanes.count
-        let eRe = L.load(errorRe + k, count: c)
-        let eIm = L.load(errorIm + k, count: c)
-        let yRe = L.load(echoRe + k, count: c)
-        let yIm = L.load(echoIm + k, count: c)
-        let pe = eRe * eRe + eIm * eIm
-        let py = yRe * yRe + yIm * yIm
+        let (_, _, pe, py) = powers(at: k, Lanes.self)
         let peak = L.load(referencePeak + k, count: c)
         // `late` excludes this hop.
         let late = L.load(state + 6 * binCount + k, count: c)
@@ -65,12 +73,7 @@ extension ResidualEchoSuppressor {
         let noisePointer = state + 4 * binCount + k
         let previous = state + 5 * binCount + k
         let late = state + 6 * binCount + k
-        let eRe = L.load(errorRe + k, count: c)
-        let eIm = L.load(errorIm + k, count: c)
-        let yRe = L.load(echoRe + k, count: c)
-        let yIm = L.load(echoIm + k, count: c)
-        let pe = eRe * eRe + eIm * eIm
-        let py = yRe * yRe + yIm * yIm
+        let (eRe, eIm, pe, py) = powers(at: k, Lanes.self)
         // The late echo: what the echo estimate leaves behind, decaying.
         L.store(g.decay * (L.load(late, count: c) + py), late, count: c)
         let echoEstimate = L.load(estimates + k, count: c)
