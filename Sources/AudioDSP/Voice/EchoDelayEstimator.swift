@@ -55,13 +55,13 @@ struct DecimationLowPass {
 /// Both signals are decimated to about 8 kHz by summing each group of `decimation` samples, then
 /// low-passed at 3.4 kHz. What the box sum lets alias does so identically in both signals, with the same
 /// delay, so it does not move the correlation peak; the PHAT band stops at 3.4 kHz. Every 128 ms (`hop`, 1024
-/// decimated samples; the low-complexity processor passes 2048, every 256 ms), the latest 256 ms of microphone are correlated against the reference over lags
-/// 0 … `maximumDelay` through one 8192-point FFT of each; the cross-spectrum is averaged over blocks in
-/// which the reference is active (weight 0.7 per block: a change of delay dominates the average within
-/// about 0.5 s), then whitened (PHAT) between 100 Hz and 3.4 kHz and transformed back. The highest
-/// peak, refined by a parabola through its neighbours, is a candidate; it is accepted when its peak
-/// stands out of the correlation's RMS (`confidence`) and, once a delay is known, when two successive
-/// blocks agree within 0.5 ms. Resolution before refinement: 0.125 ms.
+/// decimated samples; the low-complexity processor passes 2048, every 256 ms), the latest 256 ms of
+/// microphone are correlated against the reference over lags 0 … `maximumDelay` through one 8192-point FFT of
+/// each; the cross-spectrum is averaged over blocks in which the reference is active (weight 0.7 per block: a
+/// change of delay dominates the average within about 0.5 s at 128 ms), then whitened (PHAT) between 100 Hz
+/// and 3.4 kHz and transformed back. The highest peak, refined by a parabola through its neighbours, is a
+/// candidate; it is accepted when its peak stands out of the correlation's RMS (`confidence`) and, once a
+/// delay is known, when two successive blocks agree within 0.5 ms. Resolution before refinement: 0.125 ms.
 ///
 /// Cost at 48 kHz: two additions per input sample, the filters at the decimated rate, and three
 /// 8192-point FFTs every hop (well under 0.1 % of a core).
