@@ -105,6 +105,14 @@ public struct VoiceTwoLoudspeakerCopy {
         return (spectraRe + offset, spectraIm + offset)
     }
 
+    /// Adds `sign` (±1) times the power of row `row` of channel `channel`'s ring to `power`.
+    @inline(__always)
+    func addPower(_ channel: Int, row: Int, times sign: Float) {
+        let r = ring(channel)
+        let s = row * binCount
+        for k in 0..<binCount { power[k] += sign * (r.re[s + k] * r.re[s + k] + r.im[s + k] * r.im[s + k]) }
+    }
+
     /// One frame of the two channels the MDF sees; computes this frame's `estimate`.
     public mutating func push(left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
         let bins = binCount
@@ -114,17 +122,12 @@ public struct VoiceTwoLoudspeakerCopy {
         // The power over the span: the row about to be overwritten (the oldest) out, the new one in. Once
         // per turn of the ring it is summed again whole, so that rounding cannot pile up.
         let resums = newest == 0
-        let s = newest * bins
         for channel in 0..<2 {
             let r = ring(channel)
-            if !resums {
-                for k in 0..<bins { power[k] -= r.re[s + k] * r.re[s + k] + r.im[s + k] * r.im[s + k] }
-            }
+            if !resums { addPower(channel, row: newest, times: -1) }
             filters.0.slide(
                 windows + channel * fftSize, by: channel == 0 ? left : right, ringRe: r.re, ringIm: r.im, row: newest)
-            if !resums {
-                for k in 0..<bins { power[k] += r.re[s + k] * r.re[s + k] + r.im[s + k] * r.im[s + k] }
-            }
+            if !resums { addPower(channel, row: newest, times: 1) }
         }
         for k in 0..<bins {
             accumulatorRe[k] = 0
@@ -133,11 +136,7 @@ public struct VoiceTwoLoudspeakerCopy {
         if resums {
             for k in 0..<bins { power[k] = 0 }
             for channel in 0..<2 {
-                let r = ring(channel)
-                for row in 0..<partitions {
-                    let t = row * bins
-                    for k in 0..<bins { power[k] += r.re[t + k] * r.re[t + k] + r.im[t + k] * r.im[t + k] }
-                }
+                for row in 0..<partitions { addPower(channel, row: row, times: 1) }
             }
         } else {
             for k in 0..<bins { power[k] = max(0, power[k]) }
