@@ -41,8 +41,12 @@ let package = Package(
         // AVX2/FMA inner loops of the 3D mixer, chosen at run time.
         .target(name: "CSpatialKernels"),
         // Pure DSP kernels: no Foundation, no I/O (Rubber Band for the time-pitch kernel, SpeexDSP's echo
-        // canceller for the voice processor).
-        .target(name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand", "CSpatialKernels", "CSpeexDSP"]),
+        // canceller for the voice processor). Optimised in debug builds too: the kernels render in real
+        // time under the test suites and the sanitizers, and their SIMD loops would otherwise run as
+        // generic calls (docs/DECISIONS.md).
+        .target(
+            name: "AudioDSP", dependencies: ["CRealtime", "CRubberBand", "CSpatialKernels", "CSpeexDSP"],
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Graph model, compiler and render engine.
         .target(name: "AudioGraph", dependencies: ["AudioDSP", "CRealtime", "Locking"]),
         // HRTF datasets: SOFA files read with libmysofa, resampled to the engine rate with soxr (control side).

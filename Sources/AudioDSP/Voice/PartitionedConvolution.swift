@@ -104,16 +104,31 @@ public struct PartitionedConvolution {
         intoRe: UnsafeMutablePointer<Float>, intoIm: UnsafeMutablePointer<Float>
     ) {
         let bins = binCount
+        let body = bins & ~3
         for p in 0..<partitionCount {
-            let s = ((newest + p) % partitionCount) * bins
-            let h = p * bins
-            for k in 0..<bins {
-                let xr = ringRe[s + k]
-                let xi = ringIm[s + k]
-                let hr = filterRe[h + k]
-                let hi = filterIm[h + k]
+            let xRe = ringRe + ((newest + p) % partitionCount) * bins
+            let xIm = ringIm + ((newest + p) % partitionCount) * bins
+            let hRe = filterRe + p * bins
+            let hIm = filterIm + p * bins
+            // Four bins at a time, each lane the scalar arithmetic below.
+            var k = 0
+            while k < body {
+                let xr = VoiceLanes.load(xRe + k)
+                let xi = VoiceLanes.load(xIm + k)
+                let hr = VoiceLanes.load(hRe + k)
+                let hi = VoiceLanes.load(hIm + k)
+                VoiceLanes.store(VoiceLanes.load(intoRe + k) + (hr * xr - hi * xi), intoRe + k)
+                VoiceLanes.store(VoiceLanes.load(intoIm + k) + (hr * xi + hi * xr), intoIm + k)
+                k += 4
+            }
+            while k < bins {
+                let xr = xRe[k]
+                let xi = xIm[k]
+                let hr = hRe[k]
+                let hi = hIm[k]
                 intoRe[k] += hr * xr - hi * xi
                 intoIm[k] += hr * xi + hi * xr
+                k += 1
             }
         }
     }
@@ -143,16 +158,30 @@ public struct PartitionedConvolution {
         errorRe: UnsafePointer<Float>, errorIm: UnsafePointer<Float>
     ) {
         let bins = binCount
+        let body = bins & ~3
         for p in 0..<partitionCount {
-            let s = ((newest + p) % partitionCount) * bins
-            let h = p * bins
-            for k in 0..<bins {
-                let xr = ringRe[s + k]
-                let xi = ringIm[s + k]
+            let xRe = ringRe + ((newest + p) % partitionCount) * bins
+            let xIm = ringIm + ((newest + p) % partitionCount) * bins
+            let hRe = filterRe + p * bins
+            let hIm = filterIm + p * bins
+            var k = 0
+            while k < body {
+                let xr = VoiceLanes.load(xRe + k)
+                let xi = VoiceLanes.load(xIm + k)
+                let er = VoiceLanes.load(errorRe + k)
+                let ei = VoiceLanes.load(errorIm + k)
+                VoiceLanes.store(VoiceLanes.load(hRe + k) + (xr * er + xi * ei), hRe + k)
+                VoiceLanes.store(VoiceLanes.load(hIm + k) + (xr * ei - xi * er), hIm + k)
+                k += 4
+            }
+            while k < bins {
+                let xr = xRe[k]
+                let xi = xIm[k]
                 let er = errorRe[k]
                 let ei = errorIm[k]
-                filterRe[h + k] += xr * er + xi * ei
-                filterIm[h + k] += xr * ei - xi * er
+                hRe[k] += xr * er + xi * ei
+                hIm[k] += xr * ei - xi * er
+                k += 1
             }
         }
     }

@@ -216,6 +216,7 @@ public struct ResidualEchoSuppressor {
         while size < n { size *= 2 }
         fftSize = size
         binCount = size / 2 + 1
+        precondition(binCount % 4 == 1, "the per-bin loops take four bins at a time, then the last one")
         let hertzPerBin = sampleRate / Double(size)
         coherenceLow = max(1, Int(200 / hertzPerBin))
         coherenceHigh = min(binCount, max(coherenceLow + 1, Int(4000 / hertzPerBin)))
@@ -361,15 +362,6 @@ public struct ResidualEchoSuppressor {
         if silent { lastSilentHop = frames }
         // The noise estimate learns only from windows without digital silence (see `lastSilentHop`).
         let tracksNoise = frames - lastSilentHop >= windowLength / h
-        let noise = state + 4 * binCount
-        let previous = state + 5 * binCount
-        let late = state + 6 * binCount
-        let leakageFactor = state + 18 * binCount
-        let lateFactor = state + 19 * binCount
-        let couplingFactor = state + 20 * binCount
-        let spreadFactor = state + 21 * binCount
-        let ownLeakage = state + 22 * binCount
-        let own = nearEndOwnLeakage
         var total: Float = 0
         for k in 0..<binCount { total += echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k] }
         total *= 1 / Float(binCount)
@@ -377,25 +369,22 @@ public struct ResidualEchoSuppressor {
             updateRegressions(
                 total: total, referencePeak: referencePeak, farEndActive: farEndActive, nearEndActive: nearEndActive)
         }
-        let decay = lateDecay
         // The residual echo estimate per bin, and this hop's excess over the interference (the
-        // detector's measure, against the noise as of the previous hop).
+        // detector's measure, against the noise as of the previous hop): four bins at a time
+        // (`VoiceLanes`: the same bits as bin by bin), then the last one (4m + 1 bins).
+        let body = binCount & ~3
         var hopExcess: Float = 0
         var hopInterference: Float = 0
-        for k in 0..<binCount {
-            let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
-            let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
-            // Two-argument max only: the variadic one builds an array. `late` excludes this hop.
-            let others = max(
-                max(lateFactor[k] * late[k], couplingFactor[k] * referencePeak[k]),
-                max(spreadFactor[k] * total, referenceWeight * referencePeak[k]))
-            let floored = max(leakageFactor[k] * py, others)
-            let echoEstimate = own ? max(ownLeakage[k] * py, others) : floored
-            estimates[k] = echoEstimate
-            flooredEstimates[k] = floored
-            hopExcess += max(0, pe - 2 * echoEstimate - 2 * noise[k])
-            hopInterference += echoEstimate + noise[k]
+        var k = 0
+        while k < body {
+            estimateBins(
+                at: k, VoiceAllLanes.self, total: total, referencePeak: referencePeak, referenceWeight: referenceWeight,
+                excess: &hopExcess, interference: &hopInterference)
+            k += 4
         }
+        estimateBins(
+            at: k, VoiceFirstLane.self, total: total, referencePeak: referencePeak, referenceWeight: referenceWeight,
+            excess: &hopExcess, interference: &hopInterference)
         // A talker far above the interference on this very hop (an onset, which the detector's frame
         // decision reaches a frame later) is suppressed as a clear talker at once.
         let clearNow = frames > 1 && hopExcess > instantClearTalkerExcess * hopInterference
@@ -408,55 +397,21 @@ public struct ResidualEchoSuppressor {
         let residualFloor = nearEnd ? doubleTalkEchoFloor : echoFloor
         let suppressed = nearEnd ? estimates : flooredEstimates
         let dd = nearEnd ? nearEndPriorSmoothing : priorSmoothing
-        let rise = noiseRise
-        let noiseSmoothed = state + 26 * binCount
-        let noiseMinimum = state + 27 * binCount
-        var inSum: Float = 0
-        var outSum: Float = 0
-        var noiseSum: Float = 0
-        var echoSum: Float = 0
-        var excessSum: Float = 0
-        for k in 0..<binCount {
-            let pe = errorRe[k] * errorRe[k] + errorIm[k] * errorIm[k]
-            let py = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
-            // The late echo: what the echo estimate leaves behind, decaying.
-            late[k] = decay * (late[k] + py)
-            let echoEstimate = estimates[k]
-            let residual = over * suppressed[k]
-            // Noise: minimum tracking on the error's smoothed power (about 3 dB below its mean on a
-            // steady noise, which the gain's 2 × makes up). A bin without an estimate takes the first
-            // power it sees.
-            if tracksNoise {
-                let smoothed = noiseSmoothed[k] > 0 ? noiseSmoothed[k] + noiseSmoothing * (pe - noiseSmoothed[k]) : pe
-                noiseSmoothed[k] = smoothed
-                if noiseMinimum[k] <= 0 || smoothed < noiseMinimum[k] {
-                    noiseMinimum[k] = smoothed
-                } else {
-                    noiseMinimum[k] *= rise
-                }
-                noise[k] = noiseMinimum[k]
-            }
-            let noiseTerm = noiseSuppression ? 2 * noise[k] : 0
-            let inverse = 1 / (residual + noiseTerm + 1e-20)
-            let posterior = pe * inverse
-            let prior = dd * previous[k] + (1 - dd) * max(posterior - 1, 0)
-            var gain = prior / (1 + prior)
-            let floor = (residualFloor * residual + noiseFloor * noiseTerm + 1e-20) * inverse
-            gain = max(gain, floor)
-            previous[k] = gain * gain * posterior
-            errorRe[k] *= gain
-            errorIm[k] *= gain
-            inSum += pe
-            outSum += pe * gain * gain
-            noiseSum += noise[k]
-            echoSum += echoEstimate
-            excessSum += max(0, pe - 2 * echoEstimate - 2 * noise[k])
+        let gain = HopGain(
+            decay: lateDecay, over: over, suppressed: suppressed, tracksNoise: tracksNoise,
+            noiseWeight: noiseSuppression ? 2 : 0, priorSmoothing: dd, residualFloor: residualFloor)
+        var hopSums: (input: Float, output: Float, noise: Float, echo: Float, excess: Float) = (0, 0, 0, 0, 0)
+        k = 0
+        while k < body {
+            applyGain(at: k, VoiceAllLanes.self, gain, sums: &hopSums)
+            k += 4
         }
-        sums.input += inSum
-        sums.output += outSum
-        sums.noise += noiseSum
-        sums.echo += echoSum
-        sums.excess += excessSum
+        applyGain(at: k, VoiceFirstLane.self, gain, sums: &hopSums)
+        sums.input += hopSums.input
+        sums.output += hopSums.output
+        sums.noise += hopSums.noise
+        sums.echo += hopSums.echo
+        sums.excess += hopSums.excess
         fft.inverse(re: errorRe, im: errorIm, time)
         let start = n - 2 * h
         for i in 0..<h {

@@ -2,8 +2,9 @@
 import Testing
 
 @Suite struct VoiceFFTTests {
-    /// Every size the voice processor uses and the small ones: each bin against the DFT's definition, and
-    /// the inverse back to the signal.
+    /// Every size the voice processor uses and the small ones whose stages pair differently (an odd or
+    /// even count of stages after the first two): each bin against the DFT's definition, and the inverse
+    /// back to the signal.
     @Test(arguments: [4, 8, 16, 32, 64, 128, 512, 1024, 2048, 8192])
     func matchesTheDefinitionAndInverts(size n: Int) {
         let fft = VoiceFFT(size: n)
