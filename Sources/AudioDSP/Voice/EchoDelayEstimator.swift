@@ -31,6 +31,14 @@ struct DecimationLowPass {
         a2 = (p.a2, q.a2)
     }
 
+    /// Silence in the filter's state.
+    mutating func reset() {
+        x1 = (0, 0)
+        x2 = (0, 0)
+        y1 = (0, 0)
+        y2 = (0, 0)
+    }
+
     /// y = b0·x + b1·x1 + b0·x2 − a1·y1 − a2·y2 for each section (b2 = b0 for a low-pass).
     @inlinable
     mutating func process(_ x: Float) -> Float {
@@ -169,6 +177,33 @@ public struct EchoDelayEstimator {
         micIm.deallocate()
         crossRe.deallocate()
         crossIm.deallocate()
+    }
+
+    /// Forgets everything heard: the next delay comes from what is pushed from now on.
+    public mutating func reset() {
+        for i in 0..<ringLength {
+            referenceRing[i] = 0
+            micRing[i] = 0
+        }
+        for k in 0..<(ringLength / 2 + 1) {
+            crossRe[k] = 0
+            crossIm[k] = 0
+        }
+        ringIndex = 0
+        phase = 0
+        sinceHop = 0
+        referenceSum = 0
+        micSum = 0
+        referenceFilter.reset()
+        micFilter.reset()
+        averagedBlocks = 0
+        candidate = -1
+        delaySamples = -1
+        confidence = 0
+        agreements = 0
+        earlierPeakSamples = -1
+        earlierCandidate = -1
+        previousDelaySamples = -1
     }
 
     /// The accepted delay in milliseconds, or −1.

@@ -186,6 +186,28 @@ public struct PartitionedConvolution {
         }
     }
 
+    /// Moves the response `frames` frames earlier: partition p takes partition p + `frames`'s spectrum, and
+    /// the last `frames` partitions are silent (for a signal that is now delayed by as many frames).
+    public func advance(byFrames frames: Int) {
+        precondition(frames >= 0)
+        let bins = binCount
+        for p in 0..<partitionCount {
+            let to = p * bins
+            if p + frames < partitionCount {
+                let from = (p + frames) * bins
+                for k in 0..<bins {
+                    filterRe[to + k] = filterRe[from + k]
+                    filterIm[to + k] = filterIm[from + k]
+                }
+            } else {
+                for k in 0..<bins {
+                    filterRe[to + k] = 0
+                    filterIm[to + k] = 0
+                }
+            }
+        }
+    }
+
     /// Brings partition `partition` back to a response a frame long (the gradient's circular part out).
     public func constrain(partition: Int) {
         let h = partition * binCount

@@ -78,6 +78,12 @@ public final class VoiceProcessorKernel {
     static let foldingReturnSeconds = 2.0
     let foldedInterleaved: UnsafeMutablePointer<Int16>
     var estimator: EchoDelayEstimator
+    /// Each reference channel's own delay (quality mode, two reference channels): which loudspeaker is
+    /// the farther one (`VoiceProcessorKernel+ChannelShift.swift`).
+    var leftEstimator: EchoDelayEstimator?
+    var rightEstimator: EchoDelayEstimator?
+    /// The channels' trackers run only while a shift may be made, and start afresh each time.
+    var channelEstimatorsRun = false
     var suppressors: UnsafeMutablePointer<ResidualEchoSuppressor>
     var agcState: VoiceAGC
     let agcSwitch: Atomic<Bool>
@@ -125,6 +131,14 @@ public final class VoiceProcessorKernel {
     /// left to the regressions after it.
     static let convergenceLimitFrames = 1000
     var converged = false
+    /// Successive frames the MDF's ERLE has been above `convergedErleDb` (while not converged).
+    var convergedRun = 0
+    /// After a channel's shift (`VoiceProcessorKernel+ChannelShift.swift`) the MDF must stay above
+    /// `convergedErleDb` this long (0.5 s) to count as converged: started again on two loudspeakers it
+    /// hovers about that line for seconds, and declared converged at the first moment above it, the
+    /// suppressor let the echo through for the next seconds (far-end ERLE 37.7 dB instead of 54.0 on a
+    /// 16 kHz scene, docs/DECISIONS.md).
+    static let twoLoudspeakerConvergedFrames = 50
     /// A delay estimate has been applied to the delay line.
     var isAligned = false
     /// Two loudspeakers at different distances that play different signals (an unfolded two-channel
@@ -141,6 +155,14 @@ public final class VoiceProcessorKernel {
     /// Both delays are loudspeakers' (close enough, or seen in turn); else the line follows the latest.
     var loudspeakersConfirmed = false
     var latestLoudspeaker = 0
+    /// The farther loudspeaker's channel (0 left, 1 right; −1 none) and how many whole frames it is
+    /// delayed by beyond the line, so that both rooms start at the filter's start
+    /// (`VoiceProcessorKernel+ChannelShift.swift`).
+    var farChannel = -1
+    var channelShiftFrames = 0
+    /// Off only in tests, to hear the difference a shift makes.
+    var allowsChannelShift = true
+    let longestChannelShiftFrames: Int
     let nearerLoudspeakerMemoryFrames: Int
     let loudspeakerSpread: Int
     let widestLoudspeakerSpread: Int
@@ -264,8 +286,9 @@ public final class VoiceProcessorKernel {
         filterLength = alignmentMargin + Int(tail * fs)
         let maximumDelay = min(1, max(0.05, settings.maximumDelaySeconds))
         maximumLineDelay = Int(maximumDelay * fs)
+        longestChannelShiftFrames = widestLoudspeakerSpread / frameLength
         var length = 1024
-        while length < maximumLineDelay + 2 * frameLength { length *= 2 }
+        while length < maximumLineDelay + (2 + longestChannelShiftFrames) * frameLength { length *= 2 }
         ringLength = length
         rings = .allocate(capacity: length * settings.referenceChannels)
         rings.initialize(repeating: 0, count: length * settings.referenceChannels)
@@ -330,6 +353,10 @@ public final class VoiceProcessorKernel {
         // delay jumps recover within the same second (docs/VOICE.md).
         estimator = EchoDelayEstimator(
             sampleRate: fs, maximumDelaySeconds: maximumDelay, hop: settings.mode == .quality ? 1024 : 2048)
+        if tracksTwoLoudspeakerCopy {
+            leftEstimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
+            rightEstimator = EchoDelayEstimator(sampleRate: fs, maximumDelaySeconds: maximumDelay)
+        }
         suppressors = .allocate(capacity: settings.micChannels)
         for c in 0..<settings.micChannels {
             // The low-complexity filter leaves more residual echo, which the double-talk detector takes
@@ -401,6 +428,8 @@ public final class VoiceProcessorKernel {
         impulseResponse.deallocate()
         preprocessedReference.deallocate()
         estimator.deallocate()
+        leftEstimator?.deallocate()
+        rightEstimator?.deallocate()
         for c in 0..<settings.micChannels { suppressors[c].deallocate() }
         suppressors.deinitialize(count: settings.micChannels)
         suppressors.deallocate()
@@ -513,7 +542,7 @@ public final class VoiceProcessorKernel {
                 cross += l * r
             }
             updateFolding(left: left, right: right, cross: cross)
-            if hasFarEndSound(left: left, right: right) {
+            if channelShiftFrames == 0 && hasFarEndSound(left: left, right: right) {
                 decorrelation.update(left: left, right: right, cross: cross)
             }
         }
@@ -536,6 +565,7 @@ public final class VoiceProcessorKernel {
         }
         ringWrite = (ringWrite + f) & mask
         estimator.push(reference: monoReference, mic: monoMic, count: f)
+        pushChannelEstimators(reference: reference, mic: monoMic)
         if estimator.delaySamples >= 0 {
             var delay = estimator.delaySamples
             if playsTwoSignals {
@@ -554,15 +584,27 @@ public final class VoiceProcessorKernel {
                 isAligned = true
                 converged = false
                 framesSinceAlignment = 0
+                farChannel = -1
+                channelShiftFrames = 0
             }
+        }
+        if !playsTwoSignals || !tracksTwoLoudspeakerCopy {
+            farChannel = -1
+            channelShiftFrames = 0
+        } else if channelShiftFrames == 0 {
+            considerChannelShift()
+        } else {
+            updateShiftedDecorrelation()
         }
         // 2. Aligned reference and microphone to 16-bit for the MDF.
         let start = ringWrite - f - lineDelay
+        let leftStart = start - (farChannel == 0 ? channelShiftFrames * f : 0)
+        let rightStart = start - (farChannel == 1 ? channelShiftFrames * f : 0)
         for n in 0..<f {
-            let l = rings[(start + n) & mask]
+            let l = rings[(leftStart + n) & mask]
             var r = leftScale * l
             if referenceCount == 2 {
-                let v = rings[ringLength + ((start + n) & mask)]
+                let v = rings[ringLength + ((rightStart + n) & mask)]
                 let (u0, u1) = decorrelation.apply(l, v)
                 referenceInterleaved[2 * n] = Self.toInt16(u0)
                 referenceInterleaved[2 * n + 1] = Self.toInt16(u1)
@@ -756,8 +798,11 @@ public final class VoiceProcessorKernel {
         if !converged && estimator.agreements >= 2 && framesSinceAlignment > 50 {
             // The two-loudspeaker MDF adapts twice the weights, and takes about twice as long.
             let limit = Self.convergenceLimitFrames * (playsTwoSignals ? 2 : 1)
-            if linearErleDb > Self.convergedErleDb || framesSinceAlignment > limit {
+            convergedRun = linearErleDb > Self.convergedErleDb ? convergedRun + 1 : 0
+            let held = channelShiftFrames > 0 ? Self.twoLoudspeakerConvergedFrames : 1
+            if convergedRun >= held || framesSinceAlignment > limit {
                 converged = true
+                convergedRun = 0
             }
         }
         current.nearEndActive = nearEndActive

@@ -98,6 +98,12 @@ public struct VoiceTwoLoudspeakerCopy {
     /// refilled.
     public mutating func skip() { framesPushed = 0 }
 
+    /// Loudspeaker `channel`'s response moved `frames` frames earlier, for a channel the kernel now delays
+    /// by as many frames. The ring still holds the channel undelayed: `skip` it.
+    public mutating func advance(_ channel: Int, byFrames frames: Int) {
+        if channel == 0 { filters.0.advance(byFrames: frames) } else { filters.1.advance(byFrames: frames) }
+    }
+
     /// Channel `channel`'s ring (0 left, 1 right).
     @inline(__always)
     func ring(_ channel: Int) -> (re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>) {
