@@ -13,9 +13,11 @@ extension VoiceProcessorKernel {
     /// until then the line follows it, as it would a moved echo path (a first estimate that was wrong
     /// is not held), and a new estimate within `loudspeakerSpread` of it is the other loudspeaker
     /// instead of the first. Any other estimate (a third delay, or one too far away) means the echo
-    /// path moved, and the line follows it at once, as with one loudspeaker. With two loudspeakers
-    /// known, the line takes the earlier delay.
-    func nearerLoudspeakerDelay(_ estimate: Double) -> Double {
+    /// path moved, and the line follows it at once, as with one loudspeaker; but not an earlier peak
+    /// of the correlation (`mayMovePath` false), which is another loudspeaker or nothing: a chance peak
+    /// at the start of double talk once moved the line through it (docs/DECISIONS.md). With two
+    /// loudspeakers known, the line takes the earlier delay.
+    func nearerLoudspeakerDelay(_ estimate: Double, mayMovePath: Bool = true) -> Double {
         let tolerance = Double(realignmentThreshold)
         let now = framesProcessed
         if loudspeakerDelays.0 >= 0 && now - loudspeakerDelayFrames.0 > nearerLoudspeakerMemoryFrames {
@@ -47,6 +49,8 @@ extension VoiceProcessorKernel {
             setLoudspeaker(slot, to: estimate, at: now)
             loudspeakersConfirmed = abs(estimate - max(a, b)) <= Double(loudspeakerSpread)
             latestLoudspeaker = slot
+        } else if !mayMovePath {
+            // A secondary peak that is neither loudspeaker: not evidence that the path moved.
         } else {
             loudspeakerDelays = (estimate, -1)
             loudspeakerDelayFrames = (now, 0)

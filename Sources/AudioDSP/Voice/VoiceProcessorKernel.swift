@@ -574,7 +574,7 @@ public final class VoiceProcessorKernel {
                 delay = nearerLoudspeakerDelay(delay)
                 let earlier = estimator.earlierPeakSamples
                 if earlier >= 0 && estimator.delaySamples - earlier <= Double(widestLoudspeakerSpread) {
-                    delay = nearerLoudspeakerDelay(earlier)
+                    delay = nearerLoudspeakerDelay(earlier, mayMovePath: false)
                 }
             }
             current.delayMs = Float(delay * 1000 / settings.sampleRate)

@@ -30,6 +30,24 @@ import Testing
         #expect(lineDelays([50, 100, 103, 100, 103]) == [50, 100, 100, 100, 100])
     }
 
+    /// An earlier peak of the correlation (`mayMovePath: false`) that is neither loudspeaker is not a
+    /// moved echo path: with loudspeakers at 40 and 90 ms known, a peak at 0 ms (a chance peak of the
+    /// first correlations of double talk after the far end was silent) leaves the line on the delay it
+    /// had, where the tracker's own estimate there moves it. As the other loudspeaker it still counts.
+    @Test func anEarlierPeakIsNeverAMovedPath() {
+        let kernel = VoiceProcessorKernel(settings: VoiceProcessorSettings(referenceChannels: 2, sampleRate: Self.fs))
+        let ms = Self.fs / 1000
+        func line(_ estimate: Double, earlierPeak: Bool) -> Double {
+            kernel.nearerLoudspeakerDelay(estimate * ms, mayMovePath: !earlierPeak) / ms
+        }
+        #expect(line(90, earlierPeak: false) == 90)
+        #expect(line(40, earlierPeak: true) == 40, "the other loudspeaker, from an earlier peak")
+        #expect(line(40, earlierPeak: false) == 40)
+        #expect(line(0, earlierPeak: true) == 40, "a chance peak")
+        #expect(kernel.loudspeakerDelays == (90 * ms, 40 * ms))
+        #expect(line(0, earlierPeak: false) == 0, "the tracker's own estimate: the path moved")
+    }
+
     /// Beyond 60 ms, or in low-complexity mode beyond 20 ms (its filter is 45 ms long), a second delay
     /// is a moved echo path.
     @Test func aSecondDelayBeyondTheFilterIsAMovedPath() {
