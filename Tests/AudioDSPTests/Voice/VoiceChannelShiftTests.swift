@@ -31,30 +31,19 @@ private func room(_ signal: [Float], delay: Int, tailSeconds: Double, sampleRate
     func run(
         _ kernel: VoiceProcessorKernel, mic: [Float], left: [Float], right: [Float], probe: AllocationProbe? = nil
     ) -> ([Float], Int?, [Float]) {
-        let f = kernel.frameLength
-        let buffers = (0..<4).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: f) }
-        defer { buffers.forEach { $0.deallocate() } }
-        var micPointers = [buffers[0]]
-        var referencePointers = [buffers[1], buffers[2]]
-        var outPointers = [buffers[3]]
-        var output = [Float](repeating: 0, count: mic.count)
         var shiftedAt: Int?
         var linear: [Float] = []
-        var start = 0
-        while start + f <= mic.count {
-            for n in 0..<f {
-                buffers[0][n] = mic[start + n]
-                buffers[1][n] = left[start + n]
-                buffers[2][n] = right[start + n]
-            }
-            if start / f >= 20 { probe?.trackCurrentThread(true) }
-            kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
-            probe?.trackCurrentThread(false)
-            for n in 0..<f { output[start + n] = buffers[3][n] }
-            if shiftedAt == nil && kernel.channelShiftFrames > 0 { shiftedAt = start / f }
-            linear.append(kernel.linearErleDb)
-            start += f
-        }
+        let output = processWithTwoReferences(
+            kernel, mic: mic, left: left, right: right,
+            around: { frame, process in
+                if frame >= 20 { probe?.trackCurrentThread(true) }
+                process()
+                probe?.trackCurrentThread(false)
+            },
+            afterFrame: { frame in
+                if shiftedAt == nil && kernel.channelShiftFrames > 0 { shiftedAt = frame }
+                linear.append(kernel.linearErleDb)
+            })
         return (output, shiftedAt, linear)
     }
 

@@ -98,6 +98,35 @@ func echoPath(_ x: [Float], delay: Int, sampleRate: Double, gain: Float) -> [Flo
     return y
 }
 
+/// Runs `kernel` (one microphone, two reference channels) over whole signals, frame by frame, and returns
+/// its output. `around(frame, process)` makes each `process` call (to count what it allocates, say);
+/// `afterFrame(frame)` runs after each.
+func processWithTwoReferences(
+    _ kernel: VoiceProcessorKernel, mic: [Float], left: [Float], right: [Float],
+    around: (Int, () -> Void) -> Void = { $1() }, afterFrame: (Int) -> Void = { _ in }
+) -> [Float] {
+    let f = kernel.frameLength
+    let buffers = (0..<4).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: f) }
+    defer { buffers.forEach { $0.deallocate() } }
+    var micPointers = [buffers[0]]
+    var referencePointers = [buffers[1], buffers[2]]
+    var outPointers = [buffers[3]]
+    var output = [Float](repeating: 0, count: mic.count)
+    var start = 0
+    while start + f <= mic.count {
+        for n in 0..<f {
+            buffers[0][n] = mic[start + n]
+            buffers[1][n] = left[start + n]
+            buffers[2][n] = right[start + n]
+        }
+        around(start / f) { kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers) }
+        for n in 0..<f { output[start + n] = buffers[3][n] }
+        afterFrame(start / f)
+        start += f
+    }
+    return output
+}
+
 @Suite struct VoiceProcessorKernelTests {
     @Test func withoutReferenceTheOutputIsTheMicDelayedByTheLatency() {
         let fs = 16_000.0

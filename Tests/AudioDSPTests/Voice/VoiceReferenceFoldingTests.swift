@@ -12,27 +12,13 @@ import Testing
     func run(
         _ kernel: VoiceProcessorKernel, mic: [Float], left: [Float], right: [Float], afterFrame: (() -> Void)? = nil
     ) -> ([Float], [Bool]) {
-        let f = kernel.frameLength
-        let buffers = (0..<4).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: f) }
-        defer { buffers.forEach { $0.deallocate() } }
-        var micPointers = [buffers[0]]
-        var referencePointers = [buffers[1], buffers[2]]
-        var outPointers = [buffers[3]]
-        var output = [Float](repeating: 0, count: mic.count)
         var folded: [Bool] = []
-        var start = 0
-        while start + f <= mic.count {
-            for n in 0..<f {
-                buffers[0][n] = mic[start + n]
-                buffers[1][n] = left[start + n]
-                buffers[2][n] = right[start + n]
-            }
-            kernel.process(mic: &micPointers, reference: &referencePointers, output: &outPointers)
-            for n in 0..<f { output[start + n] = buffers[3][n] }
-            folded.append(kernel.referenceFolded)
-            afterFrame?()
-            start += f
-        }
+        let output = processWithTwoReferences(
+            kernel, mic: mic, left: left, right: right,
+            afterFrame: { _ in
+                folded.append(kernel.referenceFolded)
+                afterFrame?()
+            })
         return (output, folded)
     }
 
