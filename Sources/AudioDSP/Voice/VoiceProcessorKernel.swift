@@ -589,8 +589,9 @@ public final class VoiceProcessorKernel {
             }
         }
         if !playsTwoSignals || !tracksTwoLoudspeakerCopy {
-            farChannel = -1
-            channelShiftFrames = 0
+            // One signal (folded) or one channel: no shift to make. A shift made stays for the
+            // two-loudspeaker MDF, which keeps its filter while the folded one runs, and applies again
+            // when the reference unfolds.
         } else if channelShiftFrames == 0 {
             considerChannelShift()
         } else {
@@ -598,8 +599,9 @@ public final class VoiceProcessorKernel {
         }
         // 2. Aligned reference and microphone to 16-bit for the MDF.
         let start = ringWrite - f - lineDelay
-        let leftStart = start - (farChannel == 0 ? channelShiftFrames * f : 0)
-        let rightStart = start - (farChannel == 1 ? channelShiftFrames * f : 0)
+        let shift = playsTwoSignals ? channelShiftFrames * f : 0
+        let leftStart = start - (farChannel == 0 ? shift : 0)
+        let rightStart = start - (farChannel == 1 ? shift : 0)
         for n in 0..<f {
             let l = rings[(leftStart + n) & mask]
             var r = leftScale * l
