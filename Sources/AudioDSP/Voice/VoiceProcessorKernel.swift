@@ -472,10 +472,12 @@ public final class VoiceProcessorKernel {
     }
 
     /// Rounds to the nearest 16-bit value (ties to even) without a library call: adding and subtracting
-    /// 1.5 · 2²³ leaves an integer for any |v| ≤ 2²².
+    /// 1.5 · 2²³ leaves an integer for any |v| ≤ 2²². A NaN (which the frame's entry keeps out of the
+    /// inputs) gives 0 rather than a trap.
     @inline(__always)
     static func toInt16(_ x: Float) -> Int16 {
-        let v = min(max(x * 32768, -32768), 32767)
+        let scaled = x * 32768
+        let v = scaled.isNaN ? 0 : min(max(scaled, -32768), 32767)
         return Int16((v + 12_582_912) - 12_582_912)
     }
 
