@@ -5,8 +5,9 @@
 /// The speech level is a running mean square over frames the caller marks as near-end speech
 /// (time constant 0.4 s, in the power domain), so pauses, echo and noise do not pull it down. The gain
 /// target is `target − level`, clamped to −12 … +30 dB; the applied gain glides toward it at 12 dB/s
-/// up and 40 dB/s down, interpolated linearly across each frame, and is cut at once when a frame's peak
-/// would pass −1 dBFS. Cost: 3 flops per sample.
+/// up, only on speech frames (so the noise between words is not raised while nobody talks), and at
+/// 40 dB/s down on any frame, interpolated linearly across each frame, and is cut at once when a
+/// frame's peak would pass −1 dBFS. Cost: 3 flops per sample.
 public struct VoiceAGC {
     public let frameLength: Int
     public let framesPerSecond: Float
@@ -56,7 +57,7 @@ public struct VoiceAGC {
             let level = Float(10 * EffectMath.log(Double(speechPower)) / EffectMath.log(10))
             targetGain = min(max(targetDbfs - level, minimumGainDb), maximumGainDb)
         }
-        let up = 12 / framesPerSecond
+        let up = speech ? 12 / framesPerSecond : 0
         let down = 40 / framesPerSecond
         var next = gainDb + min(max(targetGain - gainDb, -down), up)
         // Peak protection: the frame's peak stays below −1 dBFS.

@@ -189,8 +189,16 @@ public final class VoiceProcessorKernel {
     /// `quietTalkerCoherence` of counts as the near end. A far-end burst that leaves the filter behind
     /// looks the same for a frame or two, seldom for three (docs/DECISIONS.md).
     static let quietTalkerCoherence: Float = 0.25
+    /// The AGC measures the talker on frames the detector itself marks (not its hangover), while the far
+    /// end is silent, that stand this far above the interference (noise and residual echo estimate; 4×:
+    /// 6 dB), once the noise estimate has had `agcSettleSeconds` to learn the room. Without these, the
+    /// residue after the far end's words and the room noise were measured as a quiet talker and raised
+    /// by up to 30 dB.
+    static let agcSpeechExcess: Float = 4
+    static let agcSettleSeconds = 1.0
     static let quietTalkerFrames = 3
     var quietTalkerRun = 0
+    let agcSettleFrames: Int
     var current = VoiceAnalysis()
     /// The loudspeaker's distortion, learned and put into the reference before the MDF (quality mode,
     /// one reference channel or two folded into one: SpeexDSP gives its impulse response for one
@@ -374,6 +382,7 @@ public final class VoiceProcessorKernel {
         notchMemory = .allocate(capacity: 2 * settings.micChannels * settings.referenceChannels)
         notchMemory.initialize(repeating: 0, count: 2 * settings.micChannels * settings.referenceChannels)
         agcState = VoiceAGC(frameLength: frameLength, sampleRate: fs)
+        agcSettleFrames = Int(Self.agcSettleSeconds * fs) / frameLength
         agcSwitch = Atomic(settings.agc)
         noiseSwitch = Atomic(settings.noiseSuppression)
         let f = frameLength
@@ -780,7 +789,10 @@ public final class VoiceProcessorKernel {
         notchCompensation.process(output, channelCount: micCount, nearEndActive: nearEndActive)
         // 7. AGC.
         if agcSwitch.load(ordering: .relaxed) {
-            agcState.process(output, channelCount: micCount, speech: nearEndActive && !farEndActive)
+            let speech =
+                nearNow && !farEndActive && excessSpectral > Self.agcSpeechExcess * interferenceSpectral
+                && framesProcessed >= agcSettleFrames
+            agcState.process(output, channelCount: micCount, speech: speech)
         }
         publishedErle.store(current.erleDb.bitPattern, ordering: .relaxed)
         publishedDelay.store(current.delayMs.bitPattern, ordering: .relaxed)
