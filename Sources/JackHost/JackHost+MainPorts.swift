@@ -127,13 +127,9 @@ extension JackHost {
         core.state.withLock { state in
             if isOutput { state.parkedOutputEdges = edges } else { state.parkedInputEdges = edges }
         }
-        // A cycle that read the old bits counts itself after using the ports; two counts later none is left.
-        let start = core.cycleCounter.load(ordering: .acquiring)
-        var waited = 0
-        while core.cycleCounter.load(ordering: .acquiring) < start + 2 && waited < 500 {
-            usleep(1_000)
-            waited += 1
-        }
+        // A cycle that read the old bits counts itself after using the ports; two counts later none is
+        // left. Out of their connections too (`releaseConnections`: three counts).
+        core.releaseConnections(of: ports, client: client, isActive: true)
         for i in 0..<count {
             guard let port = slots[i] else { continue }
             core.state.withLock { _ in slots[i] = nil }

@@ -59,12 +59,9 @@ extension JackHost {
     /// then unregisters it.
     private func unregisterMonitorPort(client: OpaquePointer) {
         guard let raw = core.monitorPort.exchange(nil, ordering: .acquiringAndReleasing) else { return }
-        let start = core.cycleCounter.load(ordering: .acquiring)
-        var waited = 0
-        while core.cycleCounter.load(ordering: .acquiring) < start + 2 && waited < 500 {
-            usleep(1_000)
-            waited += 1
-        }
+        // Withdrawn from the callback above; out of its connections here (`releaseConnections`), which
+        // waits the cycles out for both.
+        core.releaseConnections(of: [OpaquePointer(raw)], client: client, isActive: true)
         _ = JackRequests.serialized { jack_port_unregister(client, OpaquePointer(raw)) }
         core.otherAudioPeakBits.store(0, ordering: .relaxed)
     }

@@ -401,6 +401,39 @@ final class JackHostCore: Sendable {
         }
     }
 
+    /// Control side. Waits until `count` more cycles have counted themselves; false when they did not
+    /// within `limitMilliseconds` (a frozen server).
+    @discardableResult
+    func waitForCycles(_ count: Int, limitMilliseconds: Int = 500) -> Bool {
+        let start = cycleCounter.load(ordering: .acquiring)
+        var waited = 0
+        while cycleCounter.load(ordering: .acquiring) < start + count {
+            if waited >= limitMilliseconds { return false }
+            usleep(1_000)
+            waited += 1
+        }
+        return true
+    }
+
+    /// Control side, port lock held. Takes `ports` (ours, about to be unregistered) out of every
+    /// connection and, while cycles run, waits until none can still read a connection that holds them.
+    ///
+    /// JACK gives a new port the lowest free number at once, while a cycle already under way reads the
+    /// connections as they stood when it began (the server switches to the next set at a cycle's start,
+    /// and may put the switch off by a cycle while a request writes it). A port unregistered with its
+    /// connections, whose number went to a port of the other direction in the same cycle, left that
+    /// cycle's `jack_port_get_buffer` on the port at its other end following the old connection to the
+    /// new port and back without end (jack2's `JackGraphManager::GetBuffer`); the process thread's
+    /// stack overflowed. Disconnected first and waited out, the old connections are gone from every set
+    /// a cycle can read before the number is free.
+    func releaseConnections(of ports: [OpaquePointer], client: OpaquePointer, isActive: Bool) {
+        guard !ports.isEmpty else { return }
+        for port in ports { _ = JackRequests.serialized { jack_port_disconnect(client, port) } }
+        // A cycle that began before the disconnections, one that may have kept the old set, one to
+        // count the first cycle that certainly read the new one.
+        if isActive { waitForCycles(3) }
+    }
+
     /// Insert tables replaced while cycles run, each with the cycle count after which no cycle can
     /// still hold it (control side).
     private let retiredInsertTables = Locked<[(table: UnsafeMutableRawPointer, freeAfter: Int)]>([])

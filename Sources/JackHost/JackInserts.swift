@@ -196,8 +196,11 @@ extension JackHost {
         // Removed (or changed) inserts leave the table before their ports go; a changed one is then
         // registered again under the same names.
         if !removed.isEmpty {
-            // Their ports are unregistered next, so no cycle may still hold the table naming them.
+            // Their ports are unregistered next, so no cycle may still hold the table naming them, nor a
+            // connection to them (`releaseConnections`).
             publish(next, client: client, isActive: isActive, waitsForCycles: true)
+            core.releaseConnections(
+                of: removed.flatMap { $0.inputs + $0.outputs }, client: client, isActive: isActive)
             for old in removed { unregister(old, client: client) }
         }
         for insert in layout.inserts where next[insert.node] == nil {
@@ -260,15 +263,7 @@ extension JackHost {
             core.retireInsertTable(old)
             return
         }
-        if isActive {
-            let start = core.cycleCounter.load(ordering: .acquiring)
-            var waited = 0
-            while core.cycleCounter.load(ordering: .acquiring) < start + 2 {
-                if waited >= 500 { return }
-                usleep(1000)
-                waited += 1
-            }
-        }
+        if isActive && !core.waitForCycles(2) { return }
         JackInsertTable.destroy(old.assumingMemoryBound(to: JackInsertTable.self))
     }
 }
