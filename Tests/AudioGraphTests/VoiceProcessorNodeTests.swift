@@ -146,10 +146,20 @@ import Testing
             Issue.record("three microphone channels were accepted")
         } catch {
             #expect(error.code == .outOfRange)
-            #expect(error.message.contains("micChannels"))
+            // A whole number is shown as one.
+            #expect(error.message.contains("micChannels = 3 is out of range 1…2"), "\(error.message)")
         }
         #expect(engine.nodes().allSatisfy { $0.name != "vp" })
         try engine.attach(.voiceprocessor, name: "vp2")
+        // Its two input buses are named when a third is asked for.
+        try engine.attach(.player, name: "p")
+        do {
+            try engine.connect("p", to: "vp2:2")
+            Issue.record("a third input bus was accepted")
+        } catch {
+            #expect(error.code == .invalidBus)
+            #expect(error.message.contains("(it has buses 0 and 1)"), "\(error.message)")
+        }
         for (parameter, value) in [("micChannels", ParameterValue.int(2)), ("mode", .string("lowComplexity"))] {
             do {
                 try engine.set("vp2", parameter, to: value)

@@ -115,7 +115,7 @@ extension EngineCore {
                 .invalidBus,
                 src.kind.outputBusCount == 0
                     ? "'\(src.name)' (\(src.kind.rawValue)) has no output bus"
-                    : "'\(src.name)' has no output bus \(sourceBus) (it has bus 0)")
+                    : "'\(src.name)' has no output bus \(sourceBus) (it has \(Self.busList(src.kind.outputBusCount)))")
         }
         let destinationBus: Int
         if let bus = to.bus {
@@ -124,7 +124,7 @@ extension EngineCore {
                     .invalidBus,
                     count == 0
                         ? "'\(dst.name)' (\(dst.kind.rawValue)) has no input bus"
-                        : "'\(dst.name)' has no input bus \(bus) (it has bus 0)")
+                        : "'\(dst.name)' has no input bus \(bus) (it has \(Self.busList(count)))")
             }
             guard bus < 1024 else { throw EngineError(.invalidBus, "input bus \(bus) is above the limit 1023") }
             destinationBus = bus
@@ -281,5 +281,16 @@ extension Engine {
             validated.append(try validate(kind: kind, node: name, key, value, table: table, creating: true))
         }
         return (table, validated)
+    }
+}
+
+extension EngineCore {
+    /// "bus 0", "buses 0 and 1", "buses 0…3".
+    static func busList(_ count: Int) -> String {
+        switch count {
+        case ...1: return "bus 0"
+        case 2: return "buses 0 and 1"
+        default: return "buses 0…\(count - 1)"
+        }
     }
 }

@@ -109,15 +109,17 @@ public struct ParameterSpec: Sendable, Equatable {
     }
 
     private func check(_ v: Double, what: @autoclosure () -> String) throws(EngineError) {
+        // A whole-number parameter's value is shown as one (3, not 3.0).
+        let shown = type == .int && v.rounded() == v && abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
         // A parameter with a single accepted value (kept for compatibility) says why in its summary.
         if let lo = minimum, let hi = maximum, lo == hi, v != lo {
-            throw EngineError(.outOfRange, "\(what()) = \(v) is refused: \(summary)")
+            throw EngineError(.outOfRange, "\(what()) = \(shown) is refused: \(summary)")
         }
         if let lo = minimum, v < lo {
-            throw EngineError(.outOfRange, "\(what()) = \(v) is out of range \(rangeText)")
+            throw EngineError(.outOfRange, "\(what()) = \(shown) is out of range \(rangeText)")
         }
         if let hi = maximum, v > hi {
-            throw EngineError(.outOfRange, "\(what()) = \(v) is out of range \(rangeText)")
+            throw EngineError(.outOfRange, "\(what()) = \(shown) is out of range \(rangeText)")
         }
     }
 
