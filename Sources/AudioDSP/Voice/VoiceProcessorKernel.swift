@@ -34,17 +34,6 @@ public final class VoiceProcessorKernel {
     public let alignmentMargin: Int
     /// A new delay estimate moves the delay line when it differs by more than this (2 ms).
     var realignmentThreshold: Int { 2 * alignmentMargin / 5 }
-    /// How much later than the line's delay an echo estimate may be without moving the line (samples):
-    /// 25 ms in quality mode with one signal, whose filter reaches 150 ms past the line; 0 otherwise (the
-    /// low-complexity filter's 40 ms would lose too much of the room, and two loudspeakers have rules of
-    /// their own). In a live room whose direct sound is weak, the correlation's peak moves among the
-    /// early reflections from one estimate to the next (76 … 89 ms for a loudspeaker 80 ms away, 20 dB
-    /// under its reflections); when each such move realigned the line, the MDF never converged
-    /// (docs/VOICE.md). An earlier estimate, or one later by more, moves the line as before.
-    var laterEchoSlack: Int {
-        settings.mode == .quality && !playsTwoSignals ? Int(Self.laterEchoSlackSeconds * settings.sampleRate) : 0
-    }
-    static let laterEchoSlackSeconds = 0.025
     /// The linear filter's length in samples.
     public let filterLength: Int
 
@@ -553,31 +542,7 @@ public final class VoiceProcessorKernel {
         ringWrite = (ringWrite + f) & mask
         estimator.push(reference: monoReference, mic: monoMic, count: f)
         pushChannelEstimators(reference: reference, mic: monoMic)
-        if estimator.delaySamples >= 0 {
-            var delay = estimator.delaySamples
-            if playsTwoSignals {
-                // The tracker heads one loudspeaker; a confirmed earlier peak is the nearer one, heard
-                // after it, so the two are confirmed together.
-                delay = nearerLoudspeakerDelay(delay)
-                let earlier = estimator.earlierPeakSamples
-                if earlier >= 0 && estimator.delaySamples - earlier <= Double(widestLoudspeakerSpread) {
-                    delay = nearerLoudspeakerDelay(earlier, mayMovePath: false)
-                }
-            }
-            current.delayMs = Float(delay * 1000 / settings.sampleRate)
-            let target = min(max(Int(delay.rounded()) - alignmentMargin, 0), maximumLineDelay)
-            // A later estimate within the slack leaves the line: the filter reaches past it.
-            let later = target - lineDelay
-            let withinSlack = later > 0 && later <= laterEchoSlack
-            if !isAligned || (abs(target - lineDelay) > realignmentThreshold && !withinSlack) {
-                lineDelay = target
-                isAligned = true
-                converged = false
-                framesSinceAlignment = 0
-                farChannel = -1
-                channelShiftFrames = 0
-            }
-        }
+        followTrackedDelay()
         if !playsTwoSignals || !tracksTwoLoudspeakerCopy {
             // One signal (folded) or one channel: no shift to make. A shift made stays for the
             // two-loudspeaker MDF, which keeps its filter while the folded one runs, and applies again
