@@ -204,4 +204,19 @@ import Testing
             try engine.attach(.varispeed, name: "vs", parameters: ["insert": .bool(true)])
         }
     }
+
+    /// A time-pitch node runs Rubber Band over at most 8 channels: 9 is refused by name, as a range,
+    /// instead of stopping the engine in the kernel's precondition; varispeed takes 64.
+    @Test func aTimePitchWiderThanEightChannelsIsRefused() throws {
+        let engine = TestEngine.make()
+        do {
+            try engine.attach(.timepitch, name: "tp", parameters: ["channels": .int(9)])
+            Issue.record("nine time-pitch channels were accepted")
+        } catch {
+            #expect(error.code == .outOfRange)
+            #expect(error.message.contains("tp.channels = 9 is out of range 1…8"), "\(error.message)")
+        }
+        try engine.attach(.timepitch, name: "tp", parameters: ["channels": .int(8)])
+        try engine.attach(.varispeed, name: "vs", parameters: ["channels": .int(64)])
+    }
 }

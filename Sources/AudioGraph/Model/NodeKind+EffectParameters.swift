@@ -50,10 +50,11 @@ extension NodeKind {
                         : "true exposes the effect as JACK ports <node>_in_N and <node>_out_N: what arrives "
                             + "there is added to its input, and its output also goes there (latency reported)."))
         }
+        // The time-pitch kernel runs a Rubber Band stretcher over at most 8 channels.
         specs.append(
             ParameterSpec(
-                .channels, .int, unit: "channels", range: 1...64, default: .int(2), creationOnly: true,
-                "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
+                .channels, .int, unit: "channels", range: kind == .timepitch ? 1...8 : 1...64, default: .int(2),
+                creationOnly: true, "Channels the effect processes; inputs are up/down-mixed to it. Set at creation."))
         if kind == .timepitch {
             specs.append(
                 ParameterSpec(
