@@ -73,4 +73,24 @@ import Testing
         try engine.detach("a")
         #expect(engine.endInterruption(shouldResume: true) == ["p"])
     }
+
+    /// A paused player freed during the interruption and its name taken by a mixer (which has no
+    /// `resumeAfterInterruption`): the end resumes the other players and leaves the mixer alone. It used
+    /// to read the player's parameter from the mixer and stop the engine.
+    @Test func aNameTakenByAnotherKindDuringTheInterruptionIsNotResumed() throws {
+        let engine = try makeEngine(resumes: true)
+        try engine.attach(.audioplayer, name: "a", parameters: ["buffer": .string("ramp"), "playing": .bool(true)])
+        try engine.connect("a", to: "main")
+        _ = TestEngine.render(engine, frames: 1_024)
+        #expect(engine.beginInterruption() == ["a", "p"])
+        try engine.detach("a")
+        try engine.attach(.mixer, name: "a")
+        #expect(engine.endInterruption(shouldResume: true) == ["p"])
+        // A player made anew under a paused one's name was never paused: it is not resumed either.
+        #expect(engine.beginInterruption() == ["p"])
+        try engine.detach("p")
+        try engine.attach(.audioplayer, name: "p", parameters: ["buffer": .string("ramp")])
+        #expect(engine.endInterruption(shouldResume: true).isEmpty)
+        #expect(try engine.get("p", "playing") == .bool(false))
+    }
 }

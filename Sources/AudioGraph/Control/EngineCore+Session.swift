@@ -3,8 +3,9 @@
 /// The audio session's part of the control state.
 struct SessionModel {
     var isInterrupted = false
-    /// Players and audioplayers an interruption paused, by name.
-    var pausedByInterruption: Set<String> = []
+    /// Players and audioplayers an interruption paused: by name, with the node's identity, so that a
+    /// node freed meanwhile and another made under its name (a mixer, say) is not resumed.
+    var pausedByInterruption: [String: ObjectIdentifier] = [:]
     /// Other audio plays: nodes marked `secondary` are faded out.
     var secondaryAudioSilenced = false
 
@@ -21,7 +22,7 @@ extension EngineCore {
             // A player that cannot be paused (freed meanwhile) is simply not remembered.
             if (try? pause(name)) != nil {
                 paused.append(name)
-                state.session.pausedByInterruption.insert(name)
+                state.session.pausedByInterruption[name] = ObjectIdentifier(record)
             }
         }
         return paused
@@ -30,13 +31,13 @@ extension EngineCore {
     func endInterruption(shouldResume: Bool) -> [String] {
         defer {
             state.session.isInterrupted = false
-            state.session.pausedByInterruption = []
+            state.session.pausedByInterruption = [:]
         }
         guard shouldResume else { return [] }
         var resumed: [String] = []
-        for name in state.session.pausedByInterruption.sorted() {
-            guard let record = state.graph.nodes[name], record[.resumeAfterInterruption].boolValue != false,
-                record[.playing].boolValue != true
+        for (name, identity) in state.session.pausedByInterruption.sorted(by: { $0.key < $1.key }) {
+            guard let record = state.graph.nodes[name], ObjectIdentifier(record) == identity,
+                record[.resumeAfterInterruption].boolValue != false, record[.playing].boolValue != true
             else { continue }
             if (try? play(name)) != nil { resumed.append(name) }
         }
