@@ -69,16 +69,27 @@ extension JackHost {
         defer { jack_free(text) }
         var uuid = jack_uuid_t()
         guard jack_uuid_parse(text, &uuid) == 0 else { return }
-        for key in removed { _ = JackRequests.serialized { jack_remove_property(client, uuid, key) } }
+        for key in removed { removeProperty(key, of: uuid, client: client) }
         for key in writeOrder(of: properties.keys, last: last) {
             let value = properties[key] ?? ""
             // JACK refuses empty values: an empty text is no property.
             if value.isEmpty {
-                _ = JackRequests.serialized { jack_remove_property(client, uuid, key) }
+                removeProperty(key, of: uuid, client: client)
             } else {
                 _ = JackRequests.serialized { jack_set_property(client, uuid, key, value, "text/plain") }
             }
         }
+    }
+
+    /// Removes `key` from `subject` if the store has it: libjack prints "Cannot delete key" on stderr
+    /// for one it does not (an empty now-playing field that was never set, say).
+    private static func removeProperty(_ key: String, of subject: jack_uuid_t, client: OpaquePointer) {
+        var value: UnsafeMutablePointer<CChar>?
+        var type: UnsafeMutablePointer<CChar>?
+        let found = JackRequests.serialized { jack_get_property(subject, key, &value, &type) } == 0
+        if let value { jack_free(value) }
+        if let type { jack_free(type) }
+        if found { _ = JackRequests.serialized { jack_remove_property(client, subject, key) } }
     }
 
     /// Control side. The metadata of every client open on the server (ours included) whose keys start
