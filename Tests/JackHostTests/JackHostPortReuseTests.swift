@@ -31,7 +31,8 @@ extension JackHostTests {
                 #expect(host.setInserts(HostInsertLayout(version: version, inserts: inserts)).isEmpty)
             }
             apply([keep])
-            let slow = try JackSlowSource(server: server.name, busyMicroseconds: 4_000)
+            let slow = try JackToneSource(
+                server: server.name, frequency: 1_000, amplitude: 0, busyMicroseconds: 4_000)
             defer { slow.close() }
             let client = try #require(host.actualClientName)
             #expect(slow.connect(to: "\(client):keep_in_2").isConnected)

@@ -9,12 +9,14 @@ import Synchronization
 private final class ToneState: Sendable {
     let phaseIncrement: Double
     let amplitude: Float
+    let busyMicroseconds: UInt32
     nonisolated(unsafe) var phase = 0.0
     nonisolated(unsafe) var port: OpaquePointer?
 
-    init(frequency: Double, sampleRate: Double, amplitude: Float) {
+    init(frequency: Double, sampleRate: Double, amplitude: Float, busyMicroseconds: UInt32) {
         phaseIncrement = 2 * Double.pi * frequency / sampleRate
         self.amplitude = amplitude
+        self.busyMicroseconds = busyMicroseconds
     }
 }
 
@@ -32,19 +34,25 @@ private let toneProcess: JackProcessCallback = { frames, arg in
             if phase > 2 * Double.pi { phase -= 2 * Double.pi }
         }
         state.phase = phase
+        // A client that takes most of a period: clients it feeds run late in every cycle.
+        if state.busyMicroseconds > 0 { usleep(state.busyMicroseconds) }
     }
     return 0
 }
 
-/// A JACK client `ss_tone` with output port `out`.
+/// A JACK client `ss_tone` with output port `out`; with `busyMicroseconds`, its process callback also
+/// takes that long every period (sleeping), so a client it feeds reads its ports late in each cycle.
 final class JackToneSource {
     let client: OpaquePointer
     let portName: String
     private let unmanaged: Unmanaged<ToneState>
     private var isClosed = false
 
-    init(server: String, frequency: Double, amplitude: Float, sampleRate: Double = 48_000) throws {
-        let state = ToneState(frequency: frequency, sampleRate: sampleRate, amplitude: amplitude)
+    init(
+        server: String, frequency: Double, amplitude: Float, sampleRate: Double = 48_000, busyMicroseconds: UInt32 = 0
+    ) throws {
+        let state = ToneState(
+            frequency: frequency, sampleRate: sampleRate, amplitude: amplitude, busyMicroseconds: busyMicroseconds)
         unmanaged = Unmanaged.passRetained(state)
         let port: OpaquePointer
         do {
