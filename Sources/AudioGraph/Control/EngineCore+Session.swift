@@ -3,9 +3,10 @@
 /// The audio session's part of the control state.
 struct SessionModel {
     var isInterrupted = false
-    /// Players and audioplayers an interruption paused: by name, with the node's identity, so that a
-    /// node freed meanwhile and another made under its name (a mixer, say) is not resumed.
-    var pausedByInterruption: [String: ObjectIdentifier] = [:]
+    /// Players and audioplayers an interruption paused: by name, with the node's id (ids are never
+    /// reused), so that a node freed meanwhile and another made under its name (a mixer, say) is not
+    /// resumed.
+    var pausedByInterruption: [String: Int32] = [:]
     /// Other audio plays: nodes marked `secondary` are faded out.
     var secondaryAudioSilenced = false
 
@@ -22,7 +23,7 @@ extension EngineCore {
             // A player that cannot be paused (freed meanwhile) is simply not remembered.
             if (try? pause(name)) != nil {
                 paused.append(name)
-                state.session.pausedByInterruption[name] = ObjectIdentifier(record)
+                state.session.pausedByInterruption[name] = record.id
             }
         }
         return paused
@@ -35,8 +36,8 @@ extension EngineCore {
         }
         guard shouldResume else { return [] }
         var resumed: [String] = []
-        for (name, identity) in state.session.pausedByInterruption.sorted(by: { $0.key < $1.key }) {
-            guard let record = state.graph.nodes[name], ObjectIdentifier(record) == identity,
+        for (name, id) in state.session.pausedByInterruption.sorted(by: { $0.key < $1.key }) {
+            guard let record = state.graph.nodes[name], record.id == id,
                 record[.resumeAfterInterruption].boolValue != false, record[.playing].boolValue != true
             else { continue }
             if (try? play(name)) != nil { resumed.append(name) }
