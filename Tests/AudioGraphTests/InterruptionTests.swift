@@ -64,13 +64,19 @@ import Testing
         #expect(output.allSatisfy { $0 == 0 })
     }
 
-    @Test func aPlayerPausedByHandDuringTheInterruptionIsNotResumedTwiceNorAFreedOne() throws {
+    /// An interruption that paused the players "a" and "p", during which "a" was freed.
+    private func interruptionThatOutlivedPlayerA() throws -> Engine {
         let engine = try makeEngine(resumes: true)
         try engine.attach(.audioplayer, name: "a", parameters: ["buffer": .string("ramp"), "playing": .bool(true)])
         try engine.connect("a", to: "main")
         _ = TestEngine.render(engine, frames: 1_024)
         #expect(engine.beginInterruption() == ["a", "p"])
         try engine.detach("a")
+        return engine
+    }
+
+    @Test func aPlayerPausedByHandDuringTheInterruptionIsNotResumedTwiceNorAFreedOne() throws {
+        let engine = try interruptionThatOutlivedPlayerA()
         #expect(engine.endInterruption(shouldResume: true) == ["p"])
     }
 
@@ -78,12 +84,7 @@ import Testing
     /// `resumeAfterInterruption`): the end resumes the other players and leaves the mixer alone. It used
     /// to read the player's parameter from the mixer and stop the engine.
     @Test func aNameTakenByAnotherKindDuringTheInterruptionIsNotResumed() throws {
-        let engine = try makeEngine(resumes: true)
-        try engine.attach(.audioplayer, name: "a", parameters: ["buffer": .string("ramp"), "playing": .bool(true)])
-        try engine.connect("a", to: "main")
-        _ = TestEngine.render(engine, frames: 1_024)
-        #expect(engine.beginInterruption() == ["a", "p"])
-        try engine.detach("a")
+        let engine = try interruptionThatOutlivedPlayerA()
         try engine.attach(.mixer, name: "a")
         #expect(engine.endInterruption(shouldResume: true) == ["p"])
         // A player made anew under a paused one's name was never paused: it is not resumed either.
