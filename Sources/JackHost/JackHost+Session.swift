@@ -156,7 +156,8 @@ extension JackHost {
     /// metadata queue. Returns true when it had to (the writing may still be under way), or when the
     /// last out-of-process listing of the store failed: the caller reads the peers again.
     public func refreshClientProperties() -> Bool {
-        core.state.withLock { state -> Bool in
+        // Polled: while another thread holds the lock (a connection waits for jackd), the next poll looks.
+        core.state.withLockIfAvailable { state -> Bool in
             guard !state.clientProperties.isEmpty, let session = state.session, let client = session.client,
                 !session.isServerLost
             else { return false }
@@ -185,7 +186,7 @@ extension JackHost {
             Self.applyProperties(
                 state.clientProperties, removing: [], last: state.propertiesWrittenLast, client: client)
             return true
-        }
+        } ?? false
     }
 
     /// Control side. Whether a client of that name is open on the server (one IPC).

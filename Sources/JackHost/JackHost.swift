@@ -475,13 +475,32 @@ public final class JackHost: Sendable {
 
     /// Connects two ports, in either order; names without ':' are our own ports (`out_1`). Insert ports
     /// requested before the call exist by then.
+    /// The lock is held only to ask jackd and then for each look at the graph, not while the connection
+    /// waits for the next cycle to show it: other threads (the OSC thread's status and metadata checks)
+    /// get through meanwhile.
     public func connect(_ source: String, to destination: String) -> JackConnectionResult {
         awaitInsertRequests()
-        return withClientAndName { client, name in
-            JackPorts.connect(client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
+        let notRunning = JackConnectionResult(
+            source: source, destination: destination, outcome: .failed("the JACK host is not running"))
+        let step = withClientAndName { client, name in
+            JackPorts.requestConnection(
+                client: client, resolve(source, clientName: name), resolve(destination, clientName: name))
         }
-            ?? JackConnectionResult(
-                source: source, destination: destination, outcome: .failed("the JACK host is not running"))
+        switch step {
+        case nil:
+            return notRunning
+        case .answered(let result):
+            return result
+        case .awaiting(let request):
+            for _ in 0..<JackPorts.pollLimit {
+                switch withClient({ JackPorts.isConnected(client: $0, request.source, request.destination) }) {
+                case nil: return notRunning
+                case true: return request.result
+                case false: usleep(5_000)
+                }
+            }
+            return request.ignored
+        }
     }
 
     /// Disconnects two ports, in either order; names without ':' are our own ports.

@@ -96,9 +96,11 @@ public enum JackPorts {
     }
 
     /// jackd (jack2) publishes graph changes at the next cycle boundary, so a connection just made may
-    /// not be visible yet: polls for up to 250 ms (many periods at any usual size).
+    /// not be visible yet: polls for up to `pollLimit` × 5 ms = 250 ms (many periods at any usual size).
+    static let pollLimit = 50
+
     private static func becomesConnected(_ port: OpaquePointer, _ other: String) -> Bool {
-        for _ in 0..<50 {
+        for _ in 0..<pollLimit {
             if jack_port_connected_to(port, other) != 0 { return true }
             usleep(5_000)
         }
@@ -110,30 +112,68 @@ public enum JackPorts {
     /// `jack_port_connected_to`, because a server started with `-a a` returns 0 while ignoring
     /// self-connect requests.
     public static func connect(client: OpaquePointer, _ first: String, _ second: String) -> JackConnectionResult {
+        switch requestConnection(client: client, first, second) {
+        case .answered(let result):
+            return result
+        case .awaiting(let request):
+            guard let port = jack_port_by_name(client, request.source), becomesConnected(port, request.destination)
+            else { return request.ignored }
+            return request.result
+        }
+    }
+
+    /// A connection jackd accepted and has not shown in the graph yet.
+    public struct ConnectionRequest: Sendable {
+        public let source: String
+        public let destination: String
+        /// The outcome once the graph shows it.
+        public let result: JackConnectionResult
+        /// The outcome when it never does.
+        public var ignored: JackConnectionResult {
+            JackConnectionResult(
+                source: source, destination: destination,
+                outcome: .failed("the server ignored the request (self-connect policy `jackd -a`?)"))
+        }
+    }
+
+    public enum ConnectionStep: Sendable {
+        case answered(JackConnectionResult)
+        case awaiting(ConnectionRequest)
+    }
+
+    /// The first half of `connect`: asks jackd for the connection and returns, without waiting for the
+    /// graph to show it (`isConnected` tells), so a caller can wait without holding its locks.
+    public static func requestConnection(client: OpaquePointer, _ first: String, _ second: String) -> ConnectionStep {
         switch orient(client: client, first, second) {
         case .failure(let failed):
-            return failed.result
+            return .answered(failed.result)
         case .success(let (source, destination, sourcePort)):
             if jack_port_connected_to(sourcePort, destination) != 0 {
-                return JackConnectionResult(source: source, destination: destination, outcome: .alreadyConnected)
+                return .answered(
+                    JackConnectionResult(source: source, destination: destination, outcome: .alreadyConnected))
             }
             let code = JackRequests.serialized { jack_connect(client, source, destination) }
             if code != 0 && code != EEXIST {
-                return JackConnectionResult(
-                    source: source, destination: destination,
-                    outcome: .failed(
-                        "jack_connect returned \(code) (incompatible port types"
-                            + " or refused by the server's self-connect policy)"))
+                return .answered(
+                    JackConnectionResult(
+                        source: source, destination: destination,
+                        outcome: .failed(
+                            "jack_connect returned \(code) (incompatible port types"
+                                + " or refused by the server's self-connect policy)")))
             }
-            if !becomesConnected(sourcePort, destination) {
-                return JackConnectionResult(
+            return .awaiting(
+                ConnectionRequest(
                     source: source, destination: destination,
-                    outcome: .failed("the server ignored the request (self-connect policy `jackd -a`?)"))
-            }
-            return JackConnectionResult(
-                source: source, destination: destination,
-                outcome: code == EEXIST ? .alreadyConnected : .connected)
+                    result: JackConnectionResult(
+                        source: source, destination: destination,
+                        outcome: code == EEXIST ? .alreadyConnected : .connected)))
         }
+    }
+
+    /// Whether the graph shows `source` (an output) connected to `destination`.
+    public static func isConnected(client: OpaquePointer, _ source: String, _ destination: String) -> Bool {
+        guard let port = jack_port_by_name(client, source) else { return false }
+        return jack_port_connected_to(port, destination) != 0
     }
 
     /// Disconnects two ports given by full name, in either order. Returns `.connected` as the outcome

@@ -24,6 +24,11 @@ public final class Locked<Value>: @unchecked Sendable {
     {
         try lock.withLock { _ throws(Failure) -> Result in try body(&value) }
     }
+
+    /// Runs `body` with the value when the lock is free; nil, without waiting, when another thread holds it.
+    public func withLockIfAvailable<Result>(_ body: (inout Value) -> Result) -> Result? {
+        lock.withLockIfAvailable { _ in body(&value) }
+    }
 }
 
 /// A POSIX mutex guarding state kept beside it (`Locked<Void>` without a stored value, whose empty
@@ -57,6 +62,14 @@ public final class Lock: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         var unit: Void = ()
         return try body(&unit)
+    }
+
+    /// Runs `body` when the lock is free; nil, without waiting, when another thread holds it.
+    public func withLockIfAvailable<Result>(_ body: (inout Void) -> Result) -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        var unit: Void = ()
+        return body(&unit)
     }
 }
 

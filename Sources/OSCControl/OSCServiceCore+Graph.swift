@@ -1,5 +1,5 @@
 // OSC thread. /graph/*: node connections, and JACK port connections when both ends are full JACK port
-// names ("client:port", the part after ':' not a bus number).
+// names ("client:port", the part after ':' not a bus number; made on the worker).
 import AudioGraph
 
 extension OSCServiceCore {
@@ -26,15 +26,24 @@ extension OSCServiceCore {
                         + "(\"client:port\"), not one of each")
             }
             guard let host else { throw OSCFailure(.unsupported, "this engine has no JACK host") }
-            do throws(OSCHostError) {
-                if connect {
-                    try host.connect(source, to: destination)
-                } else {
-                    try host.disconnect(source, from: destination)
+            // jackd answers within a period or so and the host then waits for the graph to show the
+            // change: on the worker, so a burst of them never holds other requests or clients.
+            let client = r.client.detached
+            let address = r.address
+            runJob {
+                do throws(OSCHostError) {
+                    if connect {
+                        try host.connect(source, to: destination)
+                    } else {
+                        try host.disconnect(source, from: destination)
+                    }
+                    return { core in core.done(client, address, [.string(source), .string(destination)]) }
+                } catch {
+                    let failure = OSCFailure(.jackError, error.message)
+                    return { core in core.sendError(client, address: address, failure) }
                 }
-            } catch {
-                throw OSCFailure(.jackError, error.message)
             }
+            return
         } else {
             try engineCall { () throws(EngineError) in
                 if connect {

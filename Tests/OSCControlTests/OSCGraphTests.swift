@@ -56,6 +56,23 @@ import Testing
         #expect(bare.client.command("/graph/connect", [.string("a:out"), .string("b:in")])?.errorCode == 69)
     }
 
+    @Test func aSlowJackConnectionHoldsNoOtherRequest() throws {
+        let host = MockHost()
+        let f = try OSCFixture(host: host)
+        host.connectGate.wait()
+        f.client.send("/graph/connect", [.string("soundstage:out_1"), .string("system:playback_1")])
+        // The server has not answered yet: requests after it, ours and another client's, still are.
+        #expect(f.client.command("/node/new", [.string("mixer"), .string("sub")])?.address == "/done")
+        let other = OSCTestClient(port: f.port)
+        #expect(other.request("/ping", reply: "/pong") != nil)
+        #expect(!f.client.pending.contains { $0.message.arguments.first == .string("/graph/connect") })
+        host.connectGate.signal()
+        #expect(
+            f.client.awaitOutcome("/graph/connect")?.arguments
+                == [.string("/graph/connect"), .string("soundstage:out_1"), .string("system:playback_1")])
+        #expect(host.listConnections().count == 1)
+    }
+
     @Test func portNamesAreToldFromBuses() {
         #expect(OSCServiceCore.isJackPortName("system:playback_1"))
         #expect(OSCServiceCore.isJackPortName("soundstage:out_1"))

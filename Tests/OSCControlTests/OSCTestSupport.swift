@@ -258,7 +258,12 @@ final class MockHost: OSCHost, @unchecked Sendable {
             serverName: "mock", clientName: "soundstage")
     }
 
+    /// Closed (`wait()` on it), every `connect` waits until it opens again: a server slow to answer.
+    let connectGate = DispatchSemaphore(value: 1)
+
     func connect(_ source: String, to destination: String) throws(OSCHostError) {
+        connectGate.wait()
+        connectGate.signal()
         guard ports.contains(source), ports.contains(destination) else {
             throw OSCHostError("no such port")
         }
