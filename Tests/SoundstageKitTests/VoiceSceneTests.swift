@@ -271,6 +271,14 @@ struct VoiceSceneTests {
             name: "loudspeaker-clipping-120ms",
             generator: ["--delay-ms", "120", "--nl", "1", "--seed", "4"] + otherTexts,
             farEndTarget: 20),
+        // One signal on two loudspeakers 40 ms apart (30 and 70 ms; a mono far end on a stereo pair), one
+        // reference channel, 16 kHz. The tracker heads whichever path is louder in each correlation; when
+        // the line followed it from one to the other, the filter never settled: far-end ERLE 15 dB, the
+        // talker −7 dB in double talk and PESQ 1.07 (docs/VOICE.md).
+        .init(
+            name: "one-signal-two-loudspeakers-16k", rate: 16_000,
+            generator: ["--delay-ms", "30", "--seed", "27"] + otherTexts,
+            rightLoudspeaker: ["--delay-ms", "70", "--seed", "28"] + otherTexts),
         .init(
             name: "delay-jump-16k", rate: 16_000,
             generator: ["--delay-ms", "20", "--delay2-ms", "60", "--seed", "11"] + otherVoices + otherTexts,
@@ -289,7 +297,11 @@ struct VoiceSceneTests {
             scene.jumps
             ? ("erle_fe2_from_2s", "ERLE from 2 s after a delay jump ≥ 30 dB", { v, _ in v >= 30 })
             : ("erle_fe2", "ERLE after double talk ≥ 35 dB", { v, _ in v >= 35 })
-        return [
+        var targets: [Target] = []
+        if scene.rate == 16_000 {
+            targets.append(("erle_0_2s", "ERLE in the first 2 s ≥ 25 dB (16 kHz)", { @Sendable v, _ in v >= 25 }))
+        }
+        let held: [Target] = [
             ("erle_fe", "ERLE in far-end single talk ≥ \(Int(farEnd)) dB", { v, _ in v >= farEnd }),
             last,
             ("dt_near_gain_db", "near talker in double talk ≥ −1 dB", { v, _ in v >= -1 }),
@@ -299,6 +311,7 @@ struct VoiceSceneTests {
             ),
             ("pesq_dt", "PESQ of the near talker in double talk ≥ 2.5", { v, _ in v >= 2.5 })
         ]
+        return targets + held
     }
 
     @Test(arguments: scenes)
@@ -306,7 +319,9 @@ struct VoiceSceneTests {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let m = try EchoYardstick.measure(scene, in: dir)
-        let figures = ["erle_fe", "erle_fe2", "erle_fe2_from_2s", "dt_near_gain_db", "nest_gain_db", "pesq_dt"].map {
+        let figures = [
+            "erle_0_2s", "erle_fe", "erle_fe2", "erle_fe2_from_2s", "dt_near_gain_db", "nest_gain_db", "pesq_dt"
+        ].map {
             "\($0) \(m[$0].map { String(format: "%.2f", $0) } ?? "-")"
         }
         print("voice scene \(scene.name): \(figures.joined(separator: ", "))")

@@ -119,6 +119,9 @@ public struct EchoDelayEstimator {
     /// different distances playing different signals: the nearer one's echo while the farther one
     /// carries more (`VoiceProcessorKernel.nearerLoudspeakerDelay`).
     public private(set) var earlierPeakSamples: Double = -1
+    /// Whether `earlierPeakSamples` was found in two successive correlations (not only where the
+    /// accepted delay was before, which after a jump of the echo path may be what is left of the old one).
+    public private(set) var earlierPeakRecurs = false
     /// How far before the accepted delay an earlier peak is looked for, in decimated samples (60 ms).
     @usableFromInline let earlierPeakSpan: Int
     @usableFromInline let earlierPeakShare: Float = 0.3
@@ -202,6 +205,7 @@ public struct EchoDelayEstimator {
         confidence = 0
         agreements = 0
         earlierPeakSamples = -1
+        earlierPeakRecurs = false
         earlierCandidate = -1
         previousDelaySamples = -1
     }
@@ -297,6 +301,7 @@ public struct EchoDelayEstimator {
         let rms = (sumSquares / Float(maximumLag + 1)).squareRoot() + 1e-20
         confidence = bestValue / rms
         earlierPeakSamples = -1
+        earlierPeakRecurs = false
         if confidence < confidenceThreshold {
             earlierCandidate = -1
             return
@@ -334,11 +339,12 @@ public struct EchoDelayEstimator {
         let earlier =
             abs(samples - delaySamples) <= agreement && agreements >= 2
             ? earlierPeak(before: best, value: bestValue, rms: rms) : -1
-        let confirmed =
-            earlierCandidate >= 0 && abs(earlier - earlierCandidate) <= agreement
-            || previousDelaySamples >= 0 && abs(earlier - previousDelaySamples) <= agreement
+        let recurring = earlierCandidate >= 0 && abs(earlier - earlierCandidate) <= agreement
+        let confirmed = recurring || previousDelaySamples >= 0 && abs(earlier - previousDelaySamples) <= agreement
+        earlierPeakRecurs = false
         if earlier >= 0 && confirmed {
             earlierPeakSamples = earlier
+            earlierPeakRecurs = recurring
         }
         earlierCandidate = earlier
     }

@@ -26,7 +26,8 @@
 ///   - `Y` is the linear filter's echo estimate (η_k: its leakage; in the suppression of far-end single
 ///     talk at least the all-bin leakage, see `nearEndOwnLeakage`);
 ///   - `L` is a decaying sum of past |Y|² (the reverberation beyond the filter's length);
-///   - `X` is the largest aligned-reference power in the span where the echo can be (`referencePeak`);
+///   - `X` is the largest aligned-reference power in the span where the echo can be (`referencePeak`;
+///     the kernel chooses the span);
 ///   - `T` is the echo estimate's power summed over bins (a loudspeaker's distortion spreads energy
 ///     across bins; weighted by 0.1).
 ///   While the linear filter has not converged (at the start and after a change of delay), `X` also

@@ -19,15 +19,15 @@ extension VoiceProcessorKernel {
     /// the line by more than `realignmentThreshold`, or later by more than `laterEchoSlack` too.
     func followTrackedDelay() {
         guard estimator.delaySamples >= 0 else { return }
-        var delay = estimator.delaySamples
-        if playsTwoSignals {
-            // The tracker heads one loudspeaker; a confirmed earlier peak is the nearer one, heard
-            // after it, so the two are confirmed together.
-            delay = nearerLoudspeakerDelay(delay)
-            let earlier = estimator.earlierPeakSamples
-            if earlier >= 0 && estimator.delaySamples - earlier <= Double(widestLoudspeakerSpread) {
-                delay = nearerLoudspeakerDelay(earlier, mayMovePath: false)
-            }
+        // Two loudspeakers (two signals, or one signal played by both at different distances): the
+        // tracker heads one path at a time; a confirmed earlier peak is the nearer one, heard after it,
+        // so the two are confirmed together, and the line takes the nearer.
+        var delay = nearerLoudspeakerDelay(estimator.delaySamples)
+        let earlier = estimator.earlierPeakSamples
+        if earlier >= 0 && (playsTwoSignals || estimator.earlierPeakRecurs)
+            && estimator.delaySamples - earlier <= Double(widestLoudspeakerSpread)
+        {
+            delay = nearerLoudspeakerDelay(earlier, mayMovePath: false)
         }
         current.delayMs = Float(delay * 1000 / settings.sampleRate)
         let target = min(max(Int(delay.rounded()) - alignmentMargin, 0), maximumLineDelay)

@@ -130,6 +130,9 @@ public final class VoiceProcessorKernel {
     /// and 25 dB after 15 s): a room the filter cannot model to `convergedErleDb` (distortion, noise) is
     /// left to the regressions after it.
     static let convergenceLimitFrames = 1000
+    /// Frames (0.3 s) after an alignment during which an unconverged MDF's suppressor bounds the echo by
+    /// the reference's peak over every delay, not only the 40 ms after the line's (docs/DECISIONS.md).
+    static let wideSpanFrames = 30
     var converged = false
     /// Successive frames the MDF's ERLE has been above `convergedErleDb` (while not converged).
     var convergedRun = 0
@@ -633,7 +636,10 @@ public final class VoiceProcessorKernel {
         let row = history + historyIndex * binCount
         for k in 0..<binCount { row[k] = referenceRe[k] * referenceRe[k] + referenceIm[k] * referenceIm[k] }
         historyIndex = (historyIndex + 1) % historyLength
-        let span = estimator.agreements >= 2 ? min(4, historyLength) : historyLength
+        // Every delay the line allows until a delay is confirmed, and for `wideSpanFrames` after each
+        // alignment while the MDF has not learned it; then the 40 ms after the line's delay.
+        let narrow = estimator.agreements >= 2 && (converged || framesSinceAlignment >= Self.wideSpanFrames)
+        let span = narrow ? min(4, historyLength) : historyLength
         let weight: Float = converged ? 0 : 1
         do {
             for k in 0..<binCount { referencePeak[k] = 0 }
