@@ -389,13 +389,19 @@ public final class JackHost: Sendable {
         port.contains(":") ? port : clientName + ":" + port
     }
 
+    /// Why `name` cannot be a JACK client name (empty, too long for libjack, or holding ':'), or nil.
+    /// jack2's `jack_client_name_size()` counts the terminating NUL, and its client open refuses a name
+    /// of that size less one too ("too long to be used as a JACK client name"): 63 bytes at most.
+    public static func clientNameProblem(_ name: String) -> String? {
+        let maxName = Int(jack_client_name_size()) - 2
+        if name.isEmpty { return "the client name is empty" }
+        if name.utf8.count > maxName { return "the client name '\(name)' is longer than \(maxName) bytes" }
+        if name.contains(":") { return "the client name must not contain ':'" }
+        return nil
+    }
+
     private static func validate(_ config: JackHostConfiguration) -> String? {
-        let maxName = Int(jack_client_name_size()) - 1
-        if config.clientName.isEmpty { return "the client name is empty" }
-        if config.clientName.utf8.count > maxName {
-            return "the client name '\(config.clientName)' is longer than \(maxName) bytes"
-        }
-        if config.clientName.contains(":") { return "the client name must not contain ':'" }
+        if let problem = clientNameProblem(config.clientName) { return problem }
         let range = 0...JackHostConfiguration.maximumChannelCount
         if !range.contains(config.outputChannelCount) {
             return "outputChannelCount \(config.outputChannelCount) is outside \(range)"

@@ -209,11 +209,19 @@ final class ManagedSession {
     /// Opens `path` as a session folder: its patch.yaml, or a new session made from the template (or an
     /// empty graph) and saved there first. Answers `/error` and returns nil when it cannot.
     private func prepare(path: String, displayName: String, clientID: String, rate: Double?) -> Prepared? {
-        let folder = SessionFolder(path: path)
-        guard !clientID.isEmpty, !clientID.contains(":") else {
-            nsm.error("/nsm/client/open", .general, "the client id '\(clientID)' cannot be a JACK client name")
+        // Checked before anything is made or stopped: a switch keeps the session in force.
+        if let problem = JackHost.clientNameProblem(clientID) {
+            nsm.error("/nsm/client/open", .general, "the client id cannot be a JACK client name: \(problem)")
             return nil
         }
+        let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard path.hasPrefix("/"), standardized != "/" else {
+            nsm.error(
+                "/nsm/client/open", .createFailed,
+                "the session path '\(path)' must be an absolute path below the root folder")
+            return nil
+        }
+        let folder = SessionFolder(path: path)
         do { try folder.create() } catch {
             printError(error.message)
             nsm.error("/nsm/client/open", .createFailed, error.message)

@@ -271,6 +271,17 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
         // A folder that cannot be made: ERR_CREATE_FAILED.
         let impossible = managed.nsm.open(path: "/proc/nope/Soundstage.nX", clientID: "Soundstage.nX")
         #expect(impossible?.address == "/error" && impossible?.arguments.dropFirst().first == .int32(-10))
+        // A client id longer than a JACK client name may be, and paths that are no session folder:
+        // answered before anything is made.
+        let longID = "Soundstage." + String(repeating: "n", count: 53)
+        let long = managed.nsm.open(path: managed.root + "/Long/" + longID, clientID: longID)
+        #expect(long?.address == "/error" && long?.arguments.dropFirst().first == .int32(-1), managed.log)
+        #expect(!FileManager.default.fileExists(atPath: managed.root + "/Long"))
+        for path in ["/", "", "relative/Soundstage.nR"] {
+            let refused = managed.nsm.open(path: path, clientID: "Soundstage.nR")
+            #expect(refused?.address == "/error" && refused?.arguments.dropFirst().first == .int32(-10), managed.log)
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/patch.yaml"))
         // A message Soundstage does not serve: ERR_GENERAL.
         managed.nsm.send("/nsm/client/show_optional_gui")
         let gui = managed.nsm.awaitAnswer(to: "/nsm/client/show_optional_gui")
@@ -280,6 +291,11 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
         #expect(managed.nsm.open(path: good, clientID: "Soundstage.nOK")?.address == "/reply", managed.log)
         let client = OSCTestClient(port: try #require(managed.oscPort(), managed.log))
         #expect(client.command("/quit")?.address == "/error")
+        // A switch to an id JACK refuses leaves the session in force playing.
+        let switchTo = managed.nsm.open(path: managed.root + "/Long2/" + longID, clientID: longID)
+        #expect(switchTo?.address == "/error", managed.log)
+        #expect(ports(server, of: "Soundstage.nOK").count == 2)
+        #expect(client.request("/ping", reply: "/pong") != nil)
         #expect(managed.child.isRunning)
         #expect(managed.child.stop(signal: SIGTERM, grace: 10) == false)
         #expect(managed.child.terminationStatus == 0, managed.log)
