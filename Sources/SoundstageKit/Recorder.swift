@@ -448,10 +448,16 @@ public final class Recorder: Sendable {
     /// duration and ends the take. Never touches the file.
     private func receive(_ block: TapBuffer, take: Int) {
         var events: [RecorderEvent] = []
+        let rate = engine.configuration.sampleRate
         let ending = state.withLock { state -> Ending? in
             guard state.take == take, state.phase == .recording, let writer = state.writer,
                 block.channels.count == state.channelCount
             else { return nil }
+            // The file's rate is fixed: audio at another rate would play at the wrong speed and pitch.
+            if rate != state.sampleRate {
+                events.append(.error(.sampleRateChanged(path: path, from: state.sampleRate, to: rate)))
+                return Self.end(&state)
+            }
             var frames = block.frameCount
             if let limit = state.frameLimit { frames = min(frames, limit - state.recordedFrames) }
             guard frames > 0 else { return Self.end(&state) }

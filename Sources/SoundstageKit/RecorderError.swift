@@ -31,13 +31,16 @@ public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The recorded node was freed during a take: the take ended there and the file holds what was
     /// recorded until then.
     case nodeFreed(path: String, node: String)
+    /// The engine's sample rate changed during a take (the JACK server came back at another rate): the
+    /// take ended there, since its file's rate is fixed.
+    case sampleRateChanged(path: String, from: Double, to: Double)
 
     /// The recording's file.
     public var path: String {
         switch self {
         case .file(let error): error.path
         case .engine(let path, _), .framesLost(let path, _, _), .notAllowed(let path, _),
-            .invalidArgument(let path, _), .nodeFreed(let path, _):
+            .invalidArgument(let path, _), .nodeFreed(let path, _), .sampleRateChanged(let path, _, _):
             path
         }
     }
@@ -62,6 +65,10 @@ public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .nodeFreed(let path, let node):
             return
                 "Recording '\(path)' ended: its node '\(node)' was freed; the file holds what was recorded until then."
+        case .sampleRateChanged(let path, let from, let to):
+            return
+                "Recording '\(path)' ended: the engine's sample rate changed from \(Int(from)) to \(Int(to)) Hz; "
+                + "the file holds what was recorded at \(Int(from)) Hz."
         }
     }
 }

@@ -143,6 +143,18 @@ extension OSCExternalSerialSuites.OSCQueryRunTests {
         #expect(WebRequestGuard.refusal(host: "[::1]:57131", origin: nil, boundHost: "::1") == nil)
         #expect(WebRequestGuard.refusal(host: "evil.example", origin: nil, boundHost: "127.0.0.1") != nil)
         #expect(WebRequestGuard.refusal(host: nil, origin: nil, boundHost: "127.0.0.1") != nil)
+        // Names a rebinding page can have: only an address or localhost, whole, with a numeric port.
+        for forged in [
+            "127.0.0.1.evil.com", "127.0.0.1.evil.com:57131", "127.0.0.1evil", "[::1].evil", "127.0.0.1:57131@evil.com",
+            "localhost.evil.com", "127.0.0.1:", "127.0.0.1:80:80", "[::1]", "::1", "127.1", ""
+        ] where forged != "[::1]" {
+            #expect(
+                WebRequestGuard.refusal(host: forged, origin: "http://\(forged)", boundHost: "127.0.0.1") != nil,
+                "Host: \(forged)")
+        }
+        for loopback in ["127.0.0.1", "127.0.0.2:8080", "LOCALHOST:57131", "[::1]", "[::ffff:127.0.0.1]:57131"] {
+            #expect(WebRequestGuard.refusal(host: loopback, origin: nil, boundHost: "127.0.0.1") == nil, "\(loopback)")
+        }
         #expect(
             WebRequestGuard.refusal(host: "127.0.0.1:57131", origin: "http://evil.example", boundHost: "127.0.0.1")
                 != nil)

@@ -58,6 +58,31 @@ import Testing
         #expect(throws: RecorderError.self) { try recorder.record() }
     }
 
+    /// A take whose engine changes rate (the JACK server came back at another one) ends there: its file
+    /// keeps its rate and holds only what was recorded at it, and the recorder says why.
+    @Test func aSampleRateChangeEndsTheTakeAndSaysSo() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let engine = try RecorderFixture.engine(playing: RecorderFixture.noise(frames: 30_000))
+        let path = dir.appendingPathComponent("take.wav").path
+        let recorder = try Recorder(engine: engine, node: "main", path: path)
+        let log = RecorderEventLog(recorder)
+        try recorder.record()
+        let rendered = RecorderFixture.render(engine, frames: 100 * Self.block)
+        engine.poll()
+        engine.setSampleRate(44_100)
+        _ = RecorderFixture.render(engine, frames: 50 * Self.block)
+        engine.poll()
+        recorder.stop()
+        #expect(!recorder.isRecording)
+        #expect(log.errors == [.sampleRateChanged(path: path, from: RecorderFixture.rate, to: 44_100)])
+        #expect(log.finishes == [true])
+        let file = try AudioFileReader.load(path: path)
+        #expect(file.sampleRate == RecorderFixture.rate)
+        #expect(file.frameCount == 100 * Self.block)
+        #expect(file.channels == rendered)
+    }
+
     @Test func flacRecordingMatchesTheRenderWithin24BitQuantization() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -188,7 +188,7 @@ enum WebRequestGuard {
     /// header that is not the server's own).
     static func refusal(host: String?, origin: String?, boundHost: String) -> String? {
         if isLoopback(boundHost) {
-            guard let host, isLoopback(hostName(host)) else {
+            guard let host, let name = hostName(host), isLoopback(name) else {
                 return "this server answers requests for 127.0.0.1, ::1 or localhost only (Host: \(host ?? "none"))"
             }
         }
@@ -202,17 +202,32 @@ enum WebRequestGuard {
         return nil
     }
 
-    /// The name in a Host header, without its port (`[::1]:57131` → `::1`).
-    static func hostName(_ host: String) -> String {
-        if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+    /// The name in a Host header without its port (`[::1]:57131` → `::1`, `localhost:80` → `localhost`),
+    /// or nil when the header is not a name or bracketed IPv6 address with an optional numeric port.
+    static func hostName(_ host: String) -> String? {
+        func isPort(_ text: Substring) -> Bool { !text.isEmpty && text.count <= 5 && text.allSatisfy { ("0"..."9").contains($0) } }
+        if host.hasPrefix("[") {
+            guard let end = host.firstIndex(of: "]") else { return nil }
+            let rest = host[host.index(after: end)...]
+            guard rest.isEmpty || (rest.first == ":" && isPort(rest.dropFirst())) else { return nil }
             return String(host[host.index(after: host.startIndex)..<end])
         }
-        if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") { return String(host[..<colon]) }
-        return host
+        let parts = host.split(separator: ":", omittingEmptySubsequences: false)
+        guard !parts[0].isEmpty, parts.count == 1 || (parts.count == 2 && isPort(parts[1])) else { return nil }
+        return String(parts[0])
     }
 
+    /// `localhost`, an IPv4 address in 127.0.0.0/8 or the IPv6 loopback, written as an address exactly
+    /// (`127.0.0.1.example.com` and `127.0.0.1evil` are names of other hosts).
     static func isLoopback(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return lower == "localhost" || lower == "::1" || lower.hasPrefix("127.")
+        if name.lowercased() == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, name, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+        // An IPv4-mapped loopback (::ffff:127.x.y.z).
+        return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
     }
 }
