@@ -485,6 +485,7 @@ public final class JackHost: Sendable {
     /// waits for the next cycle to show it: other threads (the OSC thread's status and metadata checks)
     /// get through meanwhile.
     public func connect(_ source: String, to destination: String) -> JackConnectionResult {
+        if let waiting = requestWhileServerLost(source, destination, connect: true) { return waiting }
         awaitInsertRequests()
         let notRunning = JackConnectionResult(
             source: source, destination: destination, outcome: .failed("the JACK host is not running"))
@@ -511,6 +512,7 @@ public final class JackHost: Sendable {
 
     /// Disconnects two ports, in either order; names without ':' are our own ports.
     public func disconnect(_ source: String, from destination: String) -> JackConnectionResult {
+        if let waiting = requestWhileServerLost(source, destination, connect: false) { return waiting }
         awaitInsertRequests()
         return withClientAndName { client, name in
             let (a, b) = (resolve(source, clientName: name), resolve(destination, clientName: name))
@@ -531,6 +533,31 @@ public final class JackHost: Sendable {
         return withClientAndName { client, name in
             JackPorts.connections(client: client, port: resolve(port, clientName: name))
         } ?? []
+    }
+
+    /// While the server is away, a connection asked for waits with those the loss left to make again,
+    /// and a removal takes it (either way round) from them; nil when the server is not away. A removal
+    /// of a connection that was not waiting fails, as it would with the server there.
+    private func requestWhileServerLost(_ source: String, _ destination: String, connect: Bool)
+        -> JackConnectionResult?
+    {
+        core.state.withLock { state in
+            guard let session = state.session, session.isServerLost else { return nil }
+            let a = resolve(source, clientName: session.actualClientName)
+            let b = resolve(destination, clientName: session.actualClientName)
+            let found = core.connectionMemory.withLock { memory -> Bool in
+                if connect {
+                    memory.pending.insert(JackEdge(source: a, destination: b))
+                    return true
+                }
+                let forward = memory.pending.remove(JackEdge(source: a, destination: b)) != nil
+                let backward = memory.pending.remove(JackEdge(source: b, destination: a)) != nil
+                return forward || backward
+            }
+            return JackConnectionResult(
+                source: a, destination: b,
+                outcome: found ? .waitingForServer : .failed("not connected (the server is away)"))
+        }
     }
 
     private func withClient<T>(_ body: (OpaquePointer) -> T) -> T? {

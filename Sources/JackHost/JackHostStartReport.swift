@@ -9,6 +9,9 @@ public struct JackConnectionResult: Sendable, Equatable, CustomStringConvertible
         case alreadyConnected
         /// Why it failed, in words (unknown port, wrong direction, refused by the server…).
         case failed(String)
+        /// Asked while the server is away: the request waits, and is carried out when it returns (a
+        /// connection is made once both ports exist; a removal keeps it from coming back).
+        case waitingForServer
     }
 
     /// Full name of the output (source) port, after resolving our own short names.
@@ -23,10 +26,10 @@ public struct JackConnectionResult: Sendable, Equatable, CustomStringConvertible
         self.outcome = outcome
     }
 
-    /// True when the two ports end up connected.
+    /// True when the two ports end up connected (for a request waiting for the server: as it asks).
     public var isConnected: Bool {
         switch outcome {
-        case .connected, .alreadyConnected: return true
+        case .connected, .alreadyConnected, .waitingForServer: return true
         case .failed: return false
         }
     }
@@ -36,6 +39,7 @@ public struct JackConnectionResult: Sendable, Equatable, CustomStringConvertible
         case .connected: return "\(source) -> \(destination)"
         case .alreadyConnected: return "\(source) -> \(destination) (already connected)"
         case .failed(let why): return "\(source) -> \(destination) FAILED: \(why)"
+        case .waitingForServer: return "\(source) -> \(destination) (the server is away: after its return)"
         }
     }
 }

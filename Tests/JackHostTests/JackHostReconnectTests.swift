@@ -140,6 +140,36 @@ extension JackHostTests {
             host.stop()
         }
 
+        /// A patch reload or `/graph/*` while the server is away: a removal keeps a connection from coming
+        /// back, a new one is made at the return (given input first too), and a removal of a connection
+        /// nobody had fails as it would with the server there.
+        @Test func connectionsAskedWhileTheServerIsAwayAreCarriedOutAtItsReturn() throws {
+            let server = try PrivateJackServer()
+            let engine = try Tone.makeEngine()
+            let poller = EnginePoller(engine)
+            defer { poller.stop() }
+            let events = EventLog()
+            let host = makeHost(engine, server, events: events)
+            _ = try host.start()
+            #expect(host.connect("out_1", to: "system:playback_1").isConnected)
+            usleep(200_000)
+            server.kill9()
+            #expect(events.wait(timeout: 3) { if case .serverLost = $0 { return true } else { return false } } != nil)
+
+            #expect(host.disconnect("out_1", from: "system:playback_1").outcome == .waitingForServer)
+            #expect(host.connect("out_1", to: "system:playback_2").outcome == .waitingForServer)
+            #expect(host.connect("system:capture_1", to: "in_1").outcome == .waitingForServer)
+            let never = host.disconnect("out_2", from: "system:playback_2")
+            #expect(!never.isConnected, "\(never)")
+
+            let restarted = try PrivateJackServer(name: server.name)
+            _ = try #require(returned(events), "no serverReturned: \(events.all)")
+            #expect(waitUntil(timeout: 1) { host.connections(of: "out_1") == ["system:playback_2"] })
+            #expect(host.connections(of: "in_1") == ["system:capture_1"])
+            restarted.stop()
+            host.stop()
+        }
+
         @Test func stopEndsTheWaitingAndADroppedHostIsFreed() throws {
             let server = try PrivateJackServer()
             let engine = try Tone.makeEngine()
