@@ -78,7 +78,13 @@ public struct SessionFolder: Sendable, Equatable {
                 : URL(fileURLWithPath: reference, relativeTo: base.map { URL(fileURLWithPath: $0, isDirectory: true) })
                     .path
             let source = URL(fileURLWithPath: absolute).standardizedFileURL.path
-            if source.hasPrefix(path + "/") { return String(source.dropFirst(path.count + 1)) }
+            if source.hasPrefix(path + "/") {
+                // Inside: referred to by its place in the folder, and named when it is gone.
+                if !FileManager.default.fileExists(atPath: source), !report.missing.contains(source) {
+                    report.missing.append(source)
+                }
+                return String(source.dropFirst(path.count + 1))
+            }
             if let known = byOrigin[source] { return known }
             guard FileManager.default.fileExists(atPath: source) else {
                 if !report.missing.contains(source) { report.missing.append(source) }
@@ -102,6 +108,17 @@ public struct SessionFolder: Sendable, Equatable {
                     continue
                 }
                 document.nodes[n].params[p].value = .string(try adopt(file))
+            }
+        }
+        // A recorder writing into a subfolder of the session (`takes/take1.wav`) finds it there.
+        for recorder in document.recorders where !recorder.path.hasPrefix("/") {
+            let folder = URL(fileURLWithPath: path + "/" + recorder.path).standardizedFileURL
+                .deletingLastPathComponent().path
+            guard folder.hasPrefix(path + "/") else { continue }
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw SessionFolderError("cannot make the recordings folder '\(folder)': \(error.localizedDescription)")
             }
         }
         document.path = patchPath

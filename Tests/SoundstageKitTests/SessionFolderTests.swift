@@ -151,6 +151,29 @@ import Testing
         #expect(try reloaded.engine.get("deck", "file") == .string("song.wav"))
     }
 
+    /// A file of the session deleted since it was copied in is named like any missing file, and a
+    /// recorder that writes into a subfolder of the session finds that folder made.
+    @Test func aFileGoneFromTheFolderIsReportedAndRecordingFoldersAreMade() throws {
+        let session = SessionFolder(path: try folder("gone"))
+        defer { try? FileManager.default.removeItem(atPath: session.path) }
+        var document = PatchDocument(buffers: [
+            PatchBuffer(name: "gone", source: .file(path: session.path + "/tone44.wav"))
+        ])
+        document.recorders = [
+            PatchRecorder(name: "take", node: "main", path: "takes/take1.wav", record: false),
+            PatchRecorder(name: "outside", node: "main", path: "../elsewhere/take.wav", record: false)
+        ]
+        let report = try session.save(document)
+        #expect(report.missing == [session.path + "/tone44.wav"])
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: session.path + "/takes", isDirectory: &isFolder) && isFolder.boolValue)
+        // Nothing is made outside the session.
+        let outside = URL(fileURLWithPath: session.path).deletingLastPathComponent().path + "/elsewhere"
+        #expect(!FileManager.default.fileExists(atPath: outside))
+        let saved = try PatchParser.parse(contentsOf: session.patchPath, names: .engine)
+        #expect(saved.buffers.map(\.source) == [.file(path: "tone44.wav")])
+    }
+
     @Test func aFolderThatCannotBeMadeIsAClearError() throws {
         let session = SessionFolder(path: "/proc/soundstage-cannot-exist/Soundstage.nX")
         #expect(throws: SessionFolderError.self) { try session.save(PatchDocument()) }
