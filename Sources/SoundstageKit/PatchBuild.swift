@@ -189,10 +189,26 @@ struct PatchBuild {
                 }
                 continue
             }
+            let destination = connection.to.node
+            let before = engine.connections().filter { $0.destination == destination }
             do throws(EngineError) {
                 try engine.connect(connection.from.description, to: connection.to.description)
             } catch {
                 report(connection.location, error.message)
+                continue
+            }
+            // An input takes one source (AVAudioEngine's rule): a second connection into it replaces the
+            // first, which in a patch is most likely a mistake.
+            let after = Set(engine.connections())
+            for replaced in before where !after.contains(replaced) {
+                warnings.append(
+                    PatchDiagnostic(
+                        path: document.path, location: connection.location,
+                        message:
+                            "this connection replaces the one from '\(replaced.source):\(replaced.sourceBus)' into "
+                            + "'\(destination):\(replaced.destinationBus)': an input takes one source (to mix "
+                            + "several, connect them to a mixer and the mixer to '\(destination)')",
+                        severity: .warning))
             }
         }
     }

@@ -34,6 +34,15 @@ public enum PatchLoader {
         return try build(document, overrides: overrides)
     }
 
+    /// `check`'s errors, or, for a patch that loads, its warnings (severity `.warning`).
+    public static func diagnose(path: String) -> [PatchDiagnostic] {
+        do {
+            return try load(path: path).warnings
+        } catch {
+            return error.diagnostics
+        }
+    }
+
     /// Every problem in the patch at `path` (empty when it is valid). Loads its files to check them.
     public static func check(path: String) -> [PatchDiagnostic] {
         do {

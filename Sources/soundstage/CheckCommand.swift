@@ -15,12 +15,12 @@ struct CheckCommand: ParsableCommand {
         quiet.apply()
         var failed = false
         for path in patches {
-            let diagnostics = PatchLoader.check(path: path)
-            if diagnostics.isEmpty {
-                say("\(path): ok")
-            } else {
+            let diagnostics = PatchLoader.diagnose(path: path)
+            for d in diagnostics { printError(d.description) }
+            if diagnostics.contains(where: { $0.severity == .error }) {
                 failed = true
-                for d in diagnostics { printError(d.description) }
+            } else {
+                say("\(path): ok" + (diagnostics.isEmpty ? "" : " (\(diagnostics.count) warning(s))"))
             }
         }
         if failed { throw ExitCode(1) }

@@ -285,6 +285,34 @@ import Testing
           - { from: c, to: main }
         """
 
+    /// A second connection into an effect's one input replaces the first (AVAudioEngine's rule); the
+    /// patch loads, with a warning at the connection that replaced, and the first source is not heard
+    /// through the effect.
+    @Test func aSecondConnectionIntoOneInputIsAWarning() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try Fixtures.write(
+            """
+            version: 1
+            nodes:
+              - { name: a, kind: player }
+              - { name: b, kind: player }
+              - { name: fx, kind: reverb }
+            connections:
+              - { from: a, to: fx }
+              - { from: b, to: fx }
+              - { from: fx, to: main }
+            """, to: "twice.yaml", in: dir)
+        let loaded = try PatchLoader.load(path: path)
+        let lines = loaded.warnings.map(\.description)
+        #expect(
+            lines.count == 1 && lines[0].contains(":8:") && lines[0].contains("replaces the one from 'a:0'"), "\(lines)"
+        )
+        #expect(loaded.engine.connections().filter { $0.destination == "fx" }.map(\.source) == ["b"])
+        #expect(PatchLoader.check(path: path).isEmpty)
+        #expect(PatchLoader.diagnose(path: path).map(\.severity) == [.warning])
+    }
+
     @Test func toleratedFileProblemsBecomeWarningsAndTheRestPlays() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -166,7 +166,9 @@ import Testing
         let report = try session.save(document)
         #expect(report.missing == [session.path + "/tone44.wav"])
         var isFolder: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: session.path + "/takes", isDirectory: &isFolder) && isFolder.boolValue)
+        #expect(
+            FileManager.default.fileExists(atPath: session.path + "/takes", isDirectory: &isFolder)
+                && isFolder.boolValue)
         // Nothing is made outside the session.
         let outside = URL(fileURLWithPath: session.path).deletingLastPathComponent().path + "/elsewhere"
         #expect(!FileManager.default.fileExists(atPath: outside))

@@ -205,7 +205,9 @@ enum WebRequestGuard {
     /// The name in a Host header without its port (`[::1]:57131` → `::1`, `localhost:80` → `localhost`),
     /// or nil when the header is not a name or bracketed IPv6 address with an optional numeric port.
     static func hostName(_ host: String) -> String? {
-        func isPort(_ text: Substring) -> Bool { !text.isEmpty && text.count <= 5 && text.allSatisfy { ("0"..."9").contains($0) } }
+        func isPort(_ text: Substring) -> Bool {
+            !text.isEmpty && text.count <= 5 && text.allSatisfy { ("0"..."9").contains($0) }
+        }
         if host.hasPrefix("[") {
             guard let end = host.firstIndex(of: "]") else { return nil }
             let rest = host[host.index(after: end)...]
