@@ -79,6 +79,17 @@ import Testing
         #expect(f.client.request("/ping", reply: "/pong") != nil)
     }
 
+    /// A node, recorder or buffer named like one of OSC's own methods would hide it (`/node/list`).
+    @Test func namesOfOSCMethodsAreRefused() throws {
+        let f = try OSCFixture()
+        for name in ["list", "new", "free", "kinds", "load"] {
+            #expect(f.client.command("/node/new", [.string("mixer"), .string(name)])?.errorCode == 12, "\(name)")
+        }
+        #expect(
+            f.client.command("/recorder/new", [.string("list"), .string("main"), .string("t.wav")])?.errorCode == 12)
+        #expect(f.client.request("/node/list", reply: "/reply") != nil)
+    }
+
     @Test func errorFloodsAreRateLimited() throws {
         let f = try OSCFixture {
             $0.errorBurst = 5; $0.errorsPerSecond = 1

@@ -12,6 +12,11 @@ import Testing
         ("a/b", "invalid node name 'a/b': only letters, digits, '_', '-' and '.' are allowed (found '/')"),
         ("née", "invalid node name 'née': only letters, digits, '_', '-' and '.' are allowed (found 'é')"),
         ("", "node name must not be empty"),
+        // OSC's own methods beside the named nodes: `/node/list` must stay the list.
+        (
+            "list",
+            "'list' cannot be a node name: OSC has a method of that name (/node/list, /recorder/list…); choose another"
+        ),
         (String(repeating: "x", count: 65), "node name 'xxxxxxxxxxxxxxxxxxxx…' is 65 characters long; the limit is 64")
     ]
 

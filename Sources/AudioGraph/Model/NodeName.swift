@@ -35,14 +35,25 @@ public enum NodeName {
         if length > maximumLength {
             return "\(what) '\(name.prefix(20))…' is \(length) characters long; the limit is \(maximumLength)"
         }
+        if reservedNames.contains(name) { return reservation(name, what: what) }
         return nil
+    }
+
+    /// Names OSC gives its own methods beside the named ones (`/node/list`, `/recorder/new`…): a node,
+    /// buffer or recorder of that name could not be told from the method.
+    public static let reservedNames: Set<String> = ["new", "free", "list", "kinds", "load"]
+
+    private static func reservation(_ name: String, what: String) -> String {
+        "'\(name)' cannot be a \(what): OSC has a method of that name (/node/\(name), /recorder/\(name)…); "
+            + "choose another"
     }
 
     /// The refusal of a name: `'x' is not a valid node name (letters, digits, '_', '-', '.'; at most 64
     /// characters)`. `shown` is the name as it may be printed (OSC sanitizes it); `what` names the thing
     /// (`node name`, `buffer name`, `recorder name`).
     public static func refusal(_ shown: String, what: String = "node name") -> String {
-        "'\(shown)' is not a valid \(what) (letters, digits, '_', '-', '.'; at most \(maximumLength) characters)"
+        if reservedNames.contains(shown) { return reservation(shown, what: what) }
+        return "'\(shown)' is not a valid \(what) (letters, digits, '_', '-', '.'; at most \(maximumLength) characters)"
     }
 
     /// ``refusal(_:what:)`` as the engine's `.invalidName` error.
