@@ -104,6 +104,11 @@ extension OSCServiceCore {
             return
         }
         let address: SubscriberAddress
+        if url != nil, case .web = r.client.target {
+            // A page (even a read-only one) must not turn the engine into a UDP reflector.
+            throw a.failure(
+                "a WebSocket client's notifications come back on its socket; a reply URL is not taken from it")
+        }
         if let url {
             guard let parsed = LoAddress.url(url) else {
                 throw a.failure(

@@ -189,6 +189,10 @@ with connect(f"ws://127.0.0.1:{HTTP}/", open_timeout=5, max_size=None) as ws:
     ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": "/node/nobody/volume"}))
     bad = receive_until(ws, lambda m: isinstance(m, list) and m and m[0][0] == "/error")
     check(bad is not None and bad[0][1][1] == 60, f"LISTEN to nothing: {bad}")
+    # A page may not point notifications at another address (UDP reflection): they come on the socket.
+    ws.send(osc("/notify", 1, "osc.udp://127.0.0.1:9/"))
+    bad = receive_until(ws, lambda m: isinstance(m, list) and m and m[0][0] == "/error")
+    check(bad is not None and bad[0][1][0] == "/notify" and bad[0][1][1] == 61, f"a URL from a socket: {bad}")
     ws.send(osc("/ping", 7))
     pong = receive_until(ws, lambda m: isinstance(m, list) and m and m[0][0] == "/pong")
     check(pong is not None and pong[0][1] == [7], "the socket still works after errors")
