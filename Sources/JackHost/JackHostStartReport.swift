@@ -26,6 +26,15 @@ public struct JackConnectionResult: Sendable, Equatable, CustomStringConvertible
         self.outcome = outcome
     }
 
+    /// The failure of a request naming a port that does not exist.
+    static func noPort(_ name: String) -> String { "no port named '\(name)' (jack_lsp lists the ports)" }
+
+    /// A removal that failed because a port no longer exists: the connection went with the port.
+    public var portIsGone: Bool {
+        guard case .failed(let why) = outcome else { return false }
+        return why == Self.noPort(source) || why == Self.noPort(destination)
+    }
+
     /// True when the two ports end up connected (for a request waiting for the server: as it asks).
     public var isConnected: Bool {
         switch outcome {

@@ -200,10 +200,10 @@ public enum JackPorts {
         -> Result<(String, String, OpaquePointer), FailedConnection>
     {
         guard let a = jack_port_by_name(client, first) else {
-            return .failure(FailedConnection(first, second, "no port named '\(first)' (jack_lsp lists the ports)"))
+            return .failure(FailedConnection(first, second, JackConnectionResult.noPort(first)))
         }
         guard let b = jack_port_by_name(client, second) else {
-            return .failure(FailedConnection(first, second, "no port named '\(second)' (jack_lsp lists the ports)"))
+            return .failure(FailedConnection(first, second, JackConnectionResult.noPort(second)))
         }
         let output = UInt32(JackPortIsOutput.rawValue)
         let input = UInt32(JackPortIsInput.rawValue)

@@ -106,7 +106,8 @@ final class PatchReloader: Sendable {
         var undone = 0
         for pair in before where !after.contains(pair) {
             let result = host.disconnect(pair.from, from: pair.to)
-            if result.isConnected { undone += 1 } else { printError("jack connection: \(result)") }
+            // A port the reload removed (an insert's) took its connections with it.
+            if result.isConnected || result.portIsGone { undone += 1 } else { printError("jack connection: \(result)") }
         }
         for pair in after where !before.contains(pair) {
             let result = host.connect(pair.from, to: pair.to)

@@ -199,6 +199,37 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         #expect(Self.clicks(stepped, frequency: 220) == [19_999])
     }
 
+    /// A reload that removes an effect insert with the JACK connection of its port: the port took the
+    /// connection with it, which is no failure to print.
+    @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
+    func removingAnInsertWithItsJackConnectionReportsNoFailure() throws {
+        let server = try DummyJackServer(period: 256, sampleRate: 48_000)
+        let folder = NSTemporaryDirectory() + "osct-insert-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/live.yaml"
+        let withInsert =
+            Self.patch(toneVolume: 0.25, right: nil).replacingOccurrences(
+                of: "connections:\n",
+                with: "  - { name: verb, kind: reverb, params: { insert: true } }\nconnections:\n")
+            + "jack:\n  connect:\n    - { from: verb_out_1, to: \"system:playback_2\" }\n"
+        try withInsert.write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try SoundstageRun(patch: path, server: server, clientName: "ss_insert")
+        #expect(
+            ExternalLibloToolsTests.waitUntil(timeout: 3) {
+                server.isConnected("ss_insert:verb_out_1", to: "system:playback_2")
+            }, "\(run.child.output.suffix(1500))")
+        let client = OSCTestClient(port: run.port)
+        #expect(client.command("/notify", [.int32(1)])?.address == "/done")
+        try Self.patch(toneVolume: 0.25, right: nil).write(toFile: path, atomically: true, encoding: .utf8)
+        kill(run.child.pid, SIGHUP)
+        #expect(notification(client, "/patch/reload") != nil, "\(run.child.output.suffix(1500))")
+        #expect(client.command("/quit")?.address == "/done")
+        #expect(run.child.waitForExit(timeout: 10) == 0)
+        #expect(run.child.output.contains("JACK: 0 connection(s) made, 1 removed"), "\(run.child.output.suffix(1500))")
+        #expect(!run.child.output.contains("FAILED"), "\(run.child.output.suffix(1500))")
+    }
+
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
     func sighupReloadsWithoutWatch() throws {
         let server = try DummyJackServer(period: 256, sampleRate: 48_000)
