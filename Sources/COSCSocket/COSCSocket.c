@@ -2,6 +2,7 @@
 // sockets to one address, receive-buffer size and drop counts, and receiving datagrams with their
 // sender. Compiled here rather than inline in a header, so no Swift module imports the socket headers
 // through a module map of ours (see CLibLo's shim.h).
+#define _GNU_SOURCE  // accept4, pipe2
 #include "COSCSocket.h"
 
 #include <lo/lo.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /// Resolves host:port (numeric service) for a socket of `socktype`; caller frees with freeaddrinfo.
@@ -181,4 +183,47 @@ int oscsocket_tcp_connects(const char *host, int port) {
     int connected = connect(fd, (struct sockaddr *)&address, length) == 0;
     close(fd);
     return connected;
+}
+
+int oscsocket_tcp_listen(const char *host, int port) {
+    struct sockaddr_storage address;
+    socklen_t length = numeric_address(host, port, &address);
+    if (length == 0) return -EINVAL;
+    int fd = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) return -errno;
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    if (bind(fd, (struct sockaddr *)&address, length) != 0 || listen(fd, 128) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int oscsocket_unix_connect(const char *path) {
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof(address));
+    address.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(address.sun_path)) return -ENAMETOOLONG;
+    strcpy(address.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    if (connect(fd, (struct sockaddr *)&address, sizeof(address)) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    int flags = fcntl(fd, F_GETFL, 0);
+    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    return fd;
+}
+
+int oscsocket_accept(int fd) {
+    int client = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    return client >= 0 ? client : -errno;
+}
+
+int oscsocket_pipe(int fds[2]) {
+    return pipe2(fds, O_NONBLOCK | O_CLOEXEC) == 0 ? 0 : -errno;
 }

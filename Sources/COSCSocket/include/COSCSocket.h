@@ -39,4 +39,17 @@ int oscsocket_tcp_bind_probe(const char *host, int port);
 /// 1 when a TCP connection to a numeric `host` and `port` succeeds now, else 0.
 int oscsocket_tcp_connects(const char *host, int port);
 
+/// A non-blocking TCP socket listening on a numeric IPv4 or IPv6 `host` and `port`, with SO_REUSEADDR.
+/// Returns the descriptor, or -errno (-EINVAL for a host that is not numeric).
+int oscsocket_tcp_listen(const char *host, int port);
+
+/// A non-blocking stream socket connected to the Unix socket at `path`, or -errno.
+int oscsocket_unix_connect(const char *path);
+
+/// The next connection on the listening socket `fd`, non-blocking and close-on-exec, or -errno.
+int oscsocket_accept(int fd);
+
+/// A non-blocking, close-on-exec pipe: `fds[0]` reads, `fds[1]` writes. 0, or -errno.
+int oscsocket_pipe(int fds[2]);
+
 #endif

@@ -35,6 +35,19 @@ enum WebPortCheck {
         }
     }
 
+    /// Polls with plain connects until the Unix socket at `path` accepts, at most `seconds`.
+    static func waitUntilAccepting(unixPath path: String, seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let fd = oscsocket_unix_connect(path)
+            if fd >= 0 {
+                close(fd)
+                return
+            }
+            usleep(2_000)
+        }
+    }
+
     private enum Outcome {
         case success(Int)
         case failure(Int32)

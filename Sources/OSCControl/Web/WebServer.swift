@@ -33,35 +33,53 @@ public struct WebServerOptions: Sendable {
     }
 }
 
-/// The running HTTP server of one OSC service.
+/// The running HTTP server of one OSC service: FlyingFox on a private Unix socket, behind the gate that
+/// listens on the TCP address (`WebRequestGate`).
 final class WebServer: Sendable {
     let port: Int
     private let server: HTTPServer
     private let task: Task<Void, any Error>
+    private let gate: WebRequestGate
+    /// The folder holding the Unix socket (mode 0700), removed at `stop`.
+    private let folder: String
 
     /// Binds and starts serving. The address is tried here, on the caller's thread, so a taken port or
-    /// a foreign host fails at once; then FlyingFox binds it and serves on Swift's concurrency threads.
-    /// Nothing here waits for those threads (the caller may be one of them): the wait for the first
-    /// accepted connection is bounded and only polls the socket.
+    /// a foreign host fails at once; then FlyingFox serves on Swift's concurrency threads. Nothing here
+    /// waits for those threads (the caller may be one of them): the wait for the server to accept is
+    /// bounded and only polls the socket.
     init(options: WebServerOptions, inbox: Inbox) throws(OSCServiceError) {
         let port = try WebPortCheck.bindablePort(
             host: options.host, port: options.port, fallsBack: options.fallsBackToFreePort)
-        let address: any SocketAddress
-        do {
-            address = try Self.socketAddress(host: options.host, port: port)
-        } catch {
-            throw OSCServiceError("--http-host '\(options.host)' is not an IPv4 or IPv6 address")
+        guard let folder = Self.privateFolder() else {
+            throw OSCServiceError("cannot make a private folder for the HTTP server's socket")
         }
+        let socketPath = folder + "/http.sock"
         let handler = WebRequestHandler(inbox: inbox, options: options)
-        let server = HTTPServer(address: address, timeout: 30, logger: .disabled, handler: handler)
+        let server = HTTPServer(
+            address: sockaddr_un.unix(path: socketPath), timeout: 30, logger: .disabled, handler: handler)
+        task = Task { try await server.run() }
+        WebPortCheck.waitUntilAccepting(unixPath: socketPath, seconds: 2)
+        do {
+            gate = try WebRequestGate(host: options.host, port: port, upstreamPath: socketPath)
+        } catch {
+            Task {
+                await server.stop(timeout: 0)
+            }
+            rmdir(folder)
+            throw error
+        }
         self.server = server
         self.port = port
-        task = Task { try await server.run() }
-        WebPortCheck.waitUntilAccepting(host: options.host, port: port, seconds: 2)
+        self.folder = folder
     }
 
-    /// Stops listening and closes every connection (WebSockets included), without waiting for it.
+    /// Stops listening and closes every connection (WebSockets included); the gate ends at once, the
+    /// server behind it without being waited for.
     func stop() {
+        gate.stop()
+        // Nothing reaches the server but through the gate: its socket's name can go now.
+        unlink(folder + "/http.sock")
+        rmdir(folder)
         let server = self.server
         let task = self.task
         Task {
@@ -70,9 +88,12 @@ final class WebServer: Sendable {
         }
     }
 
-    private static func socketAddress(host: String, port: Int) throws -> any SocketAddress {
-        if host.contains(":") { return try sockaddr_in6.inet6(ip6: host, port: UInt16(port)) }
-        return try sockaddr_in.inet(ip4: host, port: UInt16(port))
+    private static func privateFolder() -> String? {
+        var template = Array((NSTemporaryDirectory() + "soundstage-http-XXXXXX").utf8CString)
+        return template.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            return mkdtemp(base).map { String(cString: $0) }
+        }
     }
 }
 

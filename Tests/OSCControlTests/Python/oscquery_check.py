@@ -115,6 +115,34 @@ try:
 except InvalidStatus as error:
     check(error.response.status_code == 403, f"cross-origin WebSocket: {error.response.status_code}")
 
+# Requests whose head has no bound are refused before the server reads them, and it goes on serving.
+def raw_request(data, seconds=5.0):
+    sock = socket.create_connection(("127.0.0.1", HTTP), timeout=seconds)
+    try:
+        sock.sendall(data)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        return answer.split(b"\r\n", 1)[0].decode("latin-1")
+    except (socket.timeout, ConnectionResetError, BrokenPipeError) as error:
+        return f"no answer ({error})"
+    finally:
+        sock.close()
+
+
+start = time.monotonic()
+for _ in range(3):
+    line = raw_request(b"GET /" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    check(line.startswith("HTTP/1.1 414"), f"a 100 kB URL: {line}")
+line = raw_request(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"b" * 1_000_000 + b"\r\n\r\n")
+check(line.startswith("HTTP/1.1 431"), f"a 1 MB header: {line}")
+status, info = get("/?HOST_INFO")
+check(status == 200 and info["OSC_PORT"] == OSC, f"served after the long requests: {status}")
+check(time.monotonic() - start < 10, f"the long requests took {time.monotonic() - start:.1f} s")
+
 # --- The WebSocket -----------------------------------------------------------------------------
 with connect(f"ws://127.0.0.1:{HTTP}/", open_timeout=5, max_size=None) as ws:
     ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": "/node/tone/volume"}))
