@@ -108,7 +108,8 @@ extension JackHost {
                     open(
                         startHook: startHook, inserts: state.insertLayout, properties: state.clientProperties,
                         propertiesWrittenLast: state.propertiesWrittenLast,
-                        clientName: lost.actualClientName, monitorsOtherAudio: state.monitorsOtherAudio)
+                        clientName: lost.actualClientName, monitorsOtherAudio: state.monitorsOtherAudio,
+                        makesConfiguredConnections: false)
                 }
                 switch result {
                 case .failure(let error):

@@ -147,9 +147,13 @@ public final class JackHost: Sendable {
     /// Opens and activates a client. Called with the state lock held; on failure nothing stays open.
     /// `clientName`: the name to ask for instead of the configuration's (the name a lost client had).
     /// `properties`: the metadata to set on the client once it is active (`propertiesWrittenLast` last).
+    /// `makesConfiguredConnections`: false for a return after a loss, whose connections are the ones the
+    /// ports had (`JackConnectionMemory`), not the configuration's: one removed or moved since the start
+    /// (a reload, `/graph/disconnect`) stays as it was left.
     func open(
         startHook: (@convention(c) () -> Void)?, inserts: HostInsertLayout?, properties: [String: String] = [:],
-        propertiesWrittenLast: [String] = [], clientName: String? = nil, monitorsOtherAudio: Bool = false
+        propertiesWrittenLast: [String] = [], clientName: String? = nil, monitorsOtherAudio: Bool = false,
+        makesConfiguredConnections: Bool = true
     )
         -> Result<(JackHostStartReport, JackSession), JackHostError>
     {
@@ -294,7 +298,7 @@ public final class JackHost: Sendable {
         let session = JackSession(
             client: client, context: context, wakeFD: fds[1], eventThread: thread, actualClientName: actualName,
             serverName: serverName, outputPortNames: outputNames, inputPortNames: inputNames, insertPorts: insertPorts)
-        let connections = makeConnections(client: client, session: session)
+        let connections = makesConfiguredConnections ? makeConnections(client: client, session: session) : []
         seedRoute(client: client, session: session, context: context)
         core.followOtherAudio(client: client)
         if !properties.isEmpty {
@@ -535,13 +539,16 @@ public final class JackHost: Sendable {
         } ?? []
     }
 
-    /// While the server is away, a connection asked for waits with those the loss left to make again,
+    /// While the server is away (and the host comes back, `reconnectsAfterServerLoss`), a connection asked
+    /// for waits with those the loss left to make again,
     /// and a removal takes it (either way round) from them; nil when the server is not away. A removal
     /// of a connection that was not waiting fails, as it would with the server there.
     private func requestWhileServerLost(_ source: String, _ destination: String, connect: Bool)
         -> JackConnectionResult?
     {
-        core.state.withLock { state in
+        // A host that does not come back by itself has nothing to carry them out at.
+        guard configuration.reconnectsAfterServerLoss else { return nil }
+        return core.state.withLock { state in
             guard let session = state.session, session.isServerLost else { return nil }
             let a = resolve(source, clientName: session.actualClientName)
             let b = resolve(destination, clientName: session.actualClientName)
@@ -550,9 +557,15 @@ public final class JackHost: Sendable {
                     memory.pending.insert(JackEdge(source: a, destination: b))
                     return true
                 }
-                let forward = memory.pending.remove(JackEdge(source: a, destination: b)) != nil
-                let backward = memory.pending.remove(JackEdge(source: b, destination: a)) != nil
-                return forward || backward
+                // The loss's own bookkeeping (what the ports had, moved to `pending` by the event
+                // thread) may not have run yet: the connection is taken from every list.
+                var found = false
+                for edge in [JackEdge(source: a, destination: b), JackEdge(source: b, destination: a)] {
+                    if memory.pending.remove(edge) != nil { found = true }
+                    if memory.observed.remove(edge) != nil { found = true }
+                    if memory.recentlyRemoved.removeValue(forKey: edge) != nil { found = true }
+                }
+                return found
             }
             return JackConnectionResult(
                 source: a, destination: b,

@@ -141,17 +141,24 @@ extension JackHostTests {
         }
 
         /// A patch reload or `/graph/*` while the server is away: a removal keeps a connection from coming
-        /// back, a new one is made at the return (given input first too), and a removal of a connection
-        /// nobody had fails as it would with the server there.
+        /// back (a configured one too: the return makes what the ports had, not the configuration), a new
+        /// one is made at the return (given input first too), and a removal of a connection nobody had
+        /// fails as it would with the server there.
         @Test func connectionsAskedWhileTheServerIsAwayAreCarriedOutAtItsReturn() throws {
             let server = try PrivateJackServer()
             let engine = try Tone.makeEngine()
             let poller = EnginePoller(engine)
             defer { poller.stop() }
             let events = EventLog()
-            let host = makeHost(engine, server, events: events)
-            _ = try host.start()
-            #expect(host.connect("out_1", to: "system:playback_1").isConnected)
+            // The connection is the configuration's (a patch's `jack.connect`), made at the start.
+            let host = JackHost(
+                configuration: JackHostConfiguration(
+                    serverName: server.name, outputChannelCount: 2, inputChannelCount: 1,
+                    connections: [(from: "out_1", to: "system:playback_1")], reconnectsAfterServerLoss: true),
+                renderEngine: engine.renderEngine, onEvent: events.handler)
+            let start = try host.start()
+            let allMade = start.connections.allSatisfy { $0.isConnected }
+            #expect(allMade, "\(start.connections)")
             usleep(200_000)
             server.kill9()
             #expect(events.wait(timeout: 3) { if case .serverLost = $0 { return true } else { return false } } != nil)
