@@ -16,7 +16,7 @@ extension OSCServiceCore {
         let start = try a.optionalInteger("start frame")
         let count = try a.optionalInteger("frame count")
         try a.end()
-        guard NodeName.isValid(name) else {
+        guard NodeName.isValidBufferName(name) else {
             throw OSCFailure(.invalidName, NodeName.refusal(OSCText.sanitized(name), what: "buffer name"))
         }
         guard (start ?? 0) >= 0, (count ?? 1) >= 1, (start ?? 0) <= Int64(Int32.max), (count ?? 1) <= Int64(Int32.max)

@@ -32,7 +32,7 @@ extension EngineCore {
     }
 
     func addBuffer(_ buffer: SampleBuffer) throws(EngineError) {
-        guard NodeName.isValid(buffer.name) else {
+        guard NodeName.isValidBufferName(buffer.name) else {
             throw NodeName.invalidNameError(buffer.name, what: "buffer name")
         }
         guard abs(buffer.sampleRate - state.configuration.sampleRate) < 1e-6 else {

@@ -35,12 +35,18 @@ public enum NodeName {
         if length > maximumLength {
             return "\(what) '\(name.prefix(20))…' is \(length) characters long; the limit is \(maximumLength)"
         }
-        if reservedNames.contains(name) { return reservation(name, what: what) }
+        // Buffers have no addresses of their own beside those methods.
+        if reservedNames.contains(name) && !what.hasPrefix("buffer") { return reservation(name, what: what) }
         return nil
     }
 
-    /// Names OSC gives its own methods beside the named ones (`/node/list`, `/recorder/new`…): a node,
-    /// buffer or recorder of that name could not be told from the method.
+    /// Whether `name` may name a buffer (the rule without the reserved names).
+    public static func isValidBufferName(_ name: String) -> Bool {
+        problem(name, what: "buffer name") == nil
+    }
+
+    /// Names OSC gives its own methods beside the named ones (`/node/list`, `/recorder/new`…): a node
+    /// or recorder of that name could not be told from the method.
     public static let reservedNames: Set<String> = ["new", "free", "list", "kinds", "load"]
 
     private static func reservation(_ name: String, what: String) -> String {
@@ -52,7 +58,7 @@ public enum NodeName {
     /// characters)`. `shown` is the name as it may be printed (OSC sanitizes it); `what` names the thing
     /// (`node name`, `buffer name`, `recorder name`).
     public static func refusal(_ shown: String, what: String = "node name") -> String {
-        if reservedNames.contains(shown) { return reservation(shown, what: what) }
+        if reservedNames.contains(shown) && !what.hasPrefix("buffer") { return reservation(shown, what: what) }
         return "'\(shown)' is not a valid \(what) (letters, digits, '_', '-', '.'; at most \(maximumLength) characters)"
     }
 

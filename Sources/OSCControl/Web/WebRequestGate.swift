@@ -8,9 +8,7 @@ import COSCSocket
 import Foundation
 import Glibc
 
-final class WebRequestGate: @unchecked Sendable {
-    // @unchecked: every field but `wakeWrite` belongs to the gate's thread once `start` returns;
-    // `stop` only writes to the wake pipe and waits for the thread to end.
+final class WebRequestGate: Sendable {
 
     /// The longest request head (request line and headers) passed on, in bytes.
     static let maximumHead = 16_384
@@ -31,7 +29,6 @@ final class WebRequestGate: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let finished = DispatchSemaphore(value: 0)
-    private var links: [Link] = []
 
     /// Listens on `host`:`port`, relaying to the Unix socket at `upstreamPath`. Throws a message.
     init(host: String, port: Int, upstreamPath: String) throws(OSCServiceError) {
@@ -68,7 +65,9 @@ final class WebRequestGate: @unchecked Sendable {
 
     // MARK: The thread
 
+    /// The connections are the thread's own (a local of this function).
     private func run() {
+        var links: [Link] = []
         var running = true
         while running {
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
@@ -92,7 +91,7 @@ final class WebRequestGate: @unchecked Sendable {
                 link.close()
                 return true
             }
-            if fds[1].revents & Int16(POLLIN) != 0 { accept(now: now) }
+            if fds[1].revents & Int16(POLLIN) != 0 { accept(into: &links, now: now) }
         }
         for link in links { link.close() }
         links = []
@@ -102,7 +101,7 @@ final class WebRequestGate: @unchecked Sendable {
 
     /// Takes the waiting connections. At the limit, a new one replaces the connection idle the longest
     /// (for 2 s at least), so idle sockets cannot keep others out.
-    private func accept(now: Double) {
+    private func accept(into links: inout [Link], now: Double) {
         while true {
             if links.count >= Self.maximumConnections {
                 let idle = links.indices.filter { links[$0].mayMakeRoom(now: now) }
