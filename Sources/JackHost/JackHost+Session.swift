@@ -38,6 +38,7 @@ extension JackHost {
         core.state.withLock { state in
             let old = state.clientProperties
             state.clientProperties = properties
+            state.removalsNotLanded.subtract(properties.keys)
             state.propertiesWrittenLast = last
             guard let session = state.session, let client = session.client else { return }
             // Only what changed: every set wakes every client's property callback.

@@ -57,15 +57,23 @@ extension JackHost {
             return false
         }
         state.isRepairQueued = true
-        queue(write.with(properties: state.clientProperties, removed: [], isComplete: true))
+        queue(write.with(properties: state.clientProperties, removed: state.removalsNotLanded, isComplete: true))
         return true
     }
 
     /// Metadata queue. Writes `write` and records the store file it went to: a complete write that
     /// succeeded marks that file repaired; a failed write leaves none marked.
     private static func perform(_ write: StaleStoreWrite, core: JackHostCore) {
-        for key in write.removed.sorted() { _ = write.tool.remove(subject: write.subject, key: key) }
-        var succeeded = true
+        // The tool fails both when the key is not there and when it was refused: only a listing tells.
+        var notLanded: Set<String> = []
+        for key in write.removed.sorted() where !write.tool.remove(subject: write.subject, key: key) {
+            notLanded.insert(key)
+        }
+        if !notLanded.isEmpty {
+            let listed = write.tool.listAll()?[write.subject]
+            notLanded = notLanded.filter { listed?[$0] != nil || listed == nil }
+        }
+        var succeeded = notLanded.isEmpty
         for key in writeOrder(of: write.properties.keys, last: write.last) {
             let value = write.properties[key] ?? ""
             if value.isEmpty {
@@ -77,6 +85,8 @@ extension JackHost {
         let identity = JackMetadataStore.identity(ofFileAt: write.storePath)
         core.state.withLock { state in
             if write.isComplete { state.isRepairQueued = false }
+            state.removalsNotLanded.subtract(write.removed.subtracting(notLanded))
+            state.removalsNotLanded.formUnion(notLanded.filter { state.clientProperties[$0] == nil })
             if !succeeded {
                 state.propertiesWrittenOutOfProcess = nil
             } else if write.isComplete {

@@ -46,6 +46,9 @@ struct JackHostState: Sendable {
     var storeListing: (changes: Int, store: JackMetadataStore.FileIdentity?, listing: [String: [String: String]])?
     /// A complete write of our properties, or a listing, is queued on `JackHostCore.metadataQueue`.
     var isRepairQueued = false
+    /// Keys of ours whose removal from a store written out of process did not land: the next complete
+    /// write removes them again.
+    var removalsNotLanded: Set<String> = []
     var isListingQueued = false
     /// The last listing failed (`jack_property` could not read the store, or took too long): the next
     /// property check reads the peers again, since no callback may come to say so.
