@@ -79,6 +79,6 @@ if [ "$which" = all ] || [ "$which" = thread ]; then
     # The suites that start a (thread-sanitized) `soundstage run` process on a JACK server are left out
     # with the JACK suite, for the same reason; they run under the address sanitizer above.
     run_suites thread .build-tsan "AudioGraphTests|OSCControlTests" \
-        "ExternalLibloToolsRunTests|ExternalPythonOSCRunTests|FuzzRegressionTests|ScenarioClickOnsetTests|ScenarioPlayedBackTests|ServerLossRecoveryTests|RemoteControlRunTests|SessionSharingRunTests|SessionStoreRetryRunTests|NSMSessionRunTests|OtherAudioRunTests|HotReloadRunTests|RealtimeReportRunTests|PipeWireRunTests|NetJackScaleOutTests|OSCQueryRunTests|WebViewBrowserTests"
+        "ExternalLibloToolsRunTests|ExternalPythonOSCRunTests|FuzzRegressionTests|ScenarioClickOnsetTests|ScenarioPlayedBackTests|ServerLossRecoveryTests|RemoteControlRunTests|SessionSharingRunTests|SessionStoreRetryRunTests|NSMSessionRunTests|OtherAudioRunTests|HotReloadRunTests|RealtimeReportRunTests|PipeWireRunTests|NetJackScaleOutTests|OSCQueryRunTests|WebViewBrowserTests|JackConnectionBurstRunTests"
 fi
 echo "sanitizers: ok"
