@@ -103,14 +103,17 @@ final class WebRequestGate: Sendable {
     /// (for 2 s at least), so idle sockets cannot keep others out.
     private func accept(into links: inout [Link], now: Double) {
         while true {
+            let client = oscsocket_accept(listenFD)
+            guard client >= 0 else { return }
             if links.count >= Self.maximumConnections {
                 let idle = links.indices.filter { links[$0].mayMakeRoom(now: now) }
-                guard let oldest = idle.min(by: { links[$0].lastActivity < links[$1].lastActivity }) else { return }
+                guard let oldest = idle.min(by: { links[$0].lastActivity < links[$1].lastActivity }) else {
+                    close(client)
+                    return
+                }
                 links[oldest].close()
                 links.remove(at: oldest)
             }
-            let client = oscsocket_accept(listenFD)
-            guard client >= 0 else { return }
             let upstream = oscsocket_unix_connect(upstreamPath)
             guard upstream >= 0 else {
                 let busy = Array(
