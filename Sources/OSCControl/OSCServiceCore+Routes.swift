@@ -121,7 +121,8 @@ extension OSCServiceCore {
                     .float(Float(s.dspLoad)), .int32(Int32(clamping: s.xrunCount)),
                     .int32(Int32(clamping: engine.nodes().count)),
                     .string(s.serverName), .string(s.clientName),
-                    .int32(Int32(clamping: counters.droppedDatagrams.value)), .string(session.name)
+                    .int32(Int32(clamping: counters.droppedDatagrams.value)),
+                    .string(session.name(serverLost: s.state == "server-lost"))
                 ]))
     }
 

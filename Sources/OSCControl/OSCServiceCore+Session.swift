@@ -48,15 +48,22 @@ struct SessionState {
     var nowPlayingProperties: [String: String] = [:]
     var lastPublished: [String: String]?
 
-    /// `active`, `interrupted` or `suspended` (`/status.reply`, `/session/state`).
-    var name: String {
+    /// `active`, `interrupted` or `suspended` (`/status.reply`, `/session/state`). `serverLost`: the host
+    /// already knows its server is gone, though the control loop has not yet posted the loss (which begins
+    /// the `.server` interruption): the session is interrupted from that moment, so that `/status` never
+    /// shows `server-lost` beside `active`.
+    func name(serverLost: Bool) -> String {
         if suspendedRenderingAnyway != nil { return "suspended" }
-        if !interruptions.isEmpty { return "interrupted" }
+        if !interruptions.isEmpty || serverLost { return "interrupted" }
         return everActivated && !published.isActive ? "inactive" : "active"
     }
 }
 
 extension OSCServiceCore {
+    /// The session's state as `/session/state` and OSCQuery show it (`/status` uses the host state it
+    /// replies with).
+    var sessionName: String { session.name(serverLost: host?.status().state == "server-lost") }
+
     /// The parameters `/session/params` lists, with their values.
     var sessionParameters: [(String, OSCArgument)] {
         [
@@ -210,7 +217,7 @@ extension OSCServiceCore {
     /// `/session/state` → `/session/state s:active|interrupted|suspended`.
     func sessionStateRequest(_ r: OSCRequest) throws(OSCFailure) {
         try OSCArguments(r).end()
-        reply(r.client, OSCMessage(r.address, [.string(session.name)]))
+        reply(r.client, OSCMessage(r.address, [.string(sessionName)]))
     }
 
     /// An interruption from `source` began: the first one pauses the players (the engine remembers

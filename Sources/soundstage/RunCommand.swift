@@ -242,6 +242,7 @@ struct RunCommand: ParsableCommand {
         var heapTrim = HeapTrimmer()
         var transport = TransportFollower()
         var outcome = PlayOutcome.stopped
+        var announced = AnnouncedConfiguration(rate: host.sampleRate, frames: host.bufferSize)
         while true {
             // dataPlayedBack completions wait for JACK's playback latency, which follows the connections.
             if host.playbackLatencyFrames != outputLatency {
@@ -282,10 +283,10 @@ struct RunCommand: ParsableCommand {
                     say("JACK sample rate changed to \(rate) Hz: rebuilding buffers at that rate.")
                     for problem in loaded.changeSampleRate(to: Double(rate)) { printError(problem) }
                     loaded.engine.keepTimePitchSpares()
-                    osc.post(.configurationChanged(sampleRate: rate, bufferSize: host.bufferSize))
+                    announced.post(rate: rate, frames: host.bufferSize, to: osc)
                 case .bufferSizeChanged(let frames):
                     say("JACK period is now \(frames) frames.")
-                    osc.post(.configurationChanged(sampleRate: host.sampleRate, bufferSize: frames))
+                    announced.post(rate: host.sampleRate, frames: frames, to: osc)
                 case .xrun(let count, let delay):
                     osc.post(.xrun(count: count, delayedMicroseconds: delay))
                 }

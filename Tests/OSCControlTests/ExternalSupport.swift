@@ -365,7 +365,7 @@ final class DummyJackServer: @unchecked Sendable {
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") }
 
     let name: String
-    let sampleRate: Int
+    private(set) var sampleRate: Int
     let period: Int
     private var child: ChildProcess
 
@@ -409,7 +409,9 @@ final class DummyJackServer: @unchecked Sendable {
     }
 
     /// Starts a server under the same name again (at `period` frames) and waits until it accepts clients.
-    func startAgain(period: Int) throws {
+    func startAgain(period: Int, sampleRate rate: Int? = nil) throws {
+        if let rate { sampleRate = rate }
+        let sampleRate = self.sampleRate
         let (started, wait) = try JackServerStartLock.starting {
             let started = try ChildProcess(
                 "/usr/bin/jackd",

@@ -52,6 +52,21 @@ import Testing
         #expect(!playing(f, "a"))
     }
 
+    /// Between the server's death and the control loop posting it, the host already says `server-lost`:
+    /// the session must not read `active` beside it.
+    @Test func aLostServerInterruptsTheSessionBeforeItsEventIsPosted() throws {
+        let host = MockHost()
+        let f = try OSCFixture(host: host)
+        #expect(state(f) == .string("active"))
+        host.state.withLock { $0 = "server-lost" }
+        let status = try #require(f.client.request("/status", reply: "/status.reply"))
+        #expect(status.arguments.first == .string("server-lost"))
+        #expect(status.arguments.last == .string("interrupted"))
+        #expect(state(f) == .string("interrupted"))
+        host.state.withLock { $0 = "running" }
+        #expect(state(f) == .string("active"))
+    }
+
     @Test func badInterruptRequestsGetErrors() throws {
         let f = try fixtureWithPlayers()
         #expect(f.client.command("/session/interrupt", [.string("end")])?.errorCode == 61)

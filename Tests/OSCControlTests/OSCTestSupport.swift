@@ -252,9 +252,12 @@ final class MockHost: OSCHost, @unchecked Sendable {
     private let lock = Mutex<(edges: [(String, String)], quits: Int)>(([], 0))
     let ports = ["soundstage:out_1", "soundstage:out_2", "system:playback_1", "system:playback_2"]
 
+    /// What `status()` reports as the host's state ("server-lost": the server just died).
+    let state = Mutex("running")
+
     func status() -> OSCHostStatus {
         OSCHostStatus(
-            state: "running", sampleRate: 48_000, bufferSize: 256, dspLoad: 1.5, xrunCount: 3,
+            state: state.withLock { $0 }, sampleRate: 48_000, bufferSize: 256, dspLoad: 1.5, xrunCount: 3,
             serverName: "mock", clientName: "soundstage")
     }
 

@@ -333,6 +333,45 @@ extension OSCExternalSerialSuites.ServerLossRecoveryTests {
         #expect(run.child.waitForExit(timeout: 10) == 0, Comment(rawValue: run.child.output.suffix(2000).description))
     }
 
+    /// A server that comes back at another rate and period is announced by one `/engine/config` with both
+    /// (the return brings both changes at once); one that comes back as it was, by none.
+    @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
+    func aReturnAtAnotherRateIsAnnouncedOnce() throws {
+        let server = try DummyJackServer(period: 256, sampleRate: 48_000)
+        let folder = NSTemporaryDirectory() + "osct-returnrate-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let patchPath = folder + "/rig.yaml"
+        try Self.patch.write(toFile: patchPath, atomically: true, encoding: .utf8)
+        let name = "ss_rate"
+        let run = try SoundstageRun(patch: patchPath, server: server, clientName: name)
+        let client = OSCTestClient(port: run.port)
+        #expect(client.command("/notify", [.int32(1)])?.address == "/done")
+
+        for (rate, period, expected) in [(44_100, 512, [[44_100, 512]]), (44_100, 512, [])] {
+            _ = client.takeAll()
+            server.kill(signal: SIGKILL)
+            let lost = client.receive(timeout: 3) { $0.address == "/engine/services_lost" }
+            #expect(lost.contains { $0.address == "/engine/services_lost" }, "\(run.child.output.suffix(1500))")
+            let status = client.request("/status", reply: "/status.reply")
+            #expect(status?.arguments.first == .string("server-lost"), "\(String(describing: status))")
+            #expect(status?.arguments.last == .string("interrupted"), "\(String(describing: status))")
+            try server.startAgain(period: period, sampleRate: rate)
+            let reset = client.receive(timeout: 5) { $0.address == "/engine/services_reset" }
+            #expect(
+                reset.first { $0.address == "/engine/services_reset" }?.arguments == [
+                    .string(name), .int32(Int32(rate)), .int32(Int32(period))
+                ], "\(reset)\n\(run.child.output.suffix(1500))")
+            _ = client.receive(timeout: 1.5)
+            let announced = client.take("/engine/config").map(\.arguments)
+            #expect(
+                announced == expected.map { $0.map { OSCArgument.int32(Int32($0)) } },
+                "return at \(rate) Hz, \(period) frames: \(announced)")
+        }
+        #expect(client.command("/quit")?.address == "/done")
+        #expect(run.child.waitForExit(timeout: 10) == 0, Comment(rawValue: run.child.output.suffix(2000).description))
+    }
+
     /// A server `soundstage run` started itself is started again when it dies, and stopped at the end.
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
     func aServerRunStartedIsStartedAgain() throws {

@@ -118,7 +118,7 @@ extension OSCServiceCore {
             guard let spec = specs.first(where: { $0.name == name }) else { return nil }
             return [OSCArgument(info.parameters[name] ?? spec.defaultValue)]
         }
-        if path == "/session/state" { return [.string(session.name)] }
+        if path == "/session/state" { return [.string(sessionName)] }
         if parts.count == 3, parts[1] == "session",
             let value = sessionParameters.first(where: { $0.0 == parts[2] })?.1
         {
@@ -147,7 +147,7 @@ extension OSCServiceCore {
             OSCQuerySource(
                 nodes: engine.nodes(), routes: Array(Self.routes.keys),
                 sessionValues: sessionParameters.map { (name: $0.0, value: $0.1) },
-                sessionState: session.name,
+                sessionState: sessionName,
                 nodeMethods: { Self.nodeMethodPaths($0, kind: $1) }))
     }
 
