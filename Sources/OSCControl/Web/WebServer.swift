@@ -40,7 +40,7 @@ final class WebServer: Sendable {
     private let server: HTTPServer
     private let task: Task<Void, any Error>
     private let gate: WebRequestGate
-    /// The folder holding the Unix socket (mode 0700), removed at `stop`.
+    /// The folder holding the Unix socket (`PrivateSocketFolder`), removed at `stop`.
     private let folder: String
 
     /// Binds and starts serving. The address is tried here, on the caller's thread, so a taken port or
@@ -50,10 +50,10 @@ final class WebServer: Sendable {
     init(options: WebServerOptions, inbox: Inbox) throws(OSCServiceError) {
         let port = try WebPortCheck.bindablePort(
             host: options.host, port: options.port, fallsBack: options.fallsBackToFreePort)
-        guard let folder = Self.privateFolder() else {
+        guard let folder = PrivateSocketFolder.make() else {
             throw OSCServiceError("cannot make a private folder for the HTTP server's socket")
         }
-        let socketPath = folder + "/http.sock"
+        let socketPath = folder + "/" + PrivateSocketFolder.socketName
         let handler = WebRequestHandler(inbox: inbox, options: options)
         let server = HTTPServer(
             address: sockaddr_un.unix(path: socketPath), timeout: 30, logger: .disabled, handler: handler)
@@ -65,6 +65,7 @@ final class WebServer: Sendable {
             Task {
                 await server.stop(timeout: 0)
             }
+            unlink(socketPath)
             rmdir(folder)
             throw error
         }
@@ -78,21 +79,13 @@ final class WebServer: Sendable {
     func stop() {
         gate.stop()
         // Nothing reaches the server but through the gate: its socket's name can go now.
-        unlink(folder + "/http.sock")
+        unlink(folder + "/" + PrivateSocketFolder.socketName)
         rmdir(folder)
         let server = self.server
         let task = self.task
         Task {
             await server.stop(timeout: 0.5)
             task.cancel()
-        }
-    }
-
-    private static func privateFolder() -> String? {
-        var template = Array((NSTemporaryDirectory() + "soundstage-http-XXXXXX").utf8CString)
-        return template.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            return mkdtemp(base).map { String(cString: $0) }
         }
     }
 }
