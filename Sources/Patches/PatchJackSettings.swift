@@ -33,3 +33,31 @@ public struct PatchJackSettings: Sendable, Equatable {
         PatchJackSettings(connections: connections.map { $0.withoutLocations() }, connectPhysical: connectPhysical)
     }
 }
+
+/// One step of following an edit's `jack.connect` list.
+public enum PatchJackStep: Sendable, Equatable {
+    case connect(from: String, to: String)
+    case disconnect(from: String, to: String)
+}
+
+extension PatchJackSettings {
+    /// The steps that take the connections of `self` to those of `edited`: every new one made first, in
+    /// the edited file's order, then every removed one undone. Made before broken, so an output moved
+    /// from one port to another is never left without a connection in between (a lost route, which
+    /// `pauseOnRouteLoss` would answer by pausing the players).
+    public func steps(to edited: PatchJackSettings) -> [PatchJackStep] {
+        func pairs(_ settings: PatchJackSettings) -> [PatchJackPair] {
+            settings.connections.map { PatchJackPair(from: $0.from, to: $0.to) }
+        }
+        let before = pairs(self)
+        let after = pairs(edited)
+        let made = after.filter { !before.contains($0) }.map { PatchJackStep.connect(from: $0.from, to: $0.to) }
+        let undone = before.filter { !after.contains($0) }.map { PatchJackStep.disconnect(from: $0.from, to: $0.to) }
+        return made + undone
+    }
+}
+
+private struct PatchJackPair: Equatable {
+    var from: String
+    var to: String
+}

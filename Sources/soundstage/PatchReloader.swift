@@ -98,28 +98,27 @@ final class PatchReloader: Sendable {
         }
     }
 
-    /// Makes the patch's `jack.connections` the edit's: removed ones undone, new ones made.
+    /// Makes the patch's `jack.connections` the edit's (`PatchJackSettings.steps`: made before broken).
     private func followJackConnections(from old: PatchDocument, to new: PatchDocument) -> String {
-        let before = old.jack.connections.map { JackPair(from: $0.from, to: $0.to) }
-        let after = new.jack.connections.map { JackPair(from: $0.from, to: $0.to) }
         var made = 0
         var undone = 0
-        for pair in before where !after.contains(pair) {
-            let result = host.disconnect(pair.from, from: pair.to)
-            // A port the reload removed (an insert's) took its connections with it.
-            if result.isConnected || result.portIsGone { undone += 1 } else { printError("jack connection: \(result)") }
-        }
-        for pair in after where !before.contains(pair) {
-            let result = host.connect(pair.from, to: pair.to)
-            if result.isConnected { made += 1 } else { printError("jack connection: \(result)") }
+        for step in old.jack.steps(to: new.jack) {
+            switch step {
+            case .connect(let from, let to):
+                let result = host.connect(from, to: to)
+                if result.isConnected { made += 1 } else { printError("jack connection: \(result)") }
+            case .disconnect(let from, let to):
+                let result = host.disconnect(from, from: to)
+                // A port the reload removed (an insert's) took its connections with it.
+                if result.isConnected || result.portIsGone {
+                    undone += 1
+                } else {
+                    printError("jack connection: \(result)")
+                }
+            }
         }
         guard made + undone > 0 else { return "" }
         return "; JACK: \(made) connection(s) made, \(undone) removed"
-    }
-
-    private struct JackPair: Equatable {
-        var from: String
-        var to: String
     }
 }
 

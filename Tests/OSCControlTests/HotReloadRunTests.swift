@@ -230,6 +230,49 @@ extension OSCExternalSerialSuites.HotReloadRunTests {
         #expect(!run.child.output.contains("FAILED"), "\(run.child.output.suffix(1500))")
     }
 
+    /// Reloads that move out_1 from one playback port to the other make the new connection before they
+    /// break the old: the route never loses its last connection, so `pauseOnRouteLoss` pauses nobody.
+    @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
+    func aReloadMovingAnOutputNeverLosesTheRoute() throws {
+        let server = try DummyJackServer(period: 256, sampleRate: 48_000)
+        let folder = NSTemporaryDirectory() + "osct-move-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/live.yaml"
+        func patch(playback: Int) -> String {
+            Self.patch(toneVolume: 0.25, right: nil) + "session:\n  pauseOnRouteLoss: true\n"
+                + "jack:\n  connect:\n    - { from: out_1, to: \"system:playback_\(playback)\" }\n"
+        }
+        try patch(playback: 1).write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try SoundstageRun(patch: path, server: server, clientName: "ss_move")
+        #expect(
+            ExternalLibloToolsTests.waitUntil(timeout: 3) {
+                server.isConnected(run.outputPort(1), to: "system:playback_1")
+            })
+        let client = OSCTestClient(port: run.port)
+        #expect(client.command("/notify", [.int32(1)])?.address == "/done")
+        for round in 1...8 {
+            let playback = round % 2 == 1 ? 2 : 1
+            try patch(playback: playback).write(toFile: path, atomically: true, encoding: .utf8)
+            kill(run.child.pid, SIGHUP)
+            #expect(notification(client, "/patch/reload") != nil, "round \(round): \(run.child.output.suffix(1500))")
+            #expect(
+                ExternalLibloToolsTests.waitUntil(timeout: 3) {
+                    server.isConnected(run.outputPort(1), to: "system:playback_\(playback)")
+                        && !server.isConnected(run.outputPort(1), to: "system:playback_\(3 - playback)")
+                }, "round \(round): \(server.connections())")
+        }
+        client.receive(timeout: 0.5)
+        let changes = client.take("/session/route_change").map(\.arguments)
+        #expect(changes.count >= 8, "\(changes)")
+        // No moment without a connection: every route announced holds a playback port.
+        #expect(changes.allSatisfy { $0.count == 3 && $0[2] != .string("") }, "\(changes)")
+        #expect(client.take("/session/interruption").isEmpty)
+        #expect(client.request("/node/tone/playing")?.arguments.first?.boolValue == true)
+        #expect(client.command("/quit")?.address == "/done")
+        #expect(run.child.waitForExit(timeout: 10) == 0)
+    }
+
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
     func sighupReloadsWithoutWatch() throws {
         let server = try DummyJackServer(period: 256, sampleRate: 48_000)
