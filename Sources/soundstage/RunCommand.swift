@@ -76,6 +76,13 @@ struct RunCommand: ParsableCommand {
     @Option(
         name: .long,
         help:
+            "A further name the web server answers requests for (repeatable): besides IP addresses, localhost and this machine's name; other names are refused, as a DNS rebinding page would use one."
+    )
+    var httpAllowHost: [String] = []
+
+    @Option(
+        name: .long,
+        help:
             "Folder OSC clients may read and write (repeatable; default: the patch's folder and the working directory)."
     )
     var fileRoot: [String] = []
@@ -93,9 +100,14 @@ struct RunCommand: ParsableCommand {
         if let duration {
             guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be > 0") }
         }
-        guard !name.isEmpty, name.utf8.count <= 64 else { throw ValidationError("--name must be 1–64 bytes") }
+        if let problem = JackHost.clientNameProblem(name) { throw ValidationError("--name: \(problem)") }
         guard (0...65535).contains(oscPort ?? 0) else { throw ValidationError("--osc-port must be 0…65535") }
         guard (0...65535).contains(httpPort ?? 0) else { throw ValidationError("--http-port must be 0…65535") }
+        for allowed in httpAllowHost
+        where allowed.isEmpty || allowed.contains(where: { ":/[]@".contains($0) || $0.isWhitespace }) {
+            throw ValidationError(
+                "--http-allow-host '\(allowed)' is not a host name (a name alone: no port, no scheme)")
+        }
         for root in fileRoot {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
@@ -339,7 +351,7 @@ struct RunCommand: ParsableCommand {
                 options.web = WebServerOptions(
                     port: httpPort ?? WebServerOptions.defaultPort, host: httpHost,
                     fallsBackToFreePort: httpPort == nil,
-                    isReadOnly: httpReadOnly)
+                    isReadOnly: httpReadOnly, allowedHostNames: httpAllowHost)
             }
             return OSCService(engine: loaded.engine, host: host, options: options)
         }

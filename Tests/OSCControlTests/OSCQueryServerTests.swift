@@ -65,6 +65,65 @@ extension OSCExternalSerialSuites.OSCQueryRunTests {
             "python web clients", PythonWeb.interpreter.path != nil, Comment(rawValue: PythonWeb.interpreter.reason)),
         .timeLimit(.minutes(2)))
     func aReadOnlyServerAnswersButChangesNothing() throws { try check(readOnly: true) }
+
+    /// The status line a GET of `/` with `Host: host` gets from 127.0.0.1:`port`.
+    private func statusLine(port: Int, host: String) -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        let request = Array("GET / HTTP/1.1\r\nHost: \(host)\r\nAccept: application/json\r\n\r\n".utf8)
+        guard send(fd, request, request.count, 0) == request.count else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n], as: UTF8.self).components(separatedBy: "\r\n").first
+    }
+
+    /// A server bound to the network answers requests by address, localhost, the machine's name and the
+    /// names allowed, and refuses another name: what a DNS rebinding page sends, with a matching Origin.
+    @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
+    func aNetworkServerRefusesNamesItWasNotGiven() throws {
+        let server = try DummyJackServer()
+        let folder = NSTemporaryDirectory() + "osct-rebind-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let patchPath = folder + "/query.yaml"
+        try Self.patch.write(toFile: patchPath, atomically: true, encoding: .utf8)
+        let run = try SoundstageRun(
+            patch: patchPath, server: server, clientName: "ss_rebind",
+            extraArguments: ["--http-host", "0.0.0.0", "--http-allow-host", "engine.test"])
+        _ = run.child.waitForOutput(containing: "web view: http://0.0.0.0:", timeout: 5)
+        let output = run.child.output
+        let found = output.range(of: #"web view: http://0\.0\.0\.0:(\d+)/"#, options: .regularExpression)
+        let http = try #require(
+            found.flatMap { Int(output[$0].dropFirst("web view: http://0.0.0.0:".count).dropLast()) },
+            Comment(rawValue: output.suffix(1500).description))
+        let machine = try #require(WebRequestGuard.machineNames.first)
+        for host in ["127.0.0.1:\(http)", "localhost", "engine.test:\(http)", "ENGINE.test.", machine, "192.0.2.1"] {
+            let line = statusLine(port: http, host: host)
+            #expect(
+                line?.contains(" 200 ") == true || line?.contains(" 302 ") == true,
+                "Host: \(host): \(line ?? "no answer")")
+        }
+        for host in ["evil.example:\(http)", "engine.test.evil.example", "\(machine).evil.example"] {
+            let line = statusLine(port: http, host: host)
+            #expect(line?.contains(" 403 ") == true, "Host: \(host): \(line ?? "no answer")")
+        }
+        let client = OSCTestClient(port: run.port)
+        #expect(client.command("/quit")?.address == "/done")
+        #expect(run.child.waitForExit(timeout: 10) == 0)
+    }
 }
 
 @Suite struct OSCQueryServerTests {
@@ -159,11 +218,34 @@ extension OSCExternalSerialSuites.OSCQueryRunTests {
             WebRequestGuard.refusal(host: "127.0.0.1:57131", origin: "http://evil.example", boundHost: "127.0.0.1")
                 != nil)
         #expect(WebRequestGuard.refusal(host: "127.0.0.1:57131", origin: "null", boundHost: "127.0.0.1") != nil)
-        // On the network any name may reach the machine; other sites' pages still may not.
-        #expect(WebRequestGuard.refusal(host: "studio.local:57131", origin: nil, boundHost: "0.0.0.0") == nil)
+        // On the network: an address, localhost, the machine's names and the names allowed; not a name a
+        // rebinding page could own (its Origin then matches its Host, so the Origin check alone lets it in).
+        let machine = ["studio.example.org", "studio", "studio.local"]
+        func networkRefusal(_ host: String, origin: String? = nil, allowed: [String] = []) -> String? {
+            WebRequestGuard.refusal(
+                host: host, origin: origin, boundHost: "0.0.0.0", allowedNames: allowed, machineNames: machine)
+        }
+        for reachable in [
+            "studio.local:57131", "STUDIO:57131", "studio.example.org.", "192.168.1.20:57131", "[fe80::1]:57131",
+            "10.0.0.7", "localhost:57131", "127.0.0.1"
+        ] {
+            #expect(networkRefusal(reachable) == nil, "\(reachable)")
+            #expect(networkRefusal(reachable, origin: "http://\(reachable)") == nil, "\(reachable)")
+        }
+        for rebound in ["evil.example:57131", "studio.evil.example", "192.168.1.20.evil.example", "studio.local.evil"] {
+            #expect(networkRefusal(rebound, origin: "http://\(rebound)") != nil, "\(rebound)")
+        }
+        #expect(networkRefusal("engine.lan:57131", origin: "http://engine.lan:57131", allowed: ["Engine.LAN"]) == nil)
+        #expect(networkRefusal("studio.local:57131", origin: "http://evil.example") != nil)
         #expect(
-            WebRequestGuard.refusal(host: "studio.local:57131", origin: "http://evil.example", boundHost: "0.0.0.0")
-                != nil)
+            networkRefusal("evil.example:57131")?.contains("studio.example.org, studio, studio.local") == true,
+            "the refusal names the machine's names")
+        // A loopback server takes an allowed name too (a reverse proxy's), and no other.
+        #expect(
+            WebRequestGuard.refusal(
+                host: "engine.lan", origin: nil, boundHost: "127.0.0.1", allowedNames: ["engine.lan"]) == nil)
+        #expect(
+            WebRequestGuard.refusal(host: "studio", origin: nil, boundHost: "127.0.0.1", machineNames: machine) != nil)
     }
 
     @Test func readOnlyLetsQueriesGettersAndSubscriptionsThrough() {

@@ -21,15 +21,20 @@ public struct WebServerOptions: Sendable {
     /// Nothing sent through the web server may change the engine (queries, getters and subscriptions
     /// only; `/error 14` otherwise).
     public var isReadOnly: Bool
+    /// Further names requests may address the server by (`--http-allow-host`): a DNS name of the machine,
+    /// a reverse proxy's. Besides these a loopback server answers loopback names only, and a network one
+    /// IP addresses, `localhost` and the machine's own name (`WebRequestGuard`).
+    public var allowedHostNames: [String]
 
     public init(
         port: Int = WebServerOptions.defaultPort, host: String = "127.0.0.1", fallsBackToFreePort: Bool = false,
-        isReadOnly: Bool = false
+        isReadOnly: Bool = false, allowedHostNames: [String] = []
     ) {
         self.port = port
         self.host = host
         self.fallsBackToFreePort = fallsBackToFreePort
         self.isReadOnly = isReadOnly
+        self.allowedHostNames = allowedHostNames
     }
 }
 
@@ -105,7 +110,7 @@ struct WebRequestHandler: HTTPHandler {
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         if let refusal = WebRequestGuard.refusal(
             host: request.headers[.host], origin: request.headers[HTTPHeader("Origin")],
-            boundHost: options.host)
+            boundHost: options.host, allowedNames: options.allowedHostNames)
         {
             return Self.text(.forbidden, refusal)
         }
@@ -197,13 +202,27 @@ struct WebSocketEndpoint: WSMessageHandler {
 /// ask `http://127.0.0.1:57131/` (DNS rebinding gives it a name of its own) or open a WebSocket to it,
 /// which no same-origin rule stops.
 enum WebRequestGuard {
-    /// Why the request is refused, or nil. A loopback-bound server answers only requests addressed to a
-    /// loopback name; any server refuses a browser's cross-origin WebSocket or request (an `Origin`
-    /// header that is not the server's own).
-    static func refusal(host: String?, origin: String?, boundHost: String) -> String? {
+    /// Why the request is refused, or nil. A server answers only requests addressed to a name no other
+    /// site can own (DNS rebinding gives a hostile page's own name the server's address): a loopback-bound
+    /// server a loopback name, a network-bound one an IP address, `localhost` or one of `machineNames`;
+    /// either also any of `allowedNames`. Any server refuses a browser's cross-origin WebSocket or request
+    /// (an `Origin` header that is not the server's own).
+    static func refusal(
+        host: String?, origin: String?, boundHost: String, allowedNames: [String] = [],
+        machineNames: [String] = WebRequestGuard.machineNames
+    ) -> String? {
+        let name = host.flatMap(hostName).map(normalized)
+        let allowed = name.map { allowedNames.map(normalized).contains($0) } ?? false
         if isLoopback(boundHost) {
-            guard let host, let name = hostName(host), isLoopback(name) else {
-                return "this server answers requests for 127.0.0.1, ::1 or localhost only (Host: \(host ?? "none"))"
+            guard let name, isLoopback(name) || allowed else {
+                return "this server answers requests for 127.0.0.1, ::1 or localhost only, and names given with "
+                    + "--http-allow-host (Host: \(host ?? "none"))"
+            }
+        } else {
+            guard let name, isAddress(name) || name == "localhost" || machineNames.contains(name) || allowed else {
+                return "this server answers requests for an IP address, localhost, this machine's name ("
+                    + machineNames.joined(separator: ", ") + ") and names given with --http-allow-host (Host: "
+                    + "\(host ?? "none"))"
             }
         }
         if let origin {
@@ -231,6 +250,31 @@ enum WebRequestGuard {
         let parts = host.split(separator: ":", omittingEmptySubsequences: false)
         guard !parts[0].isEmpty, parts.count == 1 || (parts.count == 2 && isPort(parts[1])) else { return nil }
         return String(parts[0])
+    }
+
+    /// The machine's own names: its host name, the name's first label, and that label in `.local` (mDNS).
+    static let machineNames: [String] = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return [] }
+        let full = normalized(String(cString: buffer))
+        guard !full.isEmpty else { return [] }
+        let label = String(full.prefix { $0 != "." })
+        var names = [full]
+        for more in [label, label + ".local"] where !names.contains(more) { names.append(more) }
+        return names
+    }()
+
+    /// A name as compared: lower case, without the trailing dot of a fully qualified name.
+    static func normalized(_ name: String) -> String {
+        let lower = name.lowercased()
+        return lower.hasSuffix(".") ? String(lower.dropLast()) : lower
+    }
+
+    /// Whether `name` is an IPv4 or IPv6 address written as one (a Host header's address needs no DNS).
+    static func isAddress(_ name: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1
     }
 
     /// `localhost`, an IPv4 address in 127.0.0.0/8 or the IPv6 loopback, written as an address exactly
