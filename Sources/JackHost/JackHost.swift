@@ -339,6 +339,22 @@ public final class JackHost: Sendable {
         core.suspendMode.store(renderAnyway ? 2 : 1, ordering: .relaxed)
     }
 
+    /// The rate the engine renders at, once it has taken the server's (0, the default: no check). While
+    /// the server runs at another rate (it came back at a new one, and the control side has not yet
+    /// rebuilt the engine at it), every cycle renders nothing and plays silence, as `suspend` without
+    /// rendering: nothing plays or is recorded at the wrong speed. Any thread.
+    public func setEngineSampleRate(_ rate: Int) {
+        // Relaxed: a value the process callback reads each cycle.
+        core.engineSampleRate.store(max(0, rate), ordering: .relaxed)
+    }
+
+    /// Whether cycles are silent because the engine renders at another rate than the server's.
+    public var isWaitingForEngineRate: Bool {
+        // Relaxed: a status.
+        let rate = core.engineSampleRate.load(ordering: .relaxed)
+        return isRunning && rate != 0 && rate != core.sampleRateValue.load(ordering: .relaxed)
+    }
+
     /// Ends a suspension (Wwise's WakeupFromSuspend). Any thread.
     public func wakeUp() { core.suspendMode.store(0, ordering: .relaxed) }
 

@@ -129,6 +129,9 @@ final class JackHostCore: Sendable {
     /// 0: rendering; 1: suspended (no frame rendered, outputs silent); 2: suspended but rendering anyway
     /// (time goes on, outputs silent). Read by the process callback.
     let suspendMode = Atomic<Int>(0)
+    /// The rate the engine renders at (`JackHost.setEngineSampleRate`; 0: not said, no check). While the
+    /// server runs at another, the process callback renders nothing and plays silence.
+    let engineSampleRate = Atomic<Int>(0)
     /// Called on the event thread after a loss was delivered (the host starts reconnecting).
     let lossHook = Locked<Callback<Void>?>(nil)
     let shutdownStatus = Atomic<UInt32>(0)

@@ -160,8 +160,14 @@ let jackProcessCallback: JackProcessCallback = { frames, arg in
         guard let raw = core.insertTable.load(ordering: .acquiring) else { return .none }
         return raw.assumingMemoryBound(to: JackInsertTable.self).pointee.prepare(frames: frames)
     }
-    // Relaxed: a mode set by the control side, read once per cycle.
-    let suspendMode = context.pointee.core._withUnsafeGuaranteedRef { $0.suspendMode.load(ordering: .relaxed) }
+    // Relaxed: a mode and rates set by the control side and the rate callback, read once per cycle. An
+    // engine built for another rate than the server's (back at a new one, not yet rebuilt) would play at
+    // the wrong speed and pitch, and record that into files of its own rate: it waits, as suspended.
+    let suspendMode = context.pointee.core._withUnsafeGuaranteedRef { core -> Int in
+        let engineRate = core.engineSampleRate.load(ordering: .relaxed)
+        if engineRate != 0 && engineRate != core.sampleRateValue.load(ordering: .relaxed) { return 1 }
+        return core.suspendMode.load(ordering: .relaxed)
+    }
     context.pointee.engine._withUnsafeGuaranteedRef { engine in
         engine.render(
             frameCount: suspendMode == 1 ? 0 : Int(frames), inputs: inputCount > 0 ? UnsafePointer(inputs) : nil,

@@ -197,6 +197,8 @@ struct RunCommand: ParsableCommand {
             report = try start(host)
         }
         defer { host.stop() }
+        // From here on, a server that comes back at another rate is silent until the engine has its rate.
+        host.setEngineSampleRate(Int(loaded.engine.configuration.sampleRate))
 
         if report.wasRenamed {
             say(
@@ -295,6 +297,7 @@ struct RunCommand: ParsableCommand {
                     say("JACK sample rate changed to \(rate) Hz: rebuilding buffers at that rate.")
                     for problem in loaded.changeSampleRate(to: Double(rate)) { printError(problem) }
                     loaded.engine.keepTimePitchSpares()
+                    host.setEngineSampleRate(rate)
                     announced.post(rate: rate, frames: host.bufferSize, to: osc)
                 case .bufferSizeChanged(let frames):
                     say("JACK period is now \(frames) frames.")

@@ -140,6 +140,45 @@ extension JackHostTests {
             host.stop()
         }
 
+        /// A server back at another rate gets silence until the control side has rebuilt the engine at it
+        /// and said so: an engine built for 48 kHz would otherwise play at 44.1 kHz a semitone and a half
+        /// low (and record that into files of its own rate). Then the tone plays again.
+        @Test func aReturnAtAnotherRateIsSilentUntilTheEngineHasIt() throws {
+            let server = try PrivateJackServer(sampleRate: 48_000)
+            let engine = try Tone.makeEngine()
+            let poller = EnginePoller(engine)
+            defer { poller.stop() }
+            let events = EventLog()
+            let host = makeHost(engine, server, events: events)
+            let name = try host.start().actualClientName
+            host.setEngineSampleRate(48_000)
+            #expect(!host.isWaitingForEngineRate)
+            server.kill9()
+            #expect(
+                events.wait(timeout: 3) {
+                    if case .serverLost = $0 { return true }
+                    return false
+                } != nil)
+            let restarted = try PrivateJackServer(name: server.name, sampleRate: 44_100)
+            let back = try #require(returned(events), "\(events.all)")
+            #expect(back.start.sampleRate == 44_100)
+            #expect(host.isWaitingForEngineRate)
+            let recorder = try JackRecorder(server: restarted.name, capacity: 44_100)
+            #expect(recorder.connect(from: "\(name):out_1").isConnected)
+            let waiting = recorder.record(frames: 11_025)
+            #expect(
+                waiting.count == 11_025 && waiting.allSatisfy { $0 == 0 }, "peak \(waiting.map { abs($0) }.max() ?? -1)"
+            )
+
+            engine.setSampleRate(44_100)
+            host.setEngineSampleRate(44_100)
+            #expect(!host.isWaitingForEngineRate)
+            let playing = recorder.record(frames: 11_025)
+            #expect(Tone.amplitude(of: playing[5_000...]) > 0.1, "peak \(playing.map { abs($0) }.max() ?? -1)")
+            recorder.close()
+            host.stop()
+        }
+
         /// A patch reload or `/graph/*` while the server is away: a removal keeps a connection from coming
         /// back (a configured one too: the return makes what the ports had, not the configuration), a new
         /// one is made at the return (given input first too), and a removal of a connection nobody had
