@@ -348,6 +348,16 @@ public final class AudioFileWriter: Sendable {
             case .ffmpeg(let ffmpeg):
                 do throws(AudioFileError) { try ffmpeg.finish() } catch { failure = error }
             case .sndfile(let handle):
+                var granuleTrim: Int64 = 0
+                if format == .opus {
+                    let padding = OpusFinalPacket.padding(
+                        framesWritten: state.framesWritten, sampleRate: Int(sampleRate))
+                    if OpusFinalPacket.writeSilence(handle, frames: padding.frames, channelCount: channelCount)
+                        == padding.frames
+                    {
+                        granuleTrim = padding.granuleTrim
+                    }
+                }
                 let status = sf_close(handle)
                 if status != 0 {
                     let text = sf_error_number(status).map { String(cString: $0) } ?? "error \(status)"
@@ -356,7 +366,7 @@ public final class AudioFileWriter: Sendable {
                     let descriptor = state.destination.descriptor
                     do throws(AudioFileError) {
                         if isOgg {
-                            try OggSerialNumber.fix(descriptor: descriptor, path: path)
+                            try OggSerialNumber.fix(descriptor: descriptor, path: path, trimmingEndBy: granuleTrim)
                         } else {
                             try WAVFloatHeader.addExtensionSize(descriptor: descriptor, path: path)
                         }

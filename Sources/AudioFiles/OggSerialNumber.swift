@@ -13,9 +13,11 @@ enum OggSerialNumber {
 
     /// Rewrites the pages of the file open as `descriptor` (readable, writable, seekable). Stops,
     /// leaving the rest as it is, at the first bytes that are not an Ogg page of the same stream.
+    /// `trimmingEndBy`: samples to take off the granule position of the end-of-stream page (silence the
+    /// writer added so that Opus's last packet is a full one, `OpusFinalPacket`).
     ///
     /// - Throws: `.writeFailed` when a page cannot be written back.
-    static func fix(descriptor: Int32, path: String) throws(AudioFileError) {
+    static func fix(descriptor: Int32, path: String, trimmingEndBy trim: Int64 = 0) throws(AudioFileError) {
         var offset: off_t = 0
         var originalSerial: UInt32?
         var page = [UInt8]()
@@ -34,11 +36,15 @@ enum OggSerialNumber {
                 page[14 + index] = UInt8(truncatingIfNeeded: serialNumber >> (8 * index))
                 page[22 + index] = 0
             }
+            let granule = (0..<8).reduce(Int64(0)) { $0 | Int64(page[6 + $1]) << (8 * $1) }
+            if trim > 0, header[5] & 0x04 != 0, granule >= trim {
+                for index in 0..<8 { page[6 + index] = UInt8(truncatingIfNeeded: (granule - trim) >> (8 * index)) }
+            }
             let crc = checksum(page)
             for index in 0..<4 { page[22 + index] = UInt8(truncatingIfNeeded: crc >> (8 * index)) }
-            // Serial (14…17), sequence (unchanged) and CRC (22…25).
-            let written = page.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + 14, 12, offset + 14) }
-            guard written == 12 else {
+            // Granule position (6…13), serial (14…17), sequence (unchanged) and CRC (22…25).
+            let written = page.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + 6, 20, offset + 6) }
+            guard written == 20 else {
                 throw .writeFailed(
                     path: path, reason: "could not rewrite an Ogg page header: \(String(cString: strerror(errno)))")
             }

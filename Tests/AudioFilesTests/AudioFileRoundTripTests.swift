@@ -156,6 +156,39 @@ struct AudioFileRoundTripTests {
         }
     }
 
+    /// Opus keeps its last milliseconds whatever the length: a multiple of 20 ms (a whole second) left
+    /// libsndfile a short last packet that libopus starves, and the end read back as a fade (the last
+    /// 100 frames of a 0.5 sine peaked at 0.008). Lengths around each edge of that range, at 48 and
+    /// 16 kHz; every one reads back at its length with its tail within the codec's error.
+    @Test(arguments: [
+        (48_000, 48_000), (48_000, 47_999), (48_000, 48_100), (48_000, 48_168), (48_000, 48_169),
+        (48_000, 48_648), (48_000, 48_649), (48_000, 48_959), (48_000, 46_080), (16_000, 16_000), (16_000, 16_056),
+        (16_000, 16_300)
+    ])
+    func opusKeepsTheLastMillisecondsOfAnyLength(_ rate: Int, _ frames: Int) throws {
+        let rateValue = Double(rate)
+        let tone = AudioData(
+            channels: [
+                SignalProbe.sine(frequency: 440, amplitude: 0.5, sampleRate: rateValue, frameCount: frames),
+                SignalProbe.sine(frequency: 660, amplitude: 0.5, sampleRate: rateValue, frameCount: frames)
+            ],
+            sampleRate: rateValue)
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("tail.opus").path
+            try AudioFileWriter.write(tone, to: path)
+            let read = try AudioFileReader.load(path: path)
+            #expect(read.frameCount == frames)
+            guard read.frameCount == frames else { return }
+            for channel in 0..<2 {
+                let tail = (frames - rate / 160)..<frames
+                let error = tail.map { abs(read.channels[channel][$0] - tone.channels[channel][$0]) }.max() ?? 1
+                let peak = tail.suffix(rate / 480).map { abs(read.channels[channel][$0]) }.max() ?? 0
+                #expect(error < 0.1, "\(rate) Hz, \(frames) frames, channel \(channel): tail error \(error)")
+                #expect(peak > 0.4, "\(rate) Hz, \(frames) frames, channel \(channel): last 2 ms peak \(peak)")
+            }
+        }
+    }
+
     @Test func monoMP3KeepsItsToneAt44100Hz() throws {
         let tone = AudioData(
             channels: [SignalProbe.sine(frequency: 1_000, amplitude: 0.5, sampleRate: 44_100, frameCount: 22_050)],
