@@ -151,3 +151,43 @@ import Testing
         #expect(allocations == 0, "moveSources allocated \(allocations) times in 150 rounds")
     }
 }
+
+/// A filter frequency is at most half the engine's rate: refused above it at creation, on a set and in
+/// a planned edit, at whatever rate the engine runs (the specs' own bound is 24 kHz, 48 kHz's half).
+@Suite struct NyquistBoundTests {
+    private func refusal(_ body: () throws(EngineError) -> Void) -> EngineError? {
+        do throws(EngineError) {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(arguments: [22_050.0, 44_100.0, 48_000.0, 96_000.0])
+    func filterFrequenciesStopAtHalfTheRate(_ rate: Double) throws {
+        let engine = Engine(configuration: EngineConfiguration(sampleRate: rate))
+        let half = rate / 2
+        let above = min(half, 24_000) + 1
+        let attach = refusal { () throws(EngineError) in
+            try engine.attach(.eq, name: "e", parameters: ["bands": .int(1), "band0.frequency": .float(above)])
+        }
+        #expect(attach?.code == .outOfRange, "\(rate) Hz: \(String(describing: attach))")
+        #expect(attach?.message.contains("…\(Int(min(half, 24_000)))") == true, "\(String(describing: attach))")
+        try engine.attach(.eq, name: "e", parameters: ["bands": .int(1), "band0.frequency": .float(min(half, 24_000))])
+        try engine.attach(.delay, name: "d")
+        #expect(
+            refusal { () throws(EngineError) in try engine.set("d", "lowPassCutoff", to: .float(above)) }?.code
+                == .outOfRange)
+        try engine.set("d", "lowPassCutoff", to: .float(min(half, 24_000)))
+        var plan = engine.planEdits()
+        #expect(
+            refusal { () throws(EngineError) in try plan.set("e", "band0.frequency", to: .float(above)) }?.code
+                == .outOfRange)
+        #expect(
+            refusal { () throws(EngineError) in
+                try plan.attach(.delay, name: "d2", parameters: ["lowPassCutoff": .float(above)])
+            }?.code
+                == .outOfRange)
+    }
+}

@@ -16,10 +16,12 @@ public struct EditPlan: Sendable {
 
     private var nodes: [String: Node]
     private let inputChannelCount: Int
+    private let sampleRate: Double
 
-    fileprivate init(nodes: [String: (NodeKind, ParameterTable)], inputChannelCount: Int) {
+    fileprivate init(nodes: [String: (NodeKind, ParameterTable)], inputChannelCount: Int, sampleRate: Double) {
         self.nodes = nodes.mapValues { Node(kind: $0.0, table: $0.1) }
         self.inputChannelCount = inputChannelCount
+        self.sampleRate = sampleRate
     }
 
     /// The kind of `name` as the plan stands; throws `.unknownNode` when it has none.
@@ -36,7 +38,7 @@ public struct EditPlan: Sendable {
         guard nodes[name] == nil else { throw EngineError(.duplicateName, "a node named '\(name)' already exists") }
         let (table, _) = try Engine.validatedNewNode(
             kind, name: name, parameters: parameters,
-            inputChannelCount: inputChannelCount)
+            inputChannelCount: inputChannelCount, sampleRate: sampleRate)
         nodes[name] = Node(kind: kind, table: table)
     }
 
@@ -58,7 +60,9 @@ public struct EditPlan: Sendable {
     /// `Engine.set`, planned: the parameter exists, may be set now, and takes `value`.
     public func set(_ node: String, _ parameter: String, to value: ParameterValue) throws(EngineError) {
         guard let planned = nodes[node] else { throw EngineError(.unknownNode, "no node named '\(node)'") }
-        _ = try Engine.validate(kind: planned.kind, node: node, parameter, value, table: planned.table, creating: false)
+        _ = try Engine.validate(
+            kind: planned.kind, node: node, parameter, value, table: planned.table, creating: false,
+            sampleRate: sampleRate)
     }
 }
 
@@ -68,7 +72,8 @@ extension Engine {
         control.withLock { core in
             EditPlan(
                 nodes: core.state.graph.nodes.filter { !$0.value.isInternal }.mapValues { ($0.kind, $0.table) },
-                inputChannelCount: core.state.configuration.inputChannelCount)
+                inputChannelCount: core.state.configuration.inputChannelCount,
+                sampleRate: core.state.configuration.sampleRate)
         }
     }
 }

@@ -19,7 +19,8 @@ extension EngineCore {
             throw EngineError(.duplicateName, "a node named '\(name)' already exists")
         }
         let (table, validated) = try Engine.validatedNewNode(
-            kind, name: name, parameters: parameters, inputChannelCount: state.configuration.inputChannelCount)
+            kind, name: name, parameters: parameters, inputChannelCount: state.configuration.inputChannelCount,
+            sampleRate: state.configuration.sampleRate)
         let record = state.makeRecord(name: name, kind: kind)
         if kind == .eq { record.useTable(table) }
         state.graph.nodes[name] = record
@@ -255,7 +256,7 @@ extension Engine {
     /// in it, in name order. Reads no state.
     static func validatedNewNode(
         _ kind: NodeKind, name: String, parameters: [String: ParameterValue],
-        inputChannelCount: Int
+        inputChannelCount: Int, sampleRate: Double? = nil
     ) throws(EngineError)
         -> (table: ParameterTable, validated: [(Int, ParameterValue)])
     {
@@ -278,7 +279,8 @@ extension Engine {
         }
         var validated: [(Int, ParameterValue)] = []
         for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
-            validated.append(try validate(kind: kind, node: name, key, value, table: table, creating: true))
+            validated.append(
+                try validate(kind: kind, node: name, key, value, table: table, creating: true, sampleRate: sampleRate))
         }
         return (table, validated)
     }

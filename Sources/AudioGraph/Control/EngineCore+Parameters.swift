@@ -10,7 +10,8 @@ extension EngineCore {
         let record = try record(node)
         // The name is resolved once, here; everything after works on its position in the table.
         let position = try Engine.position(of: parameter, in: record.table, kind: record.kind, node: node)
-        let coerced = try Engine.validate(record.specs[position], node: node, value, creating: false)
+        let coerced = try Engine.validate(
+            record.specs[position], node: node, value, creating: false, sampleRate: state.configuration.sampleRate)
         try apply(record, position, coerced, loadedFile: loaded, time: time ?? -1)
     }
 
@@ -29,7 +30,9 @@ extension EngineCore {
     func validate(_ record: NodeRecord, _ key: ParameterKey, _ value: ParameterValue) throws(EngineError)
         -> ParameterValue
     {
-        try Engine.validate(record.specs[record.table.requiredPosition(key)], node: record.name, value, creating: false)
+        try Engine.validate(
+            record.specs[record.table.requiredPosition(key)], node: record.name, value, creating: false,
+            sampleRate: state.configuration.sampleRate)
     }
 
     /// Applies validated initial parameters to a node no program or command has seen yet.
@@ -308,25 +311,28 @@ extension Engine {
     }
 
     /// The value `value` becomes when the parameter `spec` of `node` is set to it; throws what the set
-    /// would throw (read-only, creation-only, type, range). Reads no state.
-    static func validate(_ spec: ParameterSpec, node: String, _ value: ParameterValue, creating: Bool)
-        throws(EngineError) -> ParameterValue
-    {
+    /// would throw (read-only, creation-only, type, range; a filter frequency above half `sampleRate`).
+    /// Reads no state.
+    static func validate(
+        _ spec: ParameterSpec, node: String, _ value: ParameterValue, creating: Bool, sampleRate: Double? = nil
+    ) throws(EngineError) -> ParameterValue {
         if spec.isReadOnly {
             throw EngineError(.readOnly, "\(node).\(spec.name) is read-only (\(spec.summary))")
         }
         if spec.isCreationOnly && !creating {
             throw EngineError(.readOnly, "\(node).\(spec.name) can only be given when the node is created")
         }
-        return try spec.coerce(value, node: node)
+        return try spec.coerce(value, node: node, sampleRate: sampleRate)
     }
 
     /// `validate` by name: the position of `name` in `table` and the value it takes.
     static func validate(
         kind: NodeKind, node: String, _ name: String, _ value: ParameterValue, table: ParameterTable,
-        creating: Bool
+        creating: Bool, sampleRate: Double? = nil
     ) throws(EngineError) -> (position: Int, value: ParameterValue) {
         let position = try position(of: name, in: table, kind: kind, node: node)
-        return (position, try validate(table.specs[position], node: node, value, creating: creating))
+        return (
+            position, try validate(table.specs[position], node: node, value, creating: creating, sampleRate: sampleRate)
+        )
     }
 }

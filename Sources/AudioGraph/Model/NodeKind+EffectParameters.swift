@@ -86,9 +86,11 @@ extension NodeKind {
         if p.unit == "bool" {
             return ParameterSpec(p.name, .bool, default: .bool(p.defaultValue != 0), smoothed: p.isSmoothed, p.summary)
         }
-        return ParameterSpec(
+        var spec = ParameterSpec(
             p.name, .float, unit: p.unit, range: p.minimum...p.maximum, default: .float(p.defaultValue),
             smoothed: p.isSmoothed, p.summary + (p.isMaximumNyquist ? " (at most half the sample rate)" : ""))
+        spec.isMaximumNyquist = p.isMaximumNyquist
+        return spec
     }
 
     /// The kernel value for a validated parameter value (choice names become their index).

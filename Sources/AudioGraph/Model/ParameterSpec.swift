@@ -33,6 +33,9 @@ public struct ParameterSpec: Sendable, Equatable {
     /// order. Setting accepts a name or its index.
     public var choices: [String]
     public var summary: String
+    /// True when the upper bound is also half the engine's sample rate (a filter frequency): `coerce`
+    /// given the rate refuses a value above it.
+    public var isMaximumNyquist = false
 
     public init(
         _ name: String, _ type: ValueType, unit: String = "", range: ClosedRange<Double>? = nil,
@@ -70,7 +73,18 @@ public struct ParameterSpec: Sendable, Equatable {
     /// Numbers convert between int and float (a float must be whole for an int parameter); booleans
     /// accept true/false and the numbers 0/1. NaN and infinities are refused. Out-of-range values are
     /// refused (never clamped) with the valid range in the message.
-    public func coerce(_ value: ParameterValue, node: String) throws(EngineError) -> ParameterValue {
+    public func coerce(_ value: ParameterValue, node: String, sampleRate: Double? = nil) throws(EngineError)
+        -> ParameterValue
+    {
+        guard isMaximumNyquist, let sampleRate, sampleRate > 0, let maximum, sampleRate / 2 < maximum else {
+            return try coerceInRange(value, node: node)
+        }
+        var bounded = self
+        bounded.maximum = sampleRate / 2
+        return try bounded.coerceInRange(value, node: node)
+    }
+
+    private func coerceInRange(_ value: ParameterValue, node: String) throws(EngineError) -> ParameterValue {
         // Built only for an error message (a set is frequent; the interpolation is not free).
         var what: String { "\(node).\(name)" }
         switch type {
