@@ -85,7 +85,20 @@ import Testing
         #expect(abs(20 * log10(at100.direct) - expected) < 0.01, "\(20 * log10(at100.direct)) dB at 100 Hz")
     }
 
-    @Test func defaultsAreTheIdentityAndMinus100dBIsSilence() {
+    /// A first-order low-pass at −100 dB (at 5 kHz) still lets the lowest frequencies through, as the
+    /// closed form says (SPATIAL.md: −70.6 dB at 200 Hz, −58.6 at 50 for obstruction): a wall muffles.
+    @Test(arguments: [50.0, 200.0])
+    func minus100dBStillPassesTheLowestFrequenciesAsTheClosedFormSays(frequency: Double) {
+        let dry = 0.5.squareRoot()
+        let m = Self.measure(frequency: frequency, blend: 0.5, obstruction: -100, occlusion: 0)
+        let a = EnvironmentSend.lowPassCoefficient(decibels: -100, sampleRate: spatialTestRate)
+        let expected =
+            20 * log10(EnvironmentSend.lowPassMagnitude(a: a, frequency: frequency, sampleRate: spatialTestRate))
+        #expect(abs(20 * log10(m.direct / dry) - expected) < 0.05, "\(frequency) Hz: \(20 * log10(m.direct / dry)) dB")
+        #expect(expected > -75 && expected < -55, "\(frequency) Hz: \(expected) dB")
+    }
+
+    @Test func defaultsAreTheIdentityAndMinus100dBIsSilentAt5kHz() {
         let x = spatialNoise(frames: 500, seed: 5)
         var f = SourceEnvironmentFilter(sampleRate: spatialTestRate)
         var direct = [Float](repeating: 0, count: x.count)
