@@ -29,7 +29,9 @@ struct OutputFormatOptions: ParsableArguments {
         help: "AAC bit rate in kbit/s for all channels (default: 128 per channel).")
     var bitrate: Int?
 
-    @Option(name: .long, parsing: .unconditional, help: "Quality 0…1 for Ogg Vorbis, Opus and MP3 (default: 0.75).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Quality 0…1 for Ogg Vorbis, Opus, MP3 and AAC without --bitrate (default: 0.75).")
     var quality: Double?
 
     /// The names `--format` accepts.
@@ -102,11 +104,31 @@ struct OutputFormatOptions: ParsableArguments {
         return requested
     }
 
+    /// `--bitrate` is AAC's and `--quality` the lossy formats' (AAC's when no `--bitrate` is given): one
+    /// given where it changes nothing is refused, as `--bits` is, rather than ignored.
+    func checkCompressionOptions(for format: AudioFileFormat) throws(CommandFailure) {
+        let isAAC = format == .aacM4A || format == .aacADTS
+        if bitrate != nil, !isAAC {
+            throw CommandFailure(
+                "--bitrate applies only to AAC, not to \(format.displayName); "
+                    + (format.isLossless ? "a lossless format has no bit rate to set." : "use --quality."))
+        }
+        if quality != nil, format.isLossless {
+            throw CommandFailure(
+                "--quality does not apply to \(format.displayName), which is lossless"
+                    + (format.defaultEncoding != nil ? "; --bits sets its precision." : "."))
+        }
+        if quality != nil, bitrate != nil, isAAC {
+            throw CommandFailure("--bitrate and --quality both set AAC's bit rate; give one of them.")
+        }
+    }
+
     /// `--bits`, or a default that keeps the source's precision (`sourceBitDepth`; nil for float
     /// or compressed sources gives 32f, or 24 for FLAC/ALAC).
     func resolveEncoding(for format: AudioFileFormat, sourceBitDepth: Int?) throws(CommandFailure)
         -> AudioSampleEncoding?
     {
+        try checkCompressionOptions(for: format)
         guard format.defaultEncoding != nil else {
             if bits != nil {
                 throw CommandFailure(

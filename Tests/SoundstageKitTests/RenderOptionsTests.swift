@@ -81,7 +81,14 @@ import Testing
             (["--bits", "16"], path("x.m4a"), "use --bitrate"),
             (["--channels", "3"], path("x.wav"), "no rule for mixing 2 channels into 3"),
             (["--channels", "4"], path("x.mp3"), "at most 2; add --channels"),
-            (["--format", "wma"], path("x.wav"), "--format must be one of")
+            (["--format", "wma"], path("x.wav"), "--format must be one of"),
+            // An option given where it changes nothing is refused, not ignored.
+            (["--bitrate", "128"], path("x.wav"), "--bitrate applies only to AAC"),
+            (["--bitrate", "128"], path("x.ogg"), "use --quality"),
+            (["--bitrate", "100", "--format", "alac"], path("x.m4a"), "no bit rate to set"),
+            (["--quality", "0.5"], path("x.wav"), "--bits sets its precision"),
+            (["--quality", "0.3"], path("x.flac"), "which is lossless"),
+            (["--quality", "0.3", "--bitrate", "96"], path("x.m4a"), "give one of them")
         ]
         for (options, out, needle) in cases {
             let r = try Self.render(out, options, duration: "0.1")
