@@ -17,13 +17,34 @@ struct GraphCommand: ParsableCommand {
     @Argument(help: "The patch file (YAML or JSON).")
     var patch: String
 
-    @Option(help: "dot (Graphviz's text) or svg (drawn by Graphviz's dot, which must be installed).")
-    var format: Format = .dot
+    @Option(
+        help:
+            "dot (Graphviz's text) or svg (drawn by Graphviz's dot, which must be installed); default: from --out's extension (.svg, .dot, .gv), else dot."
+    )
+    var format: Format?
 
     @Option(name: .long, help: "Where to write the picture (default: standard output).")
     var out: String?
 
+    /// `--format`, or the one `--out`'s extension names; a format the extension contradicts is refused.
+    func resolvedFormat() throws -> Format {
+        let fromExtension: Format? =
+            switch out.map({ URL(fileURLWithPath: $0).pathExtension.lowercased() }) {
+            case "svg": .svg
+            case "dot", "gv": .dot
+            default: nil
+            }
+        if let format, let fromExtension, format != fromExtension {
+            throw ValidationError(
+                "--format \(format.rawValue) does not match --out's extension, which says \(fromExtension.rawValue)")
+        }
+        return format ?? fromExtension ?? .dot
+    }
+
+    func validate() throws { _ = try resolvedFormat() }
+
     func run() throws {
+        let format = try resolvedFormat()
         let problems = PatchLoader.check(path: patch)
         if !problems.isEmpty {
             for problem in problems { printError(problem.description) }

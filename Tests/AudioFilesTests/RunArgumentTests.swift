@@ -22,3 +22,40 @@ struct RunArgumentTests {
         }
     }
 }
+
+/// `soundstage graph` takes its format from `--out`'s extension when `--format` is not given, and
+/// refuses a format the extension contradicts.
+@Suite(.enabled(if: SoundstageTool.isAvailable, "soundstage executable not built"))
+struct GraphOutputTests {
+    private static let patch = """
+        version: 1
+        engine: { sampleRate: 48000, outputs: 2 }
+        nodes:
+          - { name: verb, kind: reverb }
+        connections:
+          - { from: verb, to: main }
+
+        """
+
+    @Test func theExtensionChoosesTheFormat() throws {
+        try withTemporaryDirectory { directory in
+            let patch = directory.appendingPathComponent("p.yaml").path
+            try Self.patch.write(toFile: patch, atomically: true, encoding: .utf8)
+            for name in ["p.dot", "p.gv", "p.txt"] {
+                let out = directory.appendingPathComponent(name).path
+                let result = try SoundstageTool.run(["graph", patch, "--out", out])
+                #expect(result.status == 0, "\(name): \(result.stderr)")
+                #expect((try? String(contentsOfFile: out, encoding: .utf8))?.hasPrefix("digraph") == true, "\(name)")
+            }
+            let svg = directory.appendingPathComponent("p.svg").path
+            let refused = try SoundstageTool.run(["graph", patch, "--out", svg, "--format", "dot"])
+            #expect(refused.status == 64 && refused.stderr.contains("does not match --out's extension"))
+            #expect(!FileManager.default.fileExists(atPath: svg))
+            if FileManager.default.isExecutableFile(atPath: "/usr/bin/dot") {
+                let drawn = try SoundstageTool.run(["graph", patch, "--out", svg])
+                #expect(drawn.status == 0, "\(drawn.stderr)")
+                #expect((try? String(contentsOfFile: svg, encoding: .utf8))?.contains("<svg") == true)
+            }
+        }
+    }
+}
