@@ -1,4 +1,5 @@
 // Control side. Why a SOFA file could not be turned into an HRIR set.
+import Glibc
 
 /// A SOFA (AES69) file could not be loaded, checked or prepared.
 public struct SOFALoadError: Error, CustomStringConvertible, Equatable {
@@ -34,6 +35,8 @@ public struct SOFALoadError: Error, CustomStringConvertible, Equatable {
         case 10012: return "only receivers with cartesian coordinates are supported"
         case 10013: return "invalid receiver positions"
         case 10014: return "only sources with MC are supported"
+        // libmysofa passes on the system's error when it cannot open or read the file (2: no such file).
+        case 1..<10_000: return String(cString: strerror(code)).lowercased()
         default: return "libmysofa error \(code)"
         }
     }

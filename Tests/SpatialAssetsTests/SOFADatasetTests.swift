@@ -93,6 +93,12 @@ import Testing
 
     @Test func missingAndInvalidFilesThrow() {
         #expect(throws: SOFALoadError.self) { try SOFADataset(path: "/nonexistent/set.sofa", sampleRate: 48_000) }
+        // A missing file says so in words, not as libmysofa's number.
+        do {
+            _ = try SOFADataset(path: "/nonexistent/set.sofa", sampleRate: 48_000)
+        } catch {
+            #expect(error.reason.contains("no such file"), "\(error)")
+        }
         #expect(throws: SOFALoadError.self) { try SOFADataset(path: "/etc/hostname", sampleRate: 48_000) }
         #expect(throws: SOFALoadError.self) { try SOFADataset(path: kemarPath, sampleRate: 100) }
     }
