@@ -234,7 +234,17 @@ struct PatchBuild {
                     "recorder '\(recorder.name)' refers to '\(recorder.node)', which is not a node in this patch")
             }
             if let format = recorder.format {
-                if AudioFileFormat(name: format) == nil {
+                if let named = AudioFileFormat(name: format) {
+                    if let fromExtension = AudioFileFormat(path: recorder.path),
+                        fromExtension.fileExtension != named.fileExtension
+                    {
+                        report(
+                            recorder.formatLocation ?? recorder.location,
+                            "recording format '\(format)' (\(named.displayName)) does not match the extension of "
+                                + "'\(recorder.path)' (\(fromExtension.displayName)); name the file ."
+                                + "\(named.fileExtension) or leave 'format' out")
+                    }
+                } else {
                     report(
                         recorder.formatLocation ?? recorder.location,
                         "unknown recording format '\(format)' (wav, aiff, caf, flac, ogg, opus, mp3, m4a, alac, aac)")

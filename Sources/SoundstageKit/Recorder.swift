@@ -106,6 +106,14 @@ public final class Recorder: Sendable {
                     reason: "cannot choose a format from the file name; use .wav, .caf, .flac, .aif, .aiff, .ogg, "
                         + ".opus, .mp3, .m4a or .aac, or set RecorderSettings.format"))
         }
+        if let named = settings.format, let fromExtension = AudioFileFormat(path: path),
+            fromExtension.fileExtension != named.fileExtension
+        {
+            throw .invalidArgument(
+                path: path,
+                reason: "the format \(named.displayName) does not match the extension, which says "
+                    + "\(fromExtension.displayName); name the file .\(named.fileExtension) or leave the format out")
+        }
         try Self.validate(settings, path: path)
         // The folder must be there now: a take that fails only at `record` loses what the user meant to keep.
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path

@@ -254,6 +254,9 @@ import Testing
               - { name: a, node: ghost, path: a.wav }
               - { name: b, node: main, path: b.tape }
               - { name: c, node: main, path: c.wav, format: cassette }
+              - { name: d, node: main, path: d.m4a, format: aac }
+              - { name: e, node: main, path: e.m4a, format: alac }
+              - { name: f, node: main, path: f.take, format: wav }
             """
         do {
             _ = try PatchLoader.build(try PatchParser.parse(text: text, names: .engine))
@@ -263,6 +266,12 @@ import Testing
             #expect(lines.contains { $0.hasPrefix("3: recorder 'a' refers to 'ghost'") }, "\(lines)")
             #expect(lines.contains { $0.hasPrefix("4: cannot tell a recording format from 'b.tape'") }, "\(lines)")
             #expect(lines.contains { $0.hasPrefix("5: unknown recording format 'cassette'") }, "\(lines)")
+            // ADTS into a .m4a: the extension says otherwise (ALAC in .m4a and a name with no format's
+            // extension are fine).
+            #expect(
+                lines.contains { $0.hasPrefix("6: recording format 'aac' (AAC (ADTS)) does not match the extension") },
+                "\(lines)")
+            #expect(lines.count == 4, "\(lines)")
         } catch {
             Issue.record("unexpected error \(error)")
         }

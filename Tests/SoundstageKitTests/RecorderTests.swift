@@ -310,6 +310,14 @@ import Testing
             createMessage.contains("'\(missingDirectory)'") && createMessage.contains("does not exist"),
             "\(createMessage)")
 
+        // A format the extension contradicts (ADTS AAC into a .m4a) is refused; ALAC in .m4a is not.
+        let m4a = dir.appendingPathComponent("take.m4a").path
+        let mismatch = message {
+            _ = try Recorder(engine: engine, node: "main", path: m4a, settings: RecorderSettings(format: .aacADTS))
+        }
+        #expect(mismatch.contains("'\(m4a)'") && mismatch.contains("does not match the extension"), "\(mismatch)")
+        _ = try Recorder(engine: engine, node: "main", path: m4a, settings: RecorderSettings(format: .alacM4A))
+
         let floatFlac = dir.appendingPathComponent("take.flac").path
         let flacRecorder = try Recorder(
             engine: engine, node: "main", path: floatFlac, settings: RecorderSettings(encoding: .float32))
