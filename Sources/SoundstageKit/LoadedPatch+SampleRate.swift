@@ -9,8 +9,7 @@ extension LoadedPatch {
     /// a rebuilt buffer rewind. Errors leave the old buffer in place and are returned, one per buffer.
     @discardableResult
     public func changeSampleRate(to rate: Double) -> [String] {
-        engine.setSampleRate(rate)
-        var problems: [String] = []
+        var problems = engine.setSampleRate(rate)
         for buffer in document.buffers {
             do {
                 try engine.addBuffer(try PatchLoader.makeBuffer(buffer, of: document, rate: rate))

@@ -117,9 +117,14 @@ public final class Engine: Sendable {
     /// Engine sample time of the next frame the render thread will produce (approximate while running).
     public var sampleTime: Int64 { Int64(renderEngine.renderedFrames) }
 
-    /// The host's sample rate changed: later ramps and conversions use `rate`. Buffers already loaded
-    /// keep their samples; reloading them is the embedding layer's job.
-    public func setSampleRate(_ rate: Double) {
-        control.withLock { $0.setSampleRate(rate) }
+    /// The host's sample rate changed: later ramps and conversions use `rate`, and every effect, time
+    /// effect, audioplayer rate stage and voice processor is made again at it with its node's values.
+    /// Buffers already loaded keep their samples; reloading them is the embedding layer's job. Returns
+    /// a problem per node that cannot follow.
+    @discardableResult
+    public func setSampleRate(_ rate: Double) -> [String] {
+        let problems = control.withLock { $0.setSampleRate(rate) }
+        notifyInsertObserver()
+        return problems
     }
 }

@@ -27,6 +27,18 @@ extension EngineCore {
                 "\(node.name).voiceProcessing: voice processing takes 1 or 2 capture channels, the engine has "
                     + "\(micChannels)")
         }
+        node.voice = try makeVoiceStage(node, micChannels: micChannels)
+        node.outputChannelCount = micChannels
+        node[.latency] = .int(node.voice?.pointee.latencyFrames ?? 0)
+        if !isInput { try setInsert(node, exposed: node.bool(.ports)) }
+    }
+
+    /// A voice processor's stage for `node` at the engine's rate, with the node's settings; no program or
+    /// command has seen it yet.
+    func makeVoiceStage(_ node: NodeRecord, micChannels: Int) throws(EngineError)
+        -> UnsafeMutablePointer<VoiceProcessorStage>
+    {
+        let isInput = node.kind == .input
         let rate = state.configuration.sampleRate
         guard (8_000...96_000).contains(rate) else {
             throw EngineError(
@@ -50,10 +62,7 @@ extension EngineCore {
         stage.pointee.duckOthers = node.bool(.duckOthers)
         stage.pointee.advancedDucking = node.bool(.advancedDucking)
         stage.pointee.duckLevel = NodeKind.duckGain(node.string(.duckLevel))
-        node.voice = stage
-        node.outputChannelCount = micChannels
-        node[.latency] = .int(stage.pointee.latencyFrames)
-        if !isInput { try setInsert(node, exposed: node.bool(.ports)) }
+        return stage
     }
 
     /// A live change of a voice processor's parameter. Returns false for keys it does not handle.

@@ -58,16 +58,6 @@ final class EngineCore {
     /// Objects waiting for the render thread to let go of them.
     var pendingReleaseCount: Int { state.publishing.graveyard.count }
 
-    /// The host's sample rate changed: later ramps and conversions use `rate`.
-    func setSampleRate(_ rate: Double) {
-        if state.configuration.sampleRate != rate {
-            // HRTF sets are resampled to the engine rate when loaded.
-            state.spatial.hrtfSets = [:]
-            state.spatial.hrtfFailures = [:]
-        }
-        state.configuration.sampleRate = rate
-    }
-
     /// Poll's work under the lock: render events, played-back completions, stream reports, meters and
     /// taps drained, HRTF sets adopted, retirements finished and memory the render thread has left
     /// behind freed. Tap blocks and events are returned for delivery outside the lock.

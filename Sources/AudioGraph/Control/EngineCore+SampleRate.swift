@@ -1,0 +1,96 @@
+// Control side. Following a change of the host's sample rate: every kernel designed for a rate is made
+// again at the new one and swapped in with the next program.
+import AudioDSP
+
+extension EngineCore {
+    /// The host's sample rate changed: later ramps and conversions use `rate`, and every effect, time
+    /// effect, audioplayer rate stage and voice processor is rebuilt at it with the values its node holds
+    /// (its state, a reverb's tail or a canceller's learned echo path, starts again). Returns problems,
+    /// one per node that cannot follow: a voice processor beyond 8–96 kHz is bypassed, and an
+    /// environment keeps its old design.
+    func setSampleRate(_ rate: Double) -> [String] {
+        guard state.configuration.sampleRate != rate else { return [] }
+        // HRTF sets are resampled to the engine rate when loaded.
+        state.spatial.hrtfSets = [:]
+        state.spatial.hrtfFailures = [:]
+        state.configuration.sampleRate = rate
+        var problems: [String] = []
+        var rebuilt = false
+        for node in state.graph.nodes.values {
+            if node.kind == .audioplayer, let stage = node.rateStage {
+                try? makeRateStage(node, channelCount: stage.fifo.pointee.bus.channelCount)
+                rebuilt = true
+            } else if node.kind.isEffect, let old = node.effect {
+                node.effect = remade(node)
+                state.publishing.buryAfterPublish.append(RetiredEffect(effect: old))
+                if node.kind == .timepitch { node[.latency] = .int(node.effect?.latencyFrames ?? 0) }
+                rebuilt = true
+            }
+            if let old = node.voice {
+                do throws(EngineError) {
+                    node.voice = try makeVoiceStage(node, micChannels: old.pointee.micChannels)
+                    node[.latency] = .int(node.voice?.pointee.latencyFrames ?? 0)
+                    state.publishing.buryAfterPublish.append(RetiredVoiceStage(stage: old))
+                    rebuilt = true
+                } catch {
+                    // The old stage cannot run at this rate: it passes the microphone through.
+                    try? send(TimedCommand(.voiceSetting(old, .bypass, true)))
+                    problems.append("\(error.message); it passes the microphone through until the rate is back")
+                }
+            }
+            if node.environment != nil {
+                problems.append(
+                    "\(node.name): an environment keeps its reverb and its sources' filters and Doppler lines as "
+                        + "designed for the old rate until it is created again")
+            }
+            if state.inserts.exposed[node.name] != nil {
+                state.inserts.exposed[node.name]?.latencyFrames =
+                    node.voice?.pointee.latencyFrames ?? node.effect?.latencyFrames ?? 0
+                state.inserts.layoutVersion += 1
+            }
+        }
+        if rebuilt { republish() }
+        return problems
+    }
+
+    /// A new kernel for the effect `node` at the engine's rate, set to the node's values.
+    private func remade(_ node: NodeRecord) -> EffectRef? {
+        let config = state.configuration
+        let effect = EffectRef.make(
+            node.kind, sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
+            channelCount: node.outputChannelCount, bandCount: node.kind == .eq ? node.int(.bands) : 1,
+            spares: timePitchSpares)
+        for (position, spec) in node.specs.enumerated() {
+            if spec.key == .bypass {
+                effect?.setInitialBypass(node[position].boolValue ?? false)
+            } else if let index = spec.kernelIndex {
+                effect?.setInitial(index, NodeKind.kernelValue(spec, node[position]))
+            }
+        }
+        // An inserted time-pitch runs at rate 1 whatever its `rate` says.
+        if node.kind == .timepitch, node.bool(.insert) {
+            effect?.setInitial(TimePitchKernel.Parameter.rate.rawValue, 1)
+        }
+        return effect
+    }
+}
+
+/// An effect kernel replaced at a rate change, freed once no program or command reaches it.
+final class RetiredEffect: CommandTargetOwner {
+    let effect: EffectRef
+    init(effect: EffectRef) { self.effect = effect }
+    var commandTargets: [UnsafeMutableRawPointer] { [effect.raw] }
+    deinit { effect.deallocate() }
+}
+
+/// A voice processor's stage replaced at a rate change, freed once no program or command reaches it.
+final class RetiredVoiceStage: CommandTargetOwner {
+    let stage: UnsafeMutablePointer<VoiceProcessorStage>
+    init(stage: UnsafeMutablePointer<VoiceProcessorStage>) { self.stage = stage }
+    var commandTargets: [UnsafeMutableRawPointer] { [UnsafeMutableRawPointer(stage)] }
+    deinit {
+        stage.pointee.deallocate()
+        stage.deinitialize(count: 1)
+        stage.deallocate()
+    }
+}
