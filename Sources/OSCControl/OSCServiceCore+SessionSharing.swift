@@ -184,12 +184,22 @@ extension OSCServiceCore {
     /// Chat modes turn voice processing on: every voice processor is un-bypassed, and an input without
     /// voice processing is made again with it (it is fixed at creation), keeping its parameters and
     /// connections, in one program swap. Measurement bypasses every processor; other modes leave them.
+    /// An input whose voice reaches main is left as it is: its processor would hear the engine's output,
+    /// its own voice in it, and cancel the voice as an echo of itself (`VoiceSelfReference`); a rig that
+    /// sends the microphone out through main has a voice processor of its own, or none.
     func applyModeToVoiceProcessors() {
         let mode = session.published.mode
         guard mode.processesVoice || mode == .measurement else { return }
+        let connections = engine.connections()
         for node in engine.nodes() {
             let processes = node.kind == .voiceprocessor || node.parameters["voiceProcessing"] == .bool(true)
             if node.kind == .input && !processes && mode.processesVoice {
+                if VoiceSelfReference.reachesOutput(from: node.name, connections: connections) {
+                    options.sessionJournal?(
+                        "session: mode \(mode.rawValue) leaves input '\(node.name)' without voice processing: "
+                            + "its voice reaches main, which would be its own reference")
+                    continue
+                }
                 try? rebuildWithVoiceProcessing(node)
             } else if processes {
                 try? engine.set(node.name, "bypass", to: .bool(mode == .measurement))

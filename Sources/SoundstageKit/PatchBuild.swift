@@ -225,6 +225,23 @@ struct PatchBuild {
         }
     }
 
+    /// A voice processor that hears the engine's output must not have its own voice in it: a warning
+    /// for each whose output reaches main (`VoiceSelfReference`).
+    mutating func checkVoiceReferences() {
+        let nodes = engine.nodes()
+        let connections = engine.connections()
+        for node in nodes
+        where VoiceSelfReference.usesEngineReference(kind: node.kind, parameters: node.parameters)
+            && VoiceSelfReference.reachesOutput(from: node.name, connections: connections)
+        {
+            let location = document.nodes.first { $0.name == node.name }?.location
+            warnings.append(
+                PatchDiagnostic(
+                    path: document.path, location: location, message: VoiceSelfReference.warning(node: node.name),
+                    severity: .warning))
+        }
+    }
+
     /// The recorder phase: each names a node and a format (the recorders start later, with the host).
     mutating func checkRecorders() {
         for recorder in document.recorders {

@@ -62,6 +62,7 @@ public enum PatchLoader {
         build.loadBuffers()
         build.attachNodes()
         build.connectNodes()
+        build.checkVoiceReferences()
         build.checkTaps()
         build.checkRecorders()
         return try build.finish()

@@ -193,18 +193,33 @@ import Testing
     @Test func chatModesTurnVoiceProcessingOnBehindAnInputThatHadNone() throws {
         let f = try OSCFixture(inputs: 1)
         try f.engine.attach(.input, name: "mic", parameters: ["volume": .float(0.5)])
-        try f.engine.connect("mic", to: "main")
+        // The voice goes to a send (a mixer that does not reach main), as to a chat program.
+        try f.engine.attach(.mixer, name: "send")
+        try f.engine.connect("mic", to: "send")
         #expect(try f.engine.get("mic", "voiceProcessing") == .bool(false))
         #expect(f.client.command("/session/mode", [.string("videoChat")])?.address == "/done")
         #expect(try f.engine.get("mic", "voiceProcessing") == .bool(true))
         #expect(try f.engine.get("mic", "bypass") == .bool(false))
         #expect(try f.engine.get("mic", "volume") == .float(0.5), "its parameters were lost")
-        #expect(f.engine.connections().contains { $0.source == "mic" && $0.destination == "main" })
+        #expect(f.engine.connections().contains { $0.source == "mic" && $0.destination == "send" })
         // Measurement bypasses it; a chat mode again un-bypasses it without making it again.
         #expect(f.client.command("/session/mode", [.string("measurement")])?.address == "/done")
         #expect(try f.engine.get("mic", "bypass") == .bool(true))
         #expect(f.client.command("/session/mode", [.string("gameChat")])?.address == "/done")
         #expect(try f.engine.get("mic", "bypass") == .bool(false))
+    }
+
+    /// An input whose voice reaches main is left without voice processing by a chat mode: its processor
+    /// would take the engine's output, its own voice in it, for echo and cancel the voice.
+    @Test func chatModesLeaveAnInputWhoseVoiceReachesMain() throws {
+        let f = try OSCFixture(inputs: 1)
+        try f.engine.attach(.input, name: "mic")
+        try f.engine.attach(.voiceprocessor, name: "vp", parameters: ["ports": .bool(false)])
+        try f.engine.connect("mic", to: "vp:0")
+        try f.engine.connect("vp", to: "main")
+        #expect(f.client.command("/session/mode", [.string("voiceChat")])?.address == "/done")
+        #expect(try f.engine.get("mic", "voiceProcessing") == .bool(false))
+        #expect(try f.engine.get("vp", "bypass") == .bool(false))
     }
 
     /// A parameter's value in `/session/params`.

@@ -389,3 +389,60 @@ extension PatchLoaderTests {
             ])
     }
 }
+
+/// A processor that takes the engine's output for echo must not hear its own voice there: a patch that
+/// sends its cleaned voice to main gets a warning at the node; the shipped patches get none.
+@Suite struct PatchLoaderVoiceReferenceTests {
+    private func warnings(_ text: String) throws -> [String] {
+        try PatchLoader.build(try PatchParser.parse(text: text, names: .engine)).warnings.map {
+            "\($0.location?.line ?? 0): \($0.message)"
+        }
+    }
+
+    @Test func aVoiceThatReachesItsOwnReferenceIsWarnedOf() throws {
+        let input = try warnings(
+            """
+            version: 1
+            engine: { sampleRate: 48000, outputs: 1, inputs: 1 }
+            nodes:
+              - { name: mic, kind: input, params: { voiceProcessing: true } }
+              - { name: bus, kind: mixer }
+            connections:
+              - { from: mic, to: bus }
+              - { from: bus, to: main }
+            """)
+        #expect(input.count == 1 && input[0].hasPrefix("4: 'mic' cancels the engine's output"), "\(input)")
+        let processor = try warnings(
+            """
+            version: 1
+            engine: { sampleRate: 48000, outputs: 1, inputs: 1 }
+            nodes:
+              - { name: mic, kind: input }
+              - { name: vp, kind: voiceprocessor, params: { reference: engine, ports: false } }
+            connections:
+              - { from: mic, to: "vp:0" }
+              - { from: vp, to: main }
+            """)
+        #expect(processor.count == 1 && processor[0].hasPrefix("5: 'vp' cancels"), "\(processor)")
+        // Its reference from its ports, or its voice kept out of main: nothing to say.
+        let ports = try warnings(
+            """
+            version: 1
+            engine: { sampleRate: 48000, outputs: 1, inputs: 1 }
+            nodes:
+              - { name: mic, kind: input }
+              - { name: vp, kind: voiceprocessor }
+            connections:
+              - { from: mic, to: "vp:0" }
+              - { from: vp, to: main }
+            """)
+        #expect(ports.isEmpty, "\(ports)")
+    }
+
+    @Test(arguments: ["voice.yaml", "gamechat.yaml"])
+    func theShippedVoicePatchesHaveNoLoop(_ name: String) throws {
+        let path = Fixtures.patches.appendingPathComponent(name).path
+        let loaded = try PatchLoader.load(path: path)
+        #expect(!loaded.warnings.contains { $0.message.contains("cancels the engine's output") })
+    }
+}
