@@ -749,7 +749,8 @@ public final class VoiceProcessorKernel {
             let a: Float = 0.05
             micPowerMean += a * (micPower - micPowerMean)
             errorPowerMean += a * (errorPower - errorPowerMean)
-            outputPowerMean += a * (outputSpectral / max(inputSpectral, 1e-30) * micPower - outputPowerMean)
+            // The suppressor's gain applies to what the linear stage left (the error), not to the mic.
+            outputPowerMean += a * (outputSpectral / max(inputSpectral, 1e-30) * errorPower - outputPowerMean)
             current.erleDb = Self.decibels(micPowerMean) - Self.decibels(outputPowerMean)
         }
         framesProcessed += 1

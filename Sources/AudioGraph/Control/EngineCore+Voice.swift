@@ -3,12 +3,16 @@ import AudioDSP
 
 extension Engine {
     /// What each voice processor (and each input with voice processing) measured lately, by node:
-    /// echo attenuation, the tracked echo delay, double talk (for `/voice/meter`).
+    /// echo attenuation of its output, the tracked echo delay, double talk (for `/voice/meter`). A
+    /// bypassed processor's output is its microphone: 0 dB of attenuation.
     public func voiceAnalysis() -> [String: VoiceAnalysis] {
         control.withLock { core in
             var result: [String: VoiceAnalysis] = [:]
             for (name, node) in core.state.graph.nodes where !node.isInternal {
-                if let voice = node.voice { result[name] = voice.pointee.publishedAnalysis }
+                guard let voice = node.voice else { continue }
+                var analysis = voice.pointee.publishedAnalysis
+                if node.bool(.bypass) { analysis.erleDb = 0 }
+                result[name] = analysis
             }
             return result
         }
