@@ -117,6 +117,41 @@ import Testing
         #expect(after.suffix(4_800).contains { $0 != 0 })
     }
 
+    /// Muted-talker detection reports a talker who keeps talking, not the near end's blips: 40 ms bursts
+    /// once a second (what residual echo taken for the near end looks like: a few frames, each held
+    /// 200 ms by the detector's hangover) raise nothing; a second of talk raises `started`, and silence
+    /// `ended`.
+    @Test func aMutedTalkerIsReportedOnlyWhenTheyKeepTalking() throws {
+        let engine = TestEngine.make()
+        try engine.attach(
+            .voiceprocessor, name: "vp",
+            parameters: ["inputMuted": .bool(true), "referenceChannels": .int(1), "ports": .bool(false)])
+        let events = EventBox()
+        engine.setEventHandler { events.append($0) }
+        let rate = 48_000
+        var mic = [Float](repeating: 0, count: 7 * rate)
+        let talk = Self.noise(rate + rate / 2, seed: 9).map { $0 * 0.3 }
+        for second in 0..<4 {
+            for i in 0..<(rate / 25) { mic[second * rate + i] = talk[i] }
+        }
+        for i in 0..<rate { mic[4 * rate + i] = talk[i] }
+        try engine.addBuffer(SampleBuffer(name: "mic", channels: [mic], sampleRate: 48_000))
+        try engine.attach(.player, name: "p", parameters: ["buffer": .string("mic"), "playing": .bool(true)])
+        try engine.connect("p", to: "vp:0")
+        try engine.connect("vp", to: "main")
+        let renderer = OfflineRenderer(engine: engine)
+        var changes: [(second: Double, started: Bool)] = []
+        for block in 0..<(7 * rate / 4_800) {
+            _ = renderer.render(frameCount: 4_800, hostBlockFrames: 256)
+            engine.poll()
+            for case .voiceActivity(_, let started) in events.all.suffix(from: changes.count) {
+                changes.append((Double(block + 1) / 10, started))
+            }
+        }
+        #expect(changes.map(\.started) == [true, false], "\(changes)")
+        #expect(changes.first.map { $0.second > 4.25 && $0.second < 4.6 } == true, "\(changes)")
+    }
+
     @Test func graphConnectionsFeedTheMicrophoneAndItsOutputFeedsTheGraph() throws {
         let engine = TestEngine.make()
         let mic = Self.noise(9_600, seed: 11)

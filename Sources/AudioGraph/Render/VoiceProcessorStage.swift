@@ -54,6 +54,9 @@ public struct VoiceProcessorStage {
     var usesEngineReference = false
     /// Near-end speech as last reported (muted-talker detection reports changes only).
     var nearEndActive = false
+    /// Frames in a row the near end has been active, and whether a muted talker was reported.
+    var activeRun = 0
+    var mutedTalkerReported = false
     /// Other-audio ducking: on, the gain it ducks to, and whether only while someone talks.
     var duckOthers = false
     var duckLevel: Float = 1
@@ -234,8 +237,28 @@ public struct VoiceProcessorStage {
         let active = kernel._withUnsafeGuaranteedRef { $0.analysis.nearEndActive }
         defer { nearEndActive = active }
         updateDucking(nearEndActive: active)
-        return inputMuted && active != nearEndActive ? active : nil
+        return mutedTalkerChange(nearEndActive: active)
     }
+
+    /// Muted-talker detection: a talker is reported once the near end has been active for
+    /// `mutedTalkerFrames` frames in a row (a word; a lone frame of residual echo taken for the near end
+    /// holds the detector's 200 ms hangover and no more), and the end once it is quiet again. Unmuting
+    /// ends a reported talker.
+    private mutating func mutedTalkerChange(nearEndActive active: Bool) -> Bool? {
+        activeRun = active ? activeRun + 1 : 0
+        if mutedTalkerReported && (!active || !inputMuted) {
+            mutedTalkerReported = false
+            return false
+        }
+        if !mutedTalkerReported && inputMuted && activeRun >= Self.mutedTalkerFrames {
+            mutedTalkerReported = true
+            return true
+        }
+        return nil
+    }
+
+    /// 300 ms of 10 ms frames.
+    static let mutedTalkerFrames = 30
 
     /// Other-audio ducking after a frame: always while on, or (advanced) while either end talks and for
     /// 300 ms after. The far end talks when the reference is above −50 dBFS.
