@@ -254,7 +254,8 @@ extension PatchSchemaReader {
         var params: [PatchParameter] = []
         if let entry = fields["params"], !entry.isNull, let paramsMapping = mappingValue(entry) {
             for (key, keyLocation, value) in keyedEntries(of: paramsMapping, keyKind: "parameter") {
-                if let parameterValue = readParameterValue(value, key: key) {
+                let shown = named.map { "\($0.name).\(key)" } ?? key
+                if let parameterValue = readParameterValue(value, key: shown) {
                     params.append(
                         PatchParameter(
                             key: key, value: parameterValue, keyLocation: keyLocation,

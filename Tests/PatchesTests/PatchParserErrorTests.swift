@@ -120,15 +120,15 @@ func expectSingleError(
         ),
         (
             "version: 1\nnodes:\n  - name: a\n    kind: k\n    params:\n      gain: {x: 1}\n", 6, 13,
-            "parameter 'gain' must be a number, string, boolean or a list of them, found a mapping"
+            "parameter 'a.gain' must be a number, string, boolean or a list of them, found a mapping"
         ),
         (
             "version: 1\nnodes:\n  - name: a\n    kind: k\n    params:\n      gains: [1, [2]]\n", 6, 18,
-            "list in parameter 'gains' may hold only numbers, strings and booleans, found a list"
+            "list in parameter 'a.gains' may hold only numbers, strings and booleans, found a list"
         ),
         (
             "version: 1\nnodes:\n  - name: a\n    kind: k\n    params:\n      gain:\n", 6, 12,
-            "parameter 'gain' has no value"
+            "parameter 'a.gain' has no value"
         )
     ]
 
