@@ -59,8 +59,8 @@ struct RenderCommand: ParsableCommand {
             throw ValidationError("--duration must be a number of seconds > 0 (at most 86400), not \(duration)")
         }
         if let rate {
-            guard rate.isFinite, (8_000...384_000).contains(rate) else {
-                throw ValidationError("--rate must be between 8000 and 384000 Hz, not \(rate)")
+            guard rate.isFinite, (8_000...384_000).contains(rate), rate.rounded() == rate else {
+                throw ValidationError("--rate must be a whole number of Hz between 8000 and 384000, not \(rate)")
             }
         }
         guard (1...65_536).contains(block) else {

@@ -50,7 +50,15 @@ import Testing
                 ["render", hello, "--out", "/tmp/x.wav", "--duration", "-1"],
                 "--duration must be a number of seconds > 0"
             ),
-            (["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--rate", "-48000"], "--rate must be between"),
+            (
+                ["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--rate", "-48000"],
+                "--rate must be a whole number of Hz between"
+            ),
+            // Refused before anything is rendered, not after.
+            (
+                ["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--rate", "47999.5"],
+                "--rate must be a whole number"
+            ),
             (["convert", hello, "/tmp/x.wav", "--channels", "-2"], "--channels"),
             (["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--block", "0"], "--block"),
             (["render", "/no/such/patch.yaml", "--out", "/tmp/x.wav", "--duration", "1"], "patch.yaml"),
