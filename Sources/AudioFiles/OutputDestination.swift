@@ -266,12 +266,22 @@ public struct OutputDestination: Sendable {
         return (String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), fd)
     }
 
+    /// Whether `path` (empty: the working directory) names a folder.
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path.isEmpty ? "." : path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// Maps `open(2)` failures when creating a file for `path`.
     static func createError(path: String, errno code: Int32) -> AudioFileError {
         switch code {
         case EACCES, EPERM, EROFS: .permissionDenied(path: path)
         case EISDIR: .notARegularFile(path: path, kind: "a directory")
-        case ENOENT, ENOTDIR: .writeFailed(path: path, reason: "its directory does not exist")
+        case ENOENT, ENOTDIR:
+            // A folder that exists but makes no files (/proc) also answers ENOENT.
+            isFolder((path as NSString).deletingLastPathComponent)
+                ? .writeFailed(path: path, reason: "its folder takes no new files (\(String(cString: strerror(code))))")
+                : .writeFailed(path: path, reason: "its directory does not exist")
         default: .writeFailed(path: path, reason: String(cString: strerror(code)))
         }
     }

@@ -62,7 +62,9 @@ import Testing
             (["convert", hello, "/tmp/x.wav", "--channels", "-2"], "--channels"),
             (["render", hello, "--out", "/tmp/x.wav", "--duration", "1", "--block", "0"], "--block"),
             (["render", "/no/such/patch.yaml", "--out", "/tmp/x.wav", "--duration", "1"], "patch.yaml"),
-            (["render", hello, "--out", "/no/such/dir/x.wav", "--duration", "1"], "x.wav"),
+            (["render", hello, "--out", "/no/such/dir/x.wav", "--duration", "1"], "its directory does not exist"),
+            // A folder that exists but makes no files is not called missing.
+            (["render", hello, "--out", "/proc/soundstage-x.wav", "--duration", "1"], "its folder takes no new files"),
             (["run", "/no/such/patch.yaml"], "patch.yaml"),
             (["frobnicate"], "frobnicate")
         ]
