@@ -15,7 +15,7 @@ public struct FileAccessPolicy: Sendable, Equatable {
 
     /// `roots` may be relative (to the working directory); they are resolved now.
     public init(roots: [String]) {
-        self.roots = roots.map { Self.resolve(URL(fileURLWithPath: $0)).path }
+        self.roots = roots.map { Self.resolve(URL(fileURLWithPath: $0))?.path ?? $0 }
     }
 
     /// The default: the patch's folder (when there is one) and the working directory.
@@ -39,24 +39,63 @@ public struct FileAccessPolicy: Sendable, Equatable {
         guard let first = roots.first else { throw FileAccessError(message: "no file roots are configured") }
         let url =
             path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: first).appendingPathComponent(path)
-        let resolved = Self.resolve(url).path
+        guard let resolved = Self.resolve(url)?.path else {
+            throw FileAccessError(message: "'\(path)' cannot be resolved (a loop of symbolic links, or one unreadable)")
+        }
         for root in roots where resolved == root || resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
             return resolved
         }
         throw FileAccessError(message: "'\(path)' is outside the allowed file roots (\(roots.joined(separator: ", ")))")
     }
 
-    /// Resolves symbolic links of the longest existing prefix, then appends the rest, normalised.
-    private static func resolve(_ url: URL) -> URL {
-        let standardized = url.standardizedFileURL
-        var existing = standardized
-        var rest: [String] = []
-        while !FileManager.default.fileExists(atPath: existing.path) && existing.path != "/" {
-            rest.insert(existing.lastPathComponent, at: 0)
-            existing = existing.deletingLastPathComponent()
+    /// The path the kernel would reach for `url`, component by component: `.` skipped, `..` taken from
+    /// the folder reached so far (after `link/..` the link's target's parent, as the kernel does), every
+    /// symbolic link followed, a dangling one too (a write through it creates its target, so the target
+    /// is what must lie inside a root). The components after the first that does not exist are appended
+    /// as they are. Nil after more than 40 links (a loop) or a link that cannot be read.
+    static func resolve(_ url: URL) -> URL? {
+        resolve(path: url.path, links: 0).map { URL(fileURLWithPath: $0) }
+    }
+
+    private static func resolve(path: String, links: Int) -> String? {
+        guard links <= 40 else { return nil }
+        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if !path.hasPrefix("/") {
+            components = FileManager.default.currentDirectoryPath.split(separator: "/").map(String.init) + components
         }
-        var result = existing.resolvingSymlinksInPath()
-        for component in rest { result.appendPathComponent(component) }
-        return result.standardizedFileURL
+        var reached: [String] = []
+        var index = 0
+        while index < components.count {
+            let component = components[index]
+            index += 1
+            if component == "." { continue }
+            if component == ".." {
+                _ = reached.popLast()
+                continue
+            }
+            let candidate = "/" + (reached + [component]).joined(separator: "/")
+            var info = stat()
+            guard lstat(candidate, &info) == 0 else {
+                // Nothing exists from here on: the rest is a name to create, taken literally but for `.`/`..`.
+                reached.append(component)
+                for rest in components[index...] {
+                    if rest == "." { continue }
+                    if rest == ".." { _ = reached.popLast() } else { reached.append(rest) }
+                }
+                return "/" + reached.joined(separator: "/")
+            }
+            guard info.st_mode & S_IFMT == S_IFLNK else {
+                reached.append(component)
+                continue
+            }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(candidate, &buffer, buffer.count - 1)
+            guard count > 0 else { return nil }
+            let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let base = target.hasPrefix("/") ? target : "/" + (reached + [target]).joined(separator: "/")
+            let rest = components[index...].joined(separator: "/")
+            return resolve(path: rest.isEmpty ? base : base + "/" + rest, links: links + 1)
+        }
+        return "/" + reached.joined(separator: "/")
     }
 }
