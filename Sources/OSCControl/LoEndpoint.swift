@@ -29,8 +29,6 @@ final class LoEndpoint {
     let tcp: lo_server?
     let port: Int
     let udpSocket: Int32
-    /// Per-path method handles on (udp, tcp).
-    private var methods: [String: (lo_method?, lo_method?)] = [:]
 
     /// Creates both servers on `port` (0: a free port) bound to `host`.
     init(host: String, port requested: Int, enablesTCP: Bool, maxPacketSize: Int) throws(OSCServiceError) {
@@ -122,23 +120,6 @@ final class LoEndpoint {
             _ = lo_server_add_bundle_handlers(server, bundleStart, bundleEnd, userData)
         }
     }
-
-    /// Registers `path` (literal) on both servers. Never call this during a dispatch.
-    func addMethod(_ path: String, handler: LoMethodHandler, userData: UnsafeMutableRawPointer) {
-        guard methods[path] == nil else { return }
-        let u = lo_server_add_method(udp, path, nil, handler, userData)
-        let t = tcp.flatMap { lo_server_add_method($0, path, nil, handler, userData) }
-        methods[path] = (u, t)
-    }
-
-    /// Removes a path registered with `addMethod`. Never call this during a dispatch.
-    func removeMethod(_ path: String) {
-        guard let (u, t) = methods.removeValue(forKey: path) else { return }
-        if let u { _ = lo_server_del_lo_method(udp, u) }
-        if let t, let tcp { _ = lo_server_del_lo_method(tcp, t) }
-    }
-
-    var methodCount: Int { methods.count }
 
     // MARK: I/O
 

@@ -329,15 +329,15 @@ extension OSCServiceCore {
         return tails.map { "/node/\(name)/\($0)" }
     }
 
+    /// The node's addresses, which a pattern is matched against (`receiveGeneric`). Kept here rather
+    /// than as liblo methods: liblo keeps methods in a list it walks to add, remove and dispatch, so
+    /// thousands of nodes (30-odd addresses each) made every load and every packet take seconds.
     private func registerNodeMethods(_ name: String, kind: NodeKind) {
-        unregisterNodeMethods(name)
-        let paths = Self.nodeMethodPaths(name, kind: kind)
-        for path in paths { endpoint.addMethod(path, handler: nodeMethodHandler, userData: userData) }
-        mirror.paths[name] = paths
+        mirror.paths[name] = Self.nodeMethodPaths(name, kind: kind)
     }
 
     private func unregisterNodeMethods(_ name: String) {
-        for path in mirror.paths.removeValue(forKey: name) ?? [] { endpoint.removeMethod(path) }
+        mirror.paths[name] = nil
     }
 
     // MARK: Events

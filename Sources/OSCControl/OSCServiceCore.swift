@@ -404,18 +404,23 @@ final class OSCServiceCore: @unchecked Sendable {
                 id: dispatch.nextPatternID, address: address, arguments: arguments, timetag: tag,
                 client: client)
             dispatch.nextPatternID += 1
+            // Every node address the pattern matches, nodes in name order, each node's in table order.
+            for name in mirror.paths.keys.sorted() {
+                for path in mirror.paths[name] ?? [] where lo_pattern_match(path, address) != 0 {
+                    _ = receiveNodeMethod(path: path)
+                }
+            }
         } else {
             dispatch.collected.append(
                 .request(OSCRequest(address: address, arguments: arguments, timetag: tag, client: client)))
         }
-        // 0 stops liblo's search for a literal address; for a pattern liblo calls every match anyway.
+        // 0 stops liblo's search (the only other methods are the bundle handlers).
         return 0
     }
 
     /// A node address matched a pattern: one request per match.
-    func receiveNodeMethod(path: UnsafePointer<CChar>?) -> Int32 {
-        guard let path, var context = dispatch.pattern else { return 0 }
-        let address = String(cString: path)
+    func receiveNodeMethod(path address: String) -> Int32 {
+        guard var context = dispatch.pattern else { return 0 }
         if context.wildcardsItsTarget {
             // Refused whole when it carries values (finalizePattern says so); without, queries only.
             if !context.arguments.isEmpty || PatternContext.isCommand(address) { return 0 }
@@ -518,13 +523,6 @@ private let genericHandler: LoMethodHandler = { path, types, argv, argc, message
     guard let userData else { return 0 }
     let core = Unmanaged<OSCServiceCore>.fromOpaque(userData).takeUnretainedValue()
     return core.receiveGeneric(path: path, types: types, argv: argv, argc: argc, message: message)
-}
-
-/// Registered for every node address, so liblo's pattern matching can fan `/node/*/volume` out.
-let nodeMethodHandler: LoMethodHandler = { path, _, _, _, _, userData in
-    guard let userData else { return 0 }
-    let core = Unmanaged<OSCServiceCore>.fromOpaque(userData).takeUnretainedValue()
-    return core.receiveNodeMethod(path: path)
 }
 
 private let bundleStartHandler: lo_bundle_start_handler = { _, userData in
