@@ -156,13 +156,22 @@ extension OSCServiceCore {
         var a = OSCArguments(r)
         let path = try a.string("path")
         try a.end()
-        let resolved = try resolve(path)
+        let resolved = try resolveForWriting(path, allowsFIFO: true)
         let files = self.files
         let client = r.client.detached
         // The host's connections are read here (JACK calls belong to this thread), written by the job.
         let jack = PatchSnapshot.jackSettings(
             connections: host?.listConnections() ?? [], clientName: host?.status().clientName)
         runJob {
+            // A FIFO is written only once a program reads it (waited for at most 5 s): the worker that
+            // serves every client's file requests never waits for a reader that does not come.
+            let reader: FIFOReader
+            do throws(OSCFailure) {
+                reader = try FIFOReader(path: resolved, shownAs: path, seconds: 5)
+            } catch {
+                return { core in core.sendError(client, address: "/patch/save", error) }
+            }
+            defer { reader.release() }
             do throws(AudioFileError) {
                 try files.savePatch(to: resolved, jack: jack)
                 return { core in core.done(client, "/patch/save", [.string(path)]) }

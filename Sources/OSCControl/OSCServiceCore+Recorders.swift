@@ -53,7 +53,7 @@ extension OSCServiceCore {
             throw OSCFailure(.invalidName, NodeName.refusal(OSCText.sanitized(name), what: "recorder name"))
         }
         guard recorders[name] == nil else { throw OSCFailure(.duplicateName, "a recorder named '\(name)' exists") }
-        let resolved = try resolve(path)
+        let resolved = try resolveForWriting(path)
         let recorder: Recorder
         do {
             recorder = try Recorder(engine: engine, node: node, path: resolved, settings: settings)

@@ -108,6 +108,26 @@ import Testing
         #expect(f.client.takeErrors().first?.errorCode == 64)
     }
 
+    /// A FIFO nobody reads is not waited for: `/patch/save` waits 5 s for a reader, then refuses, and a
+    /// recorder refuses a FIFO at once (both would otherwise hold the worker, and every client's file
+    /// requests behind it, until a reader came). The worker is free afterwards.
+    @Test func aFIFOWithoutAReaderIsRefusedAndTheWorkerStaysFree() throws {
+        let f = try OSCFixture()
+        let fifo = f.directory + "/pipe.wav"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let start = SystemClock.monotonicSeconds()
+        let save = f.client.command("/patch/save", [.string("pipe.wav")], timeout: 10)
+        let waited = SystemClock.monotonicSeconds() - start
+        #expect(save?.errorCode == 42, "\(String(describing: save))")
+        #expect(
+            save?.arguments.last == .string("cannot write the FIFO 'pipe.wav': no program read it within 5 s"),
+            "\(String(describing: save))")
+        #expect(waited > 4.5 && waited < 8, "waited \(waited) s")
+        let recorder = f.client.command("/recorder/new", [.string("r"), .string("main"), .string("pipe.wav")])
+        #expect(recorder?.errorCode == 42, "\(String(describing: recorder))")
+        #expect(f.client.command("/patch/save", [.string("after.yaml")])?.address == "/done")
+    }
+
     @Test func patchSaveThenLoadRestoresTheGraph() throws {
         let f = try OSCFixture(host: MockHost())
         _ = f.client.command("/node/new", [.string("mixer"), .string("sub"), .string("outputVolume"), .float(0.25)])
