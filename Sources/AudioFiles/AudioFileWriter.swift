@@ -375,6 +375,16 @@ public final class AudioFileWriter: Sendable {
                     }
                 }
             }
+            // FLAC, MP3 and Opus without a frame come out of their encoders as no file or a broken one,
+            // AAC and ALAC as a file with no audio stream, a float AIFF (AIFC) as one libsndfile reads back
+            // with 6 frames: nothing is written, and the caller hears why.
+            let holdsNoAudio =
+                [.wav, .caf, .oggVorbis].contains(format) || (format == .aiff && encoding != .float32)
+            if failure == nil, state.framesWritten == 0, !holdsNoAudio {
+                failure = .writeFailed(
+                    path: path,
+                    reason: "\(format.displayName) cannot hold a file without audio; there is nothing to write")
+            }
             if let failure {
                 state.destination.discard()
                 throw failure

@@ -189,6 +189,29 @@ struct AudioFileRoundTripTests {
         }
     }
 
+    /// No audio: WAV, integer AIFF, CAF and Ogg Vorbis hold an empty file; FLAC, MP3, Opus, AAC, ALAC and
+    /// float AIFF, whose encoders gave no file, a broken one, one without an audio stream or (AIFC) one
+    /// read back with 6 frames, are refused with nothing left behind.
+    @Test func aFileWithoutAudioIsWrittenOnlyWhereTheFormatHoldsOne() throws {
+        try withTemporaryDirectory { directory in
+            let empty = AudioData(channels: [[]], sampleRate: 48_000)
+            for name in ["e.wav", "e.aiff", "e.caf", "e.ogg"] {
+                let path = directory.appendingPathComponent(name).path
+                try AudioFileWriter.write(empty, to: path, encoding: name == "e.aiff" ? .int16 : nil)
+                let frames = try AudioFileReader.info(path: path).frameCount
+                #expect(frames == 0, "\(name): \(frames) frames")
+            }
+            for name in ["e.flac", "e.mp3", "e.opus", "e.m4a", "e.aac", "f.aiff"] {
+                let path = directory.appendingPathComponent(name).path
+                let error = #expect(throws: AudioFileError.self, "\(name)") {
+                    try AudioFileWriter.write(empty, to: path)
+                }
+                #expect(error?.description.contains("cannot hold a file without audio") == true, "\(name)")
+                #expect(!FileManager.default.fileExists(atPath: path), "\(name)")
+            }
+        }
+    }
+
     @Test func monoMP3KeepsItsToneAt44100Hz() throws {
         let tone = AudioData(
             channels: [SignalProbe.sine(frequency: 1_000, amplitude: 0.5, sampleRate: 44_100, frameCount: 22_050)],
