@@ -285,8 +285,14 @@ extension OSCServiceCore {
                     throw a.failure("the engine sample time must be ≥ 0")
                 }
                 time = value
+            case .float(let value) where value.rounded() == value && value >= 0 && value < 9e15:
+                // Pd and many controllers send every number as a float: a whole one is a sample time.
+                time = Int64(value)
+            case .double(let value) where value.rounded() == value && value >= 0 && value < 9e15:
+                time = Int64(value)
             default:
-                throw a.failure("the time must be an OSC time tag (t) or an engine sample time (h or i)")
+                throw a.failure(
+                    "the time must be an OSC time tag (t) or an engine sample time (h or i, or a whole f ≥ 0)")
             }
         }
         try a.end()

@@ -23,6 +23,11 @@ import Testing
         #expect(f.client.command("/node/p/schedule/buffer", [.string("dc"), .string("sideways")])?.errorCode == 61)
         #expect(f.client.command("/node/main/play")?.errorCode == 14)
         #expect(f.client.command("/node/p/play", [.string("now")])?.errorCode == 61)
+        // Pd and TouchOSC send numbers as floats: a whole one is a sample time, a fraction is refused.
+        #expect(f.client.command("/node/p/play", [.float(0)])?.address == "/done")
+        #expect(try f.engine.get("p", "playing") == .bool(true))
+        #expect(f.client.command("/node/p/stop", [.float(1.5)])?.errorCode == 61)
+        #expect(f.client.command("/node/p/stop", [.double(0)])?.address == "/done")
     }
 
     @Test func scheduleFileDecodesOnTheWorker() throws {
