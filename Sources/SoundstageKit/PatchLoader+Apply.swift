@@ -40,11 +40,18 @@ extension PatchLoader {
                         from: "\(connection.destination):\(connection.destinationBus)")
                 }
                 for buffer in engine.buffers() { try engine.removeBuffer(buffer.name) }
+                let scratchNodes = Dictionary(uniqueKeysWithValues: scratch.engine.nodes().map { ($0.name, $0) })
                 for spec in NodeKind.mixer.parameters where !spec.isReadOnly && spec.key != .channels {
                     try engine.set("main", spec.name, to: spec.defaultValue)
                 }
+                // `main`'s channel count as the patch loaded afresh has it (the engine's outputs, unless the
+                // patch says otherwise, which is set again below).
+                if let channels = scratchNodes["main"]?.parameters["channels"],
+                    engine.nodes().first(where: { $0.name == "main" })?.parameters["channels"] != channels
+                {
+                    try engine.set("main", "channels", to: channels)
+                }
                 for buffer in scratch.engine.buffers() { try engine.addBuffer(buffer) }
-                let scratchNodes = Dictionary(uniqueKeysWithValues: scratch.engine.nodes().map { ($0.name, $0) })
                 for node in document.nodes {
                     guard let kind = NodeKind(rawValue: node.kind), let built = scratchNodes[node.name] else {
                         continue

@@ -23,6 +23,21 @@ import Testing
         #expect(abs(SignalStats.rms(a[0][24_000...]) - SignalStats.rms(b[0][28_800...])) < 1e-3)
     }
 
+    /// `main` takes the channel count the patch loaded afresh gives it, like its other parameters: a
+    /// count changed live does not survive a replace (it stayed 5 where a fresh start gives 2).
+    @Test func applyingAPatchResetsMainsChannelCount() throws {
+        let path = Fixtures.patches.appendingPathComponent("hello.yaml").path
+        let engine = try PatchLoader.load(path: path).engine
+        let fresh = try PatchLoader.load(path: path).engine
+        let channels = { (e: Engine) in e.nodes().first { $0.name == "main" }?.parameters["channels"] }
+        try engine.set("main", "channels", to: .int(5))
+        try engine.set("main", "volume", to: .float(0.25))
+        try PatchLoader.apply(path: path, to: engine)
+        #expect(
+            channels(engine) == channels(fresh) && channels(fresh) != nil, "\(String(describing: channels(engine)))")
+        #expect(try engine.get("main", "volume") == (try fresh.get("main", "volume")))
+    }
+
     @Test func aBadPatchLeavesTheRunningGraphAlone() throws {
         let loaded = try PatchLoader.load(path: Fixtures.patches.appendingPathComponent("hello.yaml").path)
         let engine = loaded.engine
