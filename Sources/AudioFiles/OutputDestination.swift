@@ -246,12 +246,31 @@ public struct OutputDestination: Sendable {
         -> (String, Int32)
     {
         let url = URL(fileURLWithPath: target)
+        removeAbandonedWorkingFiles(of: url)
         let name = ".\(url.lastPathComponent).partial-\(getpid())-\(counter.next())"
         let working = url.deletingLastPathComponent().appendingPathComponent(name).path
         let fd = open(working, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw createError(path: path, errno: errno) }
         if let mode { fchmod(fd, mode & 0o7777) }
         return (working, fd)
+    }
+
+    /// Removes `.NAME.partial-PID-N` files of `target` left by writers that were killed (SIGKILL, a
+    /// crash): this user's regular files whose process no longer exists. Another live writer's is kept.
+    static func removeAbandonedWorkingFiles(of target: URL) {
+        let folder = target.deletingLastPathComponent().path
+        let prefix = ".\(target.lastPathComponent).partial-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0, Int(parts[1]) != nil, pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            let path = folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else { continue }
+            unlink(path)
+        }
     }
 
     /// An unnamed-looking spool file in the temporary folder (`TMPDIR`, else /tmp).

@@ -102,4 +102,26 @@ import Testing
             #expect(try Self.hiddenFiles(in: directory).isEmpty)
         }
     }
+
+    /// A writer killed outright leaves its working file; the next write of the same target removes it,
+    /// and keeps a live writer's and other targets'.
+    @Test func aKilledWritersWorkingFileIsRemovedByTheNextWrite() throws {
+        try withTemporaryDirectory { directory in
+            let ended = Process()
+            ended.executableURL = URL(fileURLWithPath: "/bin/true")
+            try ended.run()
+            ended.waitUntilExit()
+            let dead = ended.processIdentifier
+            let abandoned = ".take.wav.partial-\(dead)-1"
+            let live = ".take.wav.partial-\(getppid())-1"
+            let other = ".other.wav.partial-\(dead)-1"
+            for name in [abandoned, live, other] {
+                FileManager.default.createFile(
+                    atPath: directory.appendingPathComponent(name).path, contents: Data("half".utf8))
+            }
+            try AudioFileWriter.write(Self.audio, to: directory.appendingPathComponent("take.wav").path)
+            let left = try Self.hiddenFiles(in: directory)
+            #expect(Set(left) == [live, other], "\(left)")
+        }
+    }
 }
