@@ -116,7 +116,7 @@ import Testing
             let live = ".take.wav.partial-\(getppid())-1"
             let other = ".other.wav.partial-\(dead)-1"
             for name in [abandoned, live, other] {
-                FileManager.default.createFile(
+                _ = FileManager.default.createFile(
                     atPath: directory.appendingPathComponent(name).path, contents: Data("half".utf8))
             }
             try AudioFileWriter.write(Self.audio, to: directory.appendingPathComponent("take.wav").path)

@@ -48,7 +48,7 @@ import Testing
         // A live process's folder, a folder with something else in it, and foreign names stay.
         let live = try abandonedFolder(in: directory, pid: getppid())
         let crowded = try abandonedFolder(in: directory, pid: try endedProcessID())
-        FileManager.default.createFile(atPath: crowded + "/notes.txt", contents: Data("keep".utf8))
+        _ = FileManager.default.createFile(atPath: crowded + "/notes.txt", contents: Data("keep".utf8))
         for name in ["soundstage-http-Q1w2E3", "soundstage-http-12-34", "soundstage-jackd-x-1.log"] {
             try FileManager.default.createDirectory(atPath: directory + "/" + name, withIntermediateDirectories: false)
         }

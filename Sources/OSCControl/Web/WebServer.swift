@@ -256,7 +256,8 @@ enum WebRequestGuard {
     static let machineNames: [String] = {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return [] }
-        let full = normalized(String(cString: buffer))
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let full = normalized(String(decoding: bytes, as: UTF8.self))
         guard !full.isEmpty else { return [] }
         let label = String(full.prefix { $0 != "." })
         var names = [full]
