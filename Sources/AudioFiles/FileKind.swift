@@ -4,7 +4,7 @@
 import Foundation
 
 /// File-type checks on `stat` modes.
-enum FileKind {
+public enum FileKind {
     /// "a directory", "a FIFO", … for a non-regular file; nil for a regular file.
     static func nonRegularDescription(mode: mode_t) -> String? {
         switch mode & S_IFMT {
@@ -19,7 +19,7 @@ enum FileKind {
 
     /// The description for whatever exists at `path` (following symlinks) when it is not a regular
     /// file; nil when it is a regular file or nothing exists there.
-    static func nonRegularDescription(path: String) -> String? {
+    public static func nonRegularDescription(path: String) -> String? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         return nonRegularDescription(mode: status.st_mode)

@@ -1,7 +1,7 @@
 // OSC thread. The address space: which handler serves which address (table in docs/OSC.md), and the
 // engine-level addresses (/ping /status /version /quit /sync).
+import AudioFiles
 import AudioGraph
-import Glibc
 
 extension OSCServiceCore {
     /// A handler of an address served by exact match.
@@ -110,18 +110,7 @@ extension OSCServiceCore {
     /// wait, and every file request of every client waits behind it on the one worker.
     func resolveForWriting(_ path: String, allowsFIFO: Bool = false) throws(OSCFailure) -> String {
         let resolved = try resolve(path)
-        var info = stat()
-        if stat(resolved, &info) == 0, info.st_mode & S_IFMT != S_IFREG,
-            !(allowsFIFO && info.st_mode & S_IFMT == S_IFIFO)
-        {
-            let kind =
-                switch info.st_mode & S_IFMT {
-                case S_IFIFO: "a FIFO"
-                case S_IFCHR, S_IFBLK: "a device"
-                case S_IFDIR: "a folder"
-                case S_IFSOCK: "a socket"
-                default: "not a regular file"
-                }
+        if let kind = FileKind.nonRegularDescription(path: resolved), !(allowsFIFO && kind == "a FIFO") {
             throw OSCFailure(
                 .fileError,
                 "'\(OSCText.sanitized(path))' is \(kind): over OSC only regular files are written (a FIFO or "

@@ -35,6 +35,29 @@ extension EngineCore {
             sampleRate: state.configuration.sampleRate)
     }
 
+    /// A kernel for the effect `node` at the engine's rate, with the node's values at `positions` (the
+    /// others stay at the kernel's defaults, which are the table's). An inserted time-pitch runs at
+    /// rate 1 whatever its `rate` says.
+    func makeEffectKernel(_ node: NodeRecord, setting positions: some Sequence<Int>) -> EffectRef? {
+        let config = state.configuration
+        let effect = EffectRef.make(
+            node.kind, sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
+            channelCount: node.outputChannelCount, bandCount: node.kind == .eq ? node.int(.bands) : 1,
+            spares: timePitchSpares)
+        for position in positions {
+            let spec = node.specs[position]
+            if spec.key == .bypass {
+                effect?.setInitialBypass(node[position].boolValue ?? false)
+            } else if let index = spec.kernelIndex {
+                effect?.setInitial(index, NodeKind.kernelValue(spec, node[position]))
+            }
+        }
+        if node.kind == .timepitch, node.bool(.insert) {
+            effect?.setInitial(TimePitchKernel.Parameter.rate.rawValue, 1)
+        }
+        return effect
+    }
+
     /// Applies validated initial parameters to a node no program or command has seen yet.
     /// `parameters` are (table position, validated value) pairs.
     func applyInitial(_ node: NodeRecord, _ parameters: [(Int, ParameterValue)]) throws(EngineError) {
@@ -52,12 +75,8 @@ extension EngineCore {
         }
         if node.kind.isEffect {
             node.outputChannelCount = node.int(.channels)
-            let effect = EffectRef.make(
-                node.kind, sampleRate: state.configuration.sampleRate,
-                maxBlockFrames: state.configuration.blockFrames,
-                channelCount: node.outputChannelCount,
-                bandCount: node.kind == .eq ? node.int(.bands) : 1,
-                spares: timePitchSpares)
+            // Initial values take effect at once (the kernels start at their table defaults).
+            let effect = makeEffectKernel(node, setting: parameters.map(\.0))
             node.effect = effect
             if node.kind == .timepitch { node[.latency] = .int(effect?.latencyFrames ?? 0) }
             if node.kind.isTimeEffect {
@@ -65,22 +84,8 @@ extension EngineCore {
                     channelCount: node.outputChannelCount,
                     maxBlockFrames: state.configuration.blockFrames)
             }
-            defer {
-                // An inserted time-pitch starts at rate 1 whatever its `rate` says.
-                if node.kind == .timepitch, node.bool(.insert) {
-                    effect?.setInitial(TimePitchKernel.Parameter.rate.rawValue, 1)
-                }
-            }
-            // Initial values take effect at once (the kernels start at their table defaults).
-            for (position, value) in parameters {
-                let spec = node.specs[position]
-                if spec.key == .insert {
-                    try setInsert(node, exposed: value.boolValue ?? false)
-                } else if spec.key == .bypass {
-                    effect?.setInitialBypass(value.boolValue ?? false)
-                } else if let index = spec.kernelIndex {
-                    effect?.setInitial(index, NodeKind.kernelValue(spec, value))
-                }
+            for (position, value) in parameters where node.specs[position].key == .insert {
+                try setInsert(node, exposed: value.boolValue ?? false)
             }
         }
         if node.kind == .environment { try makeEnvironment(node) }

@@ -21,7 +21,7 @@ extension EngineCore {
                 try? makeRateStage(node, channelCount: stage.fifo.pointee.bus.channelCount)
                 rebuilt = true
             } else if node.kind.isEffect, let old = node.effect {
-                node.effect = remade(node)
+                node.effect = makeEffectKernel(node, setting: node.specs.indices)
                 state.publishing.buryAfterPublish.append(RetiredEffect(effect: old))
                 if node.kind == .timepitch { node[.latency] = .int(node.effect?.latencyFrames ?? 0) }
                 rebuilt = true
@@ -52,27 +52,6 @@ extension EngineCore {
         if rebuilt { republish() }
         return problems
     }
-
-    /// A new kernel for the effect `node` at the engine's rate, set to the node's values.
-    private func remade(_ node: NodeRecord) -> EffectRef? {
-        let config = state.configuration
-        let effect = EffectRef.make(
-            node.kind, sampleRate: config.sampleRate, maxBlockFrames: config.blockFrames,
-            channelCount: node.outputChannelCount, bandCount: node.kind == .eq ? node.int(.bands) : 1,
-            spares: timePitchSpares)
-        for (position, spec) in node.specs.enumerated() {
-            if spec.key == .bypass {
-                effect?.setInitialBypass(node[position].boolValue ?? false)
-            } else if let index = spec.kernelIndex {
-                effect?.setInitial(index, NodeKind.kernelValue(spec, node[position]))
-            }
-        }
-        // An inserted time-pitch runs at rate 1 whatever its `rate` says.
-        if node.kind == .timepitch, node.bool(.insert) {
-            effect?.setInitial(TimePitchKernel.Parameter.rate.rawValue, 1)
-        }
-        return effect
-    }
 }
 
 /// An effect kernel replaced at a rate change, freed once no program or command reaches it.
@@ -88,9 +67,5 @@ final class RetiredVoiceStage: CommandTargetOwner {
     let stage: UnsafeMutablePointer<VoiceProcessorStage>
     init(stage: UnsafeMutablePointer<VoiceProcessorStage>) { self.stage = stage }
     var commandTargets: [UnsafeMutableRawPointer] { [UnsafeMutableRawPointer(stage)] }
-    deinit {
-        stage.pointee.deallocate()
-        stage.deinitialize(count: 1)
-        stage.deallocate()
-    }
+    deinit { VoiceProcessorStage.free(stage) }
 }

@@ -147,11 +147,7 @@ final class NodeRecord {
 
     deinit {
         effect?.deallocate()
-        if let voice {
-            voice.pointee.deallocate()
-            voice.deinitialize(count: 1)
-            voice.deallocate()
-        }
+        if let voice { VoiceProcessorStage.free(voice) }
         if let timeFIFO { TimeEffectFIFO.free(timeFIFO) }
         mixing.deallocate()
         player?.pointee.deallocate()

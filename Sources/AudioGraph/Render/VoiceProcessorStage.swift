@@ -103,6 +103,14 @@ public struct VoiceProcessorStage {
         ringWrite = max(1, maxBlockFrames)
     }
 
+    /// Control side. Frees a stage made with `allocate` and `initialize`, and what its `init` allocated
+    /// (the render thread no longer references it).
+    static func free(_ stage: UnsafeMutablePointer<VoiceProcessorStage>) {
+        stage.pointee.deallocate()
+        stage.deinitialize(count: 1)
+        stage.deallocate()
+    }
+
     /// Control side. Frees what `init` allocated (the render thread no longer references the stage).
     public func deallocate() {
         micFrame.deallocate()
