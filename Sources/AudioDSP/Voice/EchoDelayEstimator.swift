@@ -70,8 +70,10 @@ struct DecimationLowPass {
 /// and 3.4 kHz and transformed back. The highest peak, refined by a parabola through its neighbours, is a
 /// candidate; it is accepted when its peak stands out of the correlation's RMS (`confidence`) and, once a
 /// delay is known, when two successive blocks agree within 0.5 ms. Resolution before refinement: 0.125 ms.
+/// Once a delay is known, a block whose reference repeats (`repeats()`: a loop, a held tone) is left out:
+/// it correlates at every repetition, and the whitening of its line spectrum makes peaks of the leakage.
 ///
-/// Cost at 48 kHz: two additions per input sample, the filters at the decimated rate, and three
+/// Cost at 48 kHz: two additions per input sample, the filters at the decimated rate, and four
 /// 8192-point FFTs every hop (well under 0.1 % of a core).
 public struct EchoDelayEstimator {
     public let sampleRate: Double
@@ -134,6 +136,10 @@ public struct EchoDelayEstimator {
     /// Reference level (mean square, decimated) below which a block does not enter the average.
     @usableFromInline let activityThreshold: Float = 1e-7
     @usableFromInline let confidenceThreshold: Float = 7
+    /// The normalised autocorrelation at which the reference counts as repeating.
+    @usableFromInline let repetitionCorrelation: Float = 0.9
+    /// The latest correlated block's reference repeats (`repeats()`): it moved no delay.
+    public private(set) var referenceRepeats = false
 
     /// `hop`: decimated samples between correlations (at most the 2048 of a block).
     public init(sampleRate: Double, maximumDelaySeconds: Double, hop: Int = 1024) {
@@ -208,6 +214,7 @@ public struct EchoDelayEstimator {
         earlierPeakRecurs = false
         earlierCandidate = -1
         previousDelaySamples = -1
+        referenceRepeats = false
     }
 
     /// The accepted delay in milliseconds, or −1.
@@ -256,6 +263,16 @@ public struct EchoDelayEstimator {
         energy /= Float(blockLength)
         if energy < activityThreshold { return }
         fft.forward(timeBuffer, re: refRe, im: refIm)
+        referenceRepeats = repeats()
+        // A reference that repeats (a loop, a held tone) correlates at every repetition, and GCC-PHAT's
+        // whitening of its line spectrum raises the leakage between the lines into peaks of its own:
+        // once a delay is known, such a block is kept out of the average.
+        if referenceRepeats && delaySamples >= 0 {
+            earlierPeakSamples = -1
+            earlierPeakRecurs = false
+            earlierCandidate = -1
+            return
+        }
         // Microphone: the latest `blockLength` samples at offsets maximumLag ..< span.
         for j in 0..<n {
             timeBuffer[j] = j >= maximumLag && j < span ? micRing[(ringIndex - span + j) & (n - 1)] : 0
@@ -347,6 +364,32 @@ public struct EchoDelayEstimator {
             earlierPeakRecurs = recurring
         }
         earlierCandidate = earlier
+    }
+
+    /// Whether the reference spectrum in `refRe`, `refIm` (the latest `blockLength + maximumLag`
+    /// decimated samples) is that of a repeating signal: its autocorrelation in the tracker's band,
+    /// normalised for the overlap, reaches `repetitionCorrelation` at a lag after its first zero (up to
+    /// the lags the zero padding keeps apart). Uses `micRe`, `micIm` and `timeBuffer` as scratch.
+    @usableFromInline
+    func repeats() -> Bool {
+        let n = ringLength
+        let span = blockLength + maximumLag
+        for k in 0...(n / 2) {
+            micRe[k] = k < lowBin || k > highBin ? 0 : refRe[k] * refRe[k] + refIm[k] * refIm[k]
+            micIm[k] = 0
+        }
+        fft.inverse(re: micRe, im: micIm, timeBuffer)
+        let zeroLag = timeBuffer[0]
+        if zeroLag <= 0 { return false }
+        let lastLag = min(n - span, span / 2)
+        var lag = 1
+        while lag < lastLag && timeBuffer[lag] > 0 { lag += 1 }
+        while lag < lastLag {
+            let overlap = Float(span) / Float(span - lag)
+            if timeBuffer[lag] * overlap >= repetitionCorrelation * zeroLag { return true }
+            lag += 1
+        }
+        return false
     }
 
     /// The highest peak 2 ms … `earlierPeakSpan` before lag `best` of the correlation in `timeBuffer`
