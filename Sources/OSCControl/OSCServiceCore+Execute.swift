@@ -51,7 +51,8 @@ extension OSCServiceCore {
                 requests[0].client, address: requests[0].address,
                 OSCFailure(
                     .badTimetag,
-                    "the bundle's time tag is \(Int(ahead)) s ahead; the limit is \(Int(options.schedulingHorizon)) s"))
+                    "the bundle's time tag is \((ahead * 10).rounded(.up) / 10) s ahead; the limit is "
+                        + "\(options.schedulingHorizon) s"))
             return
         }
         if ahead > options.schedulingLookahead {
@@ -99,21 +100,22 @@ extension OSCServiceCore {
         let frames = OSCClockMapping.sampleTimes(
             for: requests.map(\.timetag), wallNow: now.wall, monotonicNow: now.monotonicNanoseconds, anchor: anchor)
         let earliestFrame = frames.compactMap({ $0 }).min()
-        var reportedLate = false
+        var lateOnArrival = 0.0
         if let earliestTag = requests.map(\.timetag).filter({ !$0.isImmediate }).min(), let earliestFrame {
-            var late = -earliestTag.seconds(since: now.wall)
+            lateOnArrival = -earliestTag.seconds(since: now.wall)
             let next = engine.sampleTime
-            if earliestFrame < next { late = max(late, Double(next - earliestFrame) / anchor.sampleRate) }
-            if late > 0 {
-                reportLate(requests, seconds: late)
-                reportedLate = true
+            if earliestFrame < next {
+                lateOnArrival = max(lateOnArrival, Double(next - earliestFrame) / anchor.sampleRate)
             }
         }
-        run(requests, frames: frames, isBundle: true)
-        // The engine may have been busy (another thread's batch, a patch being swapped in): if the render
-        // thread passed the bundle's frame before the bundle reached it, it applied late. One period may
-        // pass between handing the commands over and reading the clock, hence the margin.
-        if !reportedLate, let earliestFrame {
+        // A bundle refused whole applied neither late nor on time: its sender hears only the /error.
+        guard run(requests, frames: frames, isBundle: true) else { return }
+        if lateOnArrival > 0 {
+            reportLate(requests, seconds: lateOnArrival)
+        } else if let earliestFrame {
+            // The engine may have been busy (another thread's batch, a patch being swapped in): if the
+            // render thread passed the bundle's frame before the bundle reached it, it applied late. One
+            // period may pass between handing the commands over and reading the clock, hence the margin.
             let overdue = Double(engine.sampleTime - earliestFrame) / anchor.sampleRate
             if overdue > Self.lateMargin { reportLate(requests, seconds: overdue) }
         }
@@ -135,14 +137,16 @@ extension OSCServiceCore {
     /// Runs requests in order; more than one (a bundle, or a pattern's matches) in one engine batch so
     /// their changes reach the render thread in the same cycle. Failures are reported afterwards; a
     /// pattern's failures as one /error. A bundle is checked whole first: when a message would fail a
-    /// check `EditPlan` can make, nothing in it applies and that message gets the one /error.
-    func run(_ requests: [OSCRequest], frames: [Int64?]?, isBundle: Bool = false) {
+    /// check `EditPlan` can make, nothing in it applies and that message gets the one /error. Returns
+    /// whether anything applied.
+    @discardableResult
+    func run(_ requests: [OSCRequest], frames: [Int64?]?, isBundle: Bool = false) -> Bool {
         if isBundle && requests.count > 1, let refused = firstFailure(inBundle: requests) {
             let request = refused.request
             sendError(
                 request.client, address: request.patternAddress ?? request.address,
                 OSCFailure(refused.failure.code, "nothing in the bundle was applied: \(refused.failure.message)"))
-            return
+            return false
         }
         var failures: [(request: OSCRequest, failure: OSCFailure)] = []
         func perform(_ index: Int) {
@@ -162,9 +166,12 @@ extension OSCServiceCore {
             } catch {
                 sendError(
                     requests[0].client, address: requests[0].patternAddress ?? requests[0].address, OSCFailure(error))
+                report(failures, of: requests)
+                return false
             }
         }
         report(failures, of: requests)
+        return failures.count < requests.count
     }
 
     private func report(_ failures: [(request: OSCRequest, failure: OSCFailure)], of requests: [OSCRequest]) {

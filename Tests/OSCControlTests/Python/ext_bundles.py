@@ -1,5 +1,5 @@
 """Bundles built by python-osc: atomic application, nested bundles with their own time tags, future, late
-and refused time tags.
+(applied or refused) and refused time tags.
 
 Usage: python3 ext_bundles.py PORT
 The service has a one-channel buffer "clk" (a click at frame 0). This script creates players "a" (hard
@@ -62,10 +62,24 @@ assert m.params[0] == "/node/mx2/outputVolume" and 0.4 < m.params[1] < 2.0, m.pa
 c.sync(13)
 assert approx(c.request("/node/mx2/outputVolume").params[0], 0.5)
 
+# A late bundle refused whole applied neither late nor on time: only its /error arrives.
+c.send_packet(
+    bundle(time.time() - 0.5, message("/node/mx2/outputVolume", 0.25), message("/node/nobody/outputVolume", 0.25)))
+m = c.wait_for(lambda m: m.address == "/error", what="/error for a refused late bundle")
+c.sync(15)
+c.drain(0.2)
+assert not c.take("/late"), "a refused bundle was reported late"
+assert approx(c.request("/node/mx2/outputVolume").params[0], 0.5)
+
 # A time tag beyond the horizon (one hour) is refused and nothing in the bundle applies.
 c.send_packet(bundle(time.time() + 7200, message("/node/mx3/outputVolume", 0.0)))
 m = c.wait_for(lambda m: m.address == "/error", what="/error 65")
 assert m.params[1] == 65, m.params
+# Just past the hour, the message says a time beyond the limit (it read "3600 s ahead" once).
+c.send_packet(bundle(time.time() + 3601, message("/node/mx3/outputVolume", 0.0)))
+m = c.wait_for(lambda m: m.address == "/error", what="/error 65 at 3601 s")
+ahead = float(m.params[2].split("time tag is ")[1].split(" s ahead")[0])
+assert m.params[1] == 65 and 3600 < ahead <= 3601.1, m.params
 c.sync(14)
 assert approx(c.request("/node/mx3/outputVolume").params[0], 0.375)
 
