@@ -40,7 +40,8 @@ public enum PatchParser {
         var reader = PatchSchemaReader(path: path, keyOverrides: composed.keyOverrides, names: names)
         let document = reader.readDocument(root)
         guard reader.diagnostics.isEmpty else {
-            throw PatchParseError(diagnostics: ordered(reader.diagnostics))
+            throw PatchParseError(
+                diagnostics: ordered(reader.diagnostics), partialDocument: document, leftOutNames: reader.leftOutNames)
         }
         return document
     }
@@ -77,7 +78,7 @@ public enum PatchParser {
     }
 
     /// Sorts by location, file-wide diagnostics first, keeping the order found among equals.
-    static func ordered(_ diagnostics: [PatchDiagnostic]) -> [PatchDiagnostic] {
+    public static func ordered(_ diagnostics: [PatchDiagnostic]) -> [PatchDiagnostic] {
         diagnostics.enumerated().sorted { lhs, rhs in
             let left = lhs.element.location ?? SourceLocation(line: 0, column: 0)
             let right = rhs.element.location ?? SourceLocation(line: 0, column: 0)

@@ -181,7 +181,10 @@ extension PatchSchemaReader {
             let value = int(entry, in: lowest...Int.max)
             if key == "start" { start = value } else { frames = value }
         }
-        guard let named, let source else { return nil }
+        guard let named, let source else {
+            if let named { leftOutNames.insert(named.name) }
+            return nil
+        }
         return PatchBuffer(
             name: named.name, source: source, start: start, frames: frames,
             location: fields.location, nameLocation: named.location,
@@ -263,7 +266,10 @@ extension PatchSchemaReader {
                 }
             }
         }
-        guard let named, let kind else { return nil }
+        guard let named, let kind else {
+            if let named { leftOutNames.insert(named.name) }
+            return nil
+        }
         return PatchNode(
             name: named.name, kind: kind, params: params, location: fields.location,
             nameLocation: named.location, kindLocation: fields["kind"]?.valueLocation)

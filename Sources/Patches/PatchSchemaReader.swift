@@ -46,6 +46,8 @@ struct PatchSchemaReader {
     let names: PatchNameRule
     /// Everything found wrong so far, in the order found.
     private(set) var diagnostics: [PatchDiagnostic] = []
+    /// Names of buffers, nodes and recorders whose entries were left out of the document.
+    var leftOutNames: Set<String> = []
 
     init(path: String?, keyOverrides: [SourceLocation: String] = [:], names: PatchNameRule) {
         self.path = path

@@ -179,10 +179,11 @@ struct PatchBuild {
     mutating func connectNodes() {
         for connection in document.connections {
             let missing = [connection.from.node, connection.to.node].filter { !knownNodes.contains($0) }
-            if let name = missing.first {
-                let declared = document.node(named: name) != nil
-                let location = name == connection.from.node ? connection.fromLocation : connection.toLocation
-                if !declared {
+            if !missing.isEmpty {
+                // Each end on its own: a declared node that failed does not hide an undeclared other end.
+                for (name, location) in [
+                    (connection.from.node, connection.fromLocation), (connection.to.node, connection.toLocation)
+                ] where missing.contains(name) && document.node(named: name) == nil {
                     report(
                         location ?? connection.location,
                         "connection refers to '\(name)', which is not a node in this patch")

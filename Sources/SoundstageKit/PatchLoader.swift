@@ -29,9 +29,28 @@ public enum PatchLoader {
         do {
             document = try PatchParser.parse(contentsOf: path, names: .engine)
         } catch {
-            throw PatchLoadError(diagnostics: error.diagnostics)
+            let found = engineDiagnostics(after: error, overrides: overrides)
+            throw PatchLoadError(diagnostics: PatchParser.ordered(error.diagnostics + found))
         }
         return try build(document, overrides: overrides)
+    }
+
+    /// After schema errors, the engine's checks of the rest of the patch (the entries left out are
+    /// not there, and what it says of them is left out too), so that one `check` reports as much as
+    /// it can. Empty after a syntax error.
+    static func engineDiagnostics(after error: PatchParseError, overrides: Overrides) -> [PatchDiagnostic] {
+        guard let document = error.partialDocument else { return [] }
+        var build = PatchBuild(document: document, overrides: overrides)
+        build.loadBuffers()
+        build.attachNodes()
+        build.connectNodes()
+        build.checkTaps()
+        build.checkRecorders()
+        let quoted = error.leftOutNames.map { "'\($0)'" }
+        let found = build.diagnostics.filter { diagnostic in
+            !error.diagnostics.contains(diagnostic) && !quoted.contains { diagnostic.message.contains($0) }
+        }
+        return found
     }
 
     /// `check`'s errors, or, for a patch that loads, its warnings (severity `.warning`).

@@ -71,6 +71,35 @@ import Testing
         #expect(d[1].message.contains("no parameter 'colour'"))
     }
 
+    /// Schema errors (a node without a kind, a buffer without a source) and the engine's errors of the
+    /// rest (a value out of range, an unknown kind, a connection to nothing) in one pass; what follows
+    /// from a left-out entry (a connection from it, a player of its buffer) is not reported again. It
+    /// took one run per kind of error.
+    @Test func schemaAndEngineErrorsAreReportedTogether() throws {
+        let d = try diagnostics(
+            """
+            version: 1
+            buffers:
+              - name: tone
+            nodes:
+              - name: a
+                kind: player
+                params: { volume: 7, buffer: tone }
+              - name: b
+              - name: c
+                kind: frobnicator
+            connections:
+              - { from: b, to: main }
+              - { from: a, to: nowhere }
+            """)
+        #expect(d.map(\.location?.line) == [3, 7, 8, 10, 13], "\(d.map(\.description))")
+        #expect(d[0].message.contains("buffer 'tone' needs either 'file'"))
+        #expect(d[1].message.contains("a.volume = 7.0 is out of range"))
+        #expect(d[2].message.contains("node 'b' is missing required key 'kind'"))
+        #expect(d[3].message.contains("unknown node kind 'frobnicator'"))
+        #expect(d[4].message == "connection refers to 'nowhere', which is not a node in this patch")
+    }
+
     /// yes/no/on/off are booleans for node parameters too, as they are for patch-level booleans.
     @Test func yamlBooleanSpellingsWorkForNodeParameters() throws {
         let dir = try Fixtures.temporaryDirectory()
