@@ -141,6 +141,30 @@ import Testing
         }
     }
 
+    /// The engine's sub-block (`engine.blockFrames`) down to one frame: the time-pitch's 2686 frames of
+    /// priming once needed several quanta of at most 512 rounds each, and the output started 3–4 frames
+    /// late at sub-blocks of 1–4. A sub-block changes how Rubber Band is fed, so the samples differ a
+    /// little; the timing must not.
+    @Test(arguments: [1, 2, 3, 4, 8])
+    func aTinySubBlockKeepsTheTimePitchOnTime(block: Int) throws {
+        func render(_ block: Int) throws -> [Float] {
+            let engine = TestEngine.make(block: block)
+            let noise = VoiceProcessorNodeTests.noise(24_000, seed: 3)
+            try engine.addBuffer(SampleBuffer(name: "n", channels: [noise], sampleRate: Self.rate))
+            try engine.attach(.player, name: "p", parameters: ["buffer": .string("n"), "playing": .bool(true)])
+            try engine.attach(.timepitch, name: "fx", parameters: ["pitch": .float(300)])
+            try engine.connect("p", to: "fx")
+            try engine.connect("fx", to: "main")
+            return TestEngine.render(engine, frames: 12_000, block: 256)[0]
+        }
+        let reference = try render(64)
+        let out = try render(block)
+        let lag = crossCorrelationLag(Array(reference[2_000..<10_000]), Array(out[2_000..<10_000]), maximumLag: 50)
+        #expect(abs(lag) < 0.5, "sub-block \(block): \(lag) frames late")
+        // The first frames are the stretcher's, not silence.
+        #expect(SignalStats.peak(out[0..<64]) > 0.01, "sub-block \(block) starts silent")
+    }
+
     @Test func graphsATimeEffectCannotRenderAreRefused() throws {
         let engine = TestEngine.make(inputs: 2)
         try engine.attach(.input, name: "mic")

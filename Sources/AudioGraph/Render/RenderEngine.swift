@@ -15,6 +15,8 @@ public final class RenderEngine: @unchecked Sendable {
     public let events: SPSCQueue<RenderEvent>
     /// The largest sub-block rendered at once; buses are this long.
     public let maxBlockFrames: Int
+    /// Input frames a time effect may take for one quantum of output however small the sub-block.
+    static let timeEffectInputBound = 16_384
     /// The newest program not yet taken by the render thread (a `RenderProgramData` pointer).
     let programSlot = Atomic<UnsafeMutableRawPointer?>(nil)
     /// Generation of the program the render thread is executing.
@@ -471,21 +473,24 @@ public final class RenderEngine: @unchecked Sendable {
     /// Writes `frames` frames of a time effect's output into `output`, refilling its FIFO one quantum
     /// (`maxBlockFrames`) at a time: the kernel says how much input it wants, the feeding chain renders
     /// that much (in pieces of at most a sub-block), the inputs are summed and pushed, and a quantum is
-    /// pulled. The number of rounds per quantum is bounded, so a kernel that keeps asking cannot hang
-    /// the render thread (it then underruns, which it reports as silence).
+    /// pulled. The input per quantum is bounded (512 rounds, and at least `timeEffectInputBound` frames
+    /// for sub-blocks under 32 frames, so that a time-pitch's 2686 frames of priming fit in the first
+    /// quantum at every sub-block size), so a kernel that keeps asking cannot hang the render thread (it
+    /// then underruns, which it reports as silence).
     func serveTimeEffect(
         _ core: UnsafeMutablePointer<RenderCore>, _ steps: UnsafeMutablePointer<RenderStep>, chain: (Int, Int),
         _ effect: EffectRef, _ unity: UnsafeMutablePointer<MixerState>, _ inputs: UnsafeBufferPointer<MixerInput>,
         _ input: BusRef, _ output: BusRef, _ fifo: UnsafeMutablePointer<TimeEffectFIFO>, frames: Int
     ) {
         let quantum = maxBlockFrames
+        let maximumRounds = max(512, Self.timeEffectInputBound / quantum)
         // Stream alignment: the chain runs ahead as the kernel asks (undoes an earlier insert's timing).
         if case .timePitch(let p) = effect { p.pointee.setInsertTiming(false) }
         var done = 0
         while done < frames {
             if fifo.pointee.available == 0 {
                 var rounds = 0
-                while rounds < 512 {
+                while rounds < maximumRounds {
                     let wanted = RenderKernels.inputFramesWanted(effect, outputFrames: quantum)
                     if wanted <= 0 { break }
                     let n = min(wanted, quantum)
