@@ -118,7 +118,8 @@ public final class Engine: Sendable {
     public var sampleTime: Int64 { Int64(renderEngine.renderedFrames) }
 
     /// The host's sample rate changed: later ramps and conversions use `rate`, and every effect, time
-    /// effect, audioplayer rate stage and voice processor is made again at it with its node's values.
+    /// effect, audioplayer rate stage, voice processor and environment (with every voice into it and its
+    /// HRTF sets) is made again at it with its node's values.
     /// Buffers already loaded keep their samples; reloading them is the embedding layer's job. Returns
     /// a problem per node that cannot follow.
     @discardableResult

@@ -36,6 +36,12 @@ extension EngineCore {
         node.environment = control
         node.outputChannelCount = layout.channelCount
         node[.channels] = .int(layout.channelCount)
+        configure(control, from: node)
+    }
+
+    /// Sets a new environment state (no program has seen it yet) to the node's reverb preset, reverb
+    /// filter and mix, at once.
+    func configure(_ control: EnvironmentControl, from node: NodeRecord) {
         if let preset = ReverbPreset.allNames.firstIndex(of: node.string(.reverbPreset)) {
             control.state.pointee.reverb.setParameter(ReverbKernel.Parameter.preset.rawValue, value: Double(preset))
         }
@@ -195,7 +201,7 @@ extension EngineCore {
     /// The target of the voice `source` → `environment`: direction from the listener, distance and
     /// cone gains, Doppler ratio, occlusion, obstruction, reverb blend and the resolved algorithm. Makes
     /// (or replaces) the HRTF convolver when the algorithm needs one, and loads its HRIRs.
-    private func voiceTarget(
+    func voiceTarget(
         source: NodeRecord, environment: NodeRecord, record: SpatialVoiceRecord, isNew: Bool,
         ramp: Int32
     ) throws(EngineError) -> SpatialVoiceTarget {

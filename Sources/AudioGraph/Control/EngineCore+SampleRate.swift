@@ -1,13 +1,14 @@
 // Control side. Following a change of the host's sample rate: every kernel designed for a rate is made
-// again at the new one and swapped in with the next program.
+// again at the new one and swapped in with the next program (environments: EngineCore+EnvironmentRate).
 import AudioDSP
 
 extension EngineCore {
     /// The host's sample rate changed: later ramps and conversions use `rate`, and every effect, time
-    /// effect, audioplayer rate stage and voice processor is rebuilt at it with the values its node holds
-    /// (its state, a reverb's tail or a canceller's learned echo path, starts again). Returns problems,
-    /// one per node that cannot follow: a voice processor beyond 8–96 kHz is bypassed, and an
-    /// environment keeps its old design.
+    /// effect, audioplayer rate stage, voice processor and environment (its state and every voice into
+    /// it) is rebuilt at it with the values its node holds (its state, a reverb's tail or a canceller's
+    /// learned echo path, starts again; changes scheduled for a later frame take effect at once, since
+    /// the node already holds them). Returns problems, one per node that cannot follow: a voice
+    /// processor beyond 8–96 kHz is bypassed.
     func setSampleRate(_ rate: Double) -> [String] {
         guard state.configuration.sampleRate != rate else { return [] }
         // HRTF sets are resampled to the engine rate when loaded.
@@ -39,9 +40,8 @@ extension EngineCore {
                 }
             }
             if node.environment != nil {
-                problems.append(
-                    "\(node.name): an environment keeps its reverb and its sources' filters and Doppler lines as "
-                        + "designed for the old rate until it is created again")
+                problems += remakeEnvironment(node)
+                rebuilt = true
             }
             if state.inserts.exposed[node.name] != nil {
                 state.inserts.exposed[node.name]?.latencyFrames =

@@ -62,10 +62,13 @@ struct PendingHRTFChange {
 final class LoadedHRTFSet: @unchecked Sendable {
     // @unchecked: handed from the loading worker to the control side, which owns it from then on.
     let key: HRTFSetKey
+    /// The rate the set was prepared for.
+    let sampleRate: Double
     let result: Result<any HRIRSet, HRTFLoadError>
 
-    init(key: HRTFSetKey, result: Result<any HRIRSet, HRTFLoadError>) {
+    init(key: HRTFSetKey, sampleRate: Double, result: Result<any HRIRSet, HRTFLoadError>) {
         self.key = key
+        self.sampleRate = sampleRate
         self.result = result
     }
 }
@@ -84,7 +87,7 @@ final class HRTFLoadWorker: Sendable {
             } catch {
                 result = .failure(error)
             }
-            let loaded = LoadedHRTFSet(key: key, result: result)
+            let loaded = LoadedHRTFSet(key: key, sampleRate: sampleRate, result: result)
             finished.withLock { $0.append(loaded) }
         }
     }
@@ -117,10 +120,13 @@ extension Engine {
     }
 
     /// Waits until HRTF sets being loaded in the background are ready, then hands them to their
-    /// environments (a `poll()` follows).
+    /// environments (a `poll()` follows). A set that was loading for the rate the engine ran at before
+    /// a rate change is loaded again at the new one, and waited for too.
     public func waitForHRTFSets() {
-        services.hrtfLoader.waitForLoads()
-        poll()
+        repeat {
+            services.hrtfLoader.waitForLoads()
+            poll()
+        } while control.withLock { !$0.state.spatial.hrtfLoading.isEmpty }
     }
 }
 
@@ -152,9 +158,15 @@ extension EngineCore {
     /// Poll. Files the sets loaded in the background and re-places the voices of the
     /// environments that waited for them (they switch from the spherical head to HRTF with the usual
     /// crossfade); a set that failed is reported to each of them. Environments whose `hrtf` was set to
-    /// the file switch to the new set now, or on failure keep theirs and report it.
+    /// the file switch to the new set now, or on failure keep theirs and report it. A set prepared for
+    /// another rate than the engine's (the rate changed while it loaded) is loaded again at the engine's,
+    /// and whoever waited for it waits on.
     func adoptLoadedHRTFSets() {
         for loaded in hrtfLoader.takeFinished() {
+            if loaded.sampleRate != state.configuration.sampleRate, let source = hrtfSetSource {
+                hrtfLoader.load(loaded.key, sampleRate: state.configuration.sampleRate, from: source)
+                continue
+            }
             state.spatial.hrtfLoading.remove(loaded.key)
             let waiting = state.spatial.hrtfWaiting.removeValue(forKey: loaded.key) ?? []
             defer { adoptHRTFChanges(loaded) }
