@@ -70,7 +70,10 @@ let package = Package(
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox")
             ],
-            resources: [.copy("Resources/view")]),
+            resources: [
+                .embedInCode("Resources/view/index.html"), .embedInCode("Resources/view/osc.js"),
+                .embedInCode("Resources/view/view.css"), .embedInCode("Resources/view/view.js")
+            ]),
         .executableTarget(
             name: "soundstage",
             dependencies: [

@@ -1,44 +1,36 @@
-// Any thread. The web view's files (plain HTML, CSS, JS and SVG), shipped beside the binary as the
-// module's resources and served read-only.
+// Any thread. The web view's files (plain HTML, CSS and JS), compiled into the binary and served
+// read-only.
 import FlyingFox
 import Foundation
 
 enum WebViewFiles {
-    /// The folder holding `index.html`: SOUNDSTAGE_WEB_VIEW when set, else the resources bundle the
-    /// build puts beside the executable.
+    /// A folder to serve the files from instead of the binary's own copies: SOUNDSTAGE_WEB_VIEW, when set
+    /// (for working on the page without rebuilding).
     static let folder: URL? = {
-        if let override = ProcessInfo.processInfo.environment["SOUNDSTAGE_WEB_VIEW"], !override.isEmpty {
-            return URL(fileURLWithPath: override, isDirectory: true)
+        guard let override = ProcessInfo.processInfo.environment["SOUNDSTAGE_WEB_VIEW"], !override.isEmpty else {
+            return nil
         }
-        var places: [URL] = []
-        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-            places.append(executable.deletingLastPathComponent())
-        }
-        places.append(Bundle.main.bundleURL)
-        places.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        for place in places {
-            let folder = place.appendingPathComponent("Soundstage_OSCControl.resources/view", isDirectory: true)
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.html").path) {
-                return folder
-            }
-        }
-        return nil
+        return URL(fileURLWithPath: override, isDirectory: true)
     }()
+
+    /// The page's files, compiled into the binary (`Resources/view`, embedded by the package manifest).
+    static let embedded: [String: [UInt8]] = [
+        "index.html": PackageResources.index_html, "osc.js": PackageResources.osc_js,
+        "view.css": PackageResources.view_css, "view.js": PackageResources.view_js
+    ]
 
     static func response(for path: String) -> HTTPResponse {
         var name = String(path.dropFirst("/view".count))
         if name.hasPrefix("/") { name.removeFirst() }
         if name.isEmpty { name = "index.html" }
         guard isSafe(name) else { return WebRequestHandler.text(.notFound, "no file \(path)") }
-        guard let folder else {
-            return WebRequestHandler.text(
-                .notFound,
-                "the web view's files are not installed: keep the Soundstage_OSCControl.resources folder beside "
-                    + "the soundstage binary, or set SOUNDSTAGE_WEB_VIEW to its view folder")
+        let data: Data?
+        if let folder {
+            data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path)
+        } else {
+            data = embedded[name].map { Data($0) }
         }
-        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else {
-            return WebRequestHandler.text(.notFound, "no file \(path)")
-        }
+        guard let data else { return WebRequestHandler.text(.notFound, "no file \(path)") }
         var headers: HTTPHeaders = [.contentType: contentType(name)]
         headers[.cacheControl] = "no-cache"
         return HTTPResponse(statusCode: .ok, headers: headers, body: data)
