@@ -294,7 +294,8 @@ public struct OutputDestination: Sendable {
     /// Maps `open(2)` failures when creating a file for `path`.
     static func createError(path: String, errno code: Int32) -> AudioFileError {
         switch code {
-        case EACCES, EPERM, EROFS: .permissionDenied(path: path)
+        case EACCES, EPERM: .permissionDenied(path: path)
+        case EROFS: .writeFailed(path: path, reason: "its file system is read-only")
         case EISDIR: .notARegularFile(path: path, kind: "a directory")
         case ENOENT, ENOTDIR:
             // A folder that exists but makes no files (/proc) also answers ENOENT.

@@ -96,6 +96,8 @@ struct ServiceUnitTests {
             words.removeFirst()
             #expect(words.count > 2 && words[0] == "run")
             words[1] = "/nonexistent/soundstage-unit-check/patch.yaml"
+            // The unit's folders exist where it is installed; here a folder that exists stands in.
+            for i in words.indices.dropFirst() where words[i - 1] == "--file-root" { words[i] = NSTemporaryDirectory() }
             let result = try Fixtures.run(Fixtures.executable, words, timeout: 30)
             #expect(result.status == 1, "\(scope): \(result.stderr)")
             #expect(result.stderr.contains("patch.yaml"), "\(scope): \(result.stderr)")
