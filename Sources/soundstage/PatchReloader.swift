@@ -49,10 +49,13 @@ final class PatchReloader: Sendable {
         sources.withLock { $0.append(source) }
     }
 
-    /// Polls the file every `interval` seconds and reloads once a change has settled (unchanged for one
-    /// more poll), so an editor's half-written save is not read. Polling the path (not an inotify watch
-    /// on the inode) follows editors that save by renaming a new file over the old one.
-    func watch(interval: Double = 0.1) {
+    /// Polls the file every `interval` seconds and reloads once a change has settled (unchanged for
+    /// `settle` seconds), so a save written in steps (a slow copy, an editor writing in place) is read
+    /// whole: a valid first half would otherwise be applied, removing what the second half keeps.
+    /// Polling the path (not an inotify watch on the inode) follows editors that save by renaming a new
+    /// file over the old one.
+    func watch(interval: Double = 0.1, settle: Double = 1) {
+        let quietPolls = max(1, Int((settle / interval).rounded()))
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [self] in
@@ -60,9 +63,11 @@ final class PatchReloader: Sendable {
             let due = seen.withLock { watch -> Bool in
                 if now != watch.last {
                     watch.last = now
+                    watch.quietPolls = 0
                     return false
                 }
-                return now != nil && now != watch.reloaded
+                watch.quietPolls += 1
+                return watch.quietPolls >= quietPolls && now != nil && now != watch.reloaded
             }
             if due { reload(reason: "file changed") }
         }
@@ -144,5 +149,7 @@ struct FileStamp: Equatable, Sendable {
         var last: FileStamp?
         /// The stamp of the version last reloaded (or loaded at start).
         var reloaded: FileStamp?
+        /// Polls since the stamp last changed.
+        var quietPolls = 0
     }
 }
