@@ -59,7 +59,7 @@ public enum PatchParser {
             problem = "no such file"
         } else if isDirectory.boolValue {
             problem = "it is a directory, not a patch file"
-        } else if let data = FileManager.default.contents(atPath: path) {
+        } else if let data = FileManager.default.contents(atPath: path) ?? readStream(path) {
             if let decoded = String(validating: data, as: UTF8.self) {
                 text = decoded
                 problem = nil
@@ -75,6 +75,14 @@ public enum PatchParser {
             ])
         }
         return try parse(text: text, path: path, names: names)
+    }
+
+    /// The whole of a file that is not a regular one (a pipe such as /dev/stdin, a FIFO), which
+    /// `FileManager.contents(atPath:)` does not read; nil when it cannot be opened.
+    static func readStream(_ path: String) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.readToEnd() ?? Data()
     }
 
     /// Sorts by location, file-wide diagnostics first, keeping the order found among equals.

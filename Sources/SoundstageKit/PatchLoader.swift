@@ -72,6 +72,24 @@ public enum PatchLoader {
         }
     }
 
+    /// Parses the patch at `path` once (a pipe can be read only once) and checks it: the document, or
+    /// every problem found.
+    public static func parseAndCheck(path: String) -> Result<PatchDocument, PatchLoadError> {
+        let document: PatchDocument
+        do {
+            document = try PatchParser.parse(contentsOf: path, names: .engine)
+        } catch {
+            let found = engineDiagnostics(after: error, overrides: Overrides())
+            return .failure(PatchLoadError(diagnostics: PatchParser.ordered(error.diagnostics + found)))
+        }
+        do {
+            _ = try build(document)
+            return .success(document)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Builds an engine from a parsed document, in `PatchBuild`'s phases: configure, buffers, nodes,
     /// connections, taps, recorders.
     public static func build(_ document: PatchDocument, overrides: Overrides = Overrides()) throws(PatchLoadError)

@@ -51,6 +51,23 @@ struct GraphOutputTests {
             let refused = try SoundstageTool.run(["graph", patch, "--out", svg, "--format", "dot"])
             #expect(refused.status == 64 && refused.stderr.contains("does not match --out's extension"))
             #expect(!FileManager.default.fileExists(atPath: svg))
+            // A picture graph does not draw, or the patch itself, is refused before anything is written
+            // (they once got DOT text, the patch replaced by its own picture).
+            for name in ["p.png", "p.yaml"] {
+                let out = directory.appendingPathComponent(name).path
+                let before = try? Data(contentsOf: URL(fileURLWithPath: out))
+                let result = try SoundstageTool.run(["graph", patch, "--out", out])
+                #expect(result.status == 64 && result.stderr.contains("graph writes DOT"), "\(name): \(result.stderr)")
+                #expect((try? Data(contentsOf: URL(fileURLWithPath: out))) == before, "\(name) was written")
+            }
+            let link = directory.appendingPathComponent("p-link.dot").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: patch)
+            let itself = try SoundstageTool.run(["graph", patch, "--out", link])
+            #expect(itself.status == 64 && itself.stderr.contains("is the patch itself"), "\(itself.stderr)")
+            #expect((try? String(contentsOfFile: patch, encoding: .utf8)) == Self.patch)
+            // A patch from a pipe is read once.
+            let piped = try SoundstageTool.run(["graph", "/dev/stdin"], input: Data(Self.patch.utf8))
+            #expect(piped.status == 0 && piped.stdout.hasPrefix("digraph"), "\(piped.stderr)")
             if FileManager.default.isExecutableFile(atPath: "/usr/bin/dot") {
                 let drawn = try SoundstageTool.run(["graph", patch, "--out", svg])
                 #expect(drawn.status == 0, "\(drawn.stderr)")

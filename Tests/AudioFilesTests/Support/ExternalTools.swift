@@ -13,10 +13,17 @@ struct ProcessResult {
 
 /// Runs `executable` with `arguments` to completion, capturing both output streams (stderr is a
 /// pipe, so it is never a terminal).
-func runProcess(_ executable: URL, _ arguments: [String]) throws -> ProcessResult {
+func runProcess(_ executable: URL, _ arguments: [String], input: Data? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if let input {
+        // A pipe, as a shell's `|` gives (the input is small enough for the pipe's buffer).
+        let pipe = Pipe()
+        pipe.fileHandleForWriting.write(input)
+        try pipe.fileHandleForWriting.close()
+        process.standardInput = pipe
+    }
     let directory = FileManager.default.temporaryDirectory
     let outURL = directory.appendingPathComponent("out-\(UUID().uuidString)")
     let errURL = directory.appendingPathComponent("err-\(UUID().uuidString)")
@@ -65,7 +72,7 @@ enum SoundstageTool {
 
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
 
-    static func run(_ arguments: [String]) throws -> ProcessResult {
-        try runProcess(executable, arguments)
+    static func run(_ arguments: [String], input: Data? = nil) throws -> ProcessResult {
+        try runProcess(executable, arguments, input: input)
     }
 }
