@@ -158,7 +158,8 @@ struct RunCommand: ParsableCommand {
             }
             say(
                 "No JACK server '\(serverName)' was running: started jackd (\(process.backend) backend, \(rate) Hz), "
-                    + "pid \(process.pid); it stops when soundstage exits.")
+                    + "pid \(process.pid); it stops when soundstage stops (killed outright, soundstage leaves it "
+                    + "running, and the next run uses it).")
             return ServerKeeper(process, name: server, sampleRate: rate)
         } catch {
             printError("could not start a JACK server: \(error)")

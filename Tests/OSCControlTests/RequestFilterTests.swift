@@ -93,6 +93,22 @@ import Testing
         #expect(many.passed.isEmpty)
     }
 
+    /// Two Host fields (the server read the last, so `evil` then `127.0.0.1` passed the host check) and
+    /// an absolute URI, whose authority overrides Host, are refused before the server reads them.
+    @Test func ambiguousHostsAreRefused() {
+        var twice = Client()
+        let outcome = twice.send("GET / HTTP/1.1\r\nHost: evil.example\r\nHost: 127.0.0.1:57131\r\n\r\n")
+        #expect(outcome == .refused(400, "Bad Request", "more than one Host header"))
+        #expect(twice.passed.isEmpty)
+        var absolute = Client()
+        #expect(
+            absolute.send("GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1:57131\r\n\r\n")
+                == .refused(400, "Bad Request", "the request target must be a path (/…), not an absolute URI"))
+        #expect(absolute.passed.isEmpty)
+        var options = Client()
+        #expect(options.send("OPTIONS * HTTP/1.1\r\nHost: localhost\r\n\r\n") == .passed)
+    }
+
     @Test func bodiesTheServerCannotTakeAreRefused() {
         var chunked = Client()
         #expect(

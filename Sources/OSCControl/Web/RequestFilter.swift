@@ -1,7 +1,7 @@
 // Any thread (pure). What the web gate (`WebRequestGate`) lets through of a client's bytes: each
 // request head once it is whole and within bounds, the body its Content-Length announces, and after a
-// WebSocket upgrade everything. A head too long, a line too long, a chunked or oversized body get an
-// HTTP refusal instead.
+// WebSocket upgrade everything. A head too long, a line too long, a chunked or oversized body, a second
+// Host field or an absolute-URI target get an HTTP refusal instead.
 enum RequestFilter {
     enum Phase: Equatable {
         /// Collecting a request head.
@@ -96,8 +96,20 @@ enum RequestFilter {
         if lines.contains(where: { $0.count > WebRequestGate.maximumLine }) {
             return .failure(Refusal(outcome: fieldsTooLarge))
         }
+        // Origin-form targets only (`/path`, or `*`): an absolute URI names a host of its own, which
+        // would override the Host the gate checks (RFC 9112 §3.2.2); this server is no proxy.
+        if let first = lines.first {
+            let words = first.split(separator: UInt8(ascii: " "))
+            if words.count >= 2, let start = words[1].first, start != UInt8(ascii: "/"), start != UInt8(ascii: "*") {
+                return .failure(
+                    Refusal(
+                        outcome: .refused(
+                            400, "Bad Request", "the request target must be a path (/…), not an absolute URI")))
+            }
+        }
         var length: Int?
         var upgrade = false
+        var hosts = 0
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
             let name = String(decoding: line[..<colon], as: UTF8.self).trimmingSpaces().lowercased()
@@ -111,6 +123,12 @@ enum RequestFilter {
             case "transfer-encoding":
                 return .failure(
                     Refusal(outcome: .refused(501, "Not Implemented", "request bodies in chunks are not taken")))
+            case "host":
+                // Two Host fields leave which host was meant to whoever reads last (RFC 9112 §3.2).
+                hosts += 1
+                if hosts > 1 {
+                    return .failure(Refusal(outcome: .refused(400, "Bad Request", "more than one Host header")))
+                }
             case "upgrade":
                 upgrade = value.lowercased().contains("websocket")
             default:
