@@ -141,6 +141,13 @@ extension JackHost {
         core.deliver(
             .serverReturned(
                 JackHostReturnReport(start: report, restored: restored, waiting: waiting, attempts: attempts)))
+        if report.sampleRate != previousRate || report.bufferSize != previousPeriod {
+            // As a live change of rate or period is (docs/SESSION.md), once the new route is known.
+            let now = core.route.withLock { $0.route }
+            core.deliver(
+                .routeChanged(JackRouteChange(reason: .routeConfigurationChange, previousRoute: now, currentRoute: now))
+            )
+        }
         // This thread is done: a later loss starts a new one.
         core.state.withLock { state in
             if let thread = state.session?.reconnectThread, pthread_equal(thread, pthread_self()) != 0 {

@@ -21,7 +21,8 @@ public enum JackHostEvent: Sendable, Equatable {
     case serverReturned(JackHostReturnReport)
     /// Our main ports' connections changed, a physical port appeared, or the period or rate changed
     /// (after `bufferSizeChanged` / `sampleRateChanged`). Not sent while the server is away: a return
-    /// starts a new route (in `serverReturned`'s report).
+    /// starts a new route (in `serverReturned`'s report), followed by `routeConfigurationChange` when it
+    /// brought another rate or period.
     case routeChanged(JackRouteChange)
     /// Metadata changed somewhere on the server, a client opened or closed, or a new listing of the
     /// metadata store came in (JackHost+StaleStore): other sessions' published state may differ

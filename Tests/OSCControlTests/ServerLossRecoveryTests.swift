@@ -334,7 +334,8 @@ extension OSCExternalSerialSuites.ServerLossRecoveryTests {
     }
 
     /// A server that comes back at another rate and period is announced by one `/engine/config` with both
-    /// (the return brings both changes at once); one that comes back as it was, by none.
+    /// (the return brings both changes at once) and one `routeConfigurationChange`; one that comes back as
+    /// it was, by neither.
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(2)))
     func aReturnAtAnotherRateIsAnnouncedOnce() throws {
         let server = try DummyJackServer(period: 256, sampleRate: 48_000)
@@ -367,6 +368,11 @@ extension OSCExternalSerialSuites.ServerLossRecoveryTests {
             #expect(
                 announced == expected.map { $0.map { OSCArgument.int32(Int32($0)) } },
                 "return at \(rate) Hz, \(period) frames: \(announced)")
+            // As for a live change: a route configuration change, once, after /engine/config.
+            let reconfigured = client.take("/session/route_change").filter {
+                $0.arguments.first == .string("routeConfigurationChange")
+            }
+            #expect(reconfigured.count == expected.count, "return at \(rate) Hz, \(period) frames: \(reconfigured)")
         }
         #expect(client.command("/quit")?.address == "/done")
         #expect(run.child.waitForExit(timeout: 10) == 0, Comment(rawValue: run.child.output.suffix(2000).description))
