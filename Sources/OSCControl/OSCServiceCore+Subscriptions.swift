@@ -319,9 +319,11 @@ extension OSCServiceCore {
 
     /// The addresses liblo knows for a node (for pattern dispatch).
     static func nodeMethodPaths(_ name: String, kind: NodeKind) -> [String] {
-        var tails = kind.parameters.map(\.name) + ["params"]
-        if kind == .player { tails += ["play", "pause", "stop", "schedule/buffer", "schedule/file", "enqueue"] }
-        if kind == .audioplayer { tails += ["play", "pause", "stop", "prepare", "power"] }
+        var tails = kind.parameters.map(\.name) + ["params", "lastRenderTime"]
+        if kind == .player {
+            tails += ["play", "pause", "stop", "schedule/buffer", "schedule/file", "enqueue", "playerTime"]
+        }
+        if kind == .audioplayer { tails += ["play", "pause", "stop", "prepare", "power", "playerTime"] }
         if kind.hasMixingSettings { tails += ["fade"] }
         if kind.is3DSource { tails += ["position", "velocity", "direction"] }
         if kind == .environment { tails += ["listener/position", "listener/orientation"] }

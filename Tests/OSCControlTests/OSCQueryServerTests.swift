@@ -171,6 +171,10 @@ extension OSCExternalSerialSuites.OSCQueryRunTests {
         let parameters = Set(NodeKind.allCases.flatMap { $0.parameters.map(\.name) })
         let undescribed = tails.subtracting(parameters).filter { OSCQueryDescriptions.nodeMethods[$0] == nil }
         #expect(undescribed.isEmpty, "no OSCQuery description for node methods \(undescribed.sorted())")
+        // Every node address served is one some kind lists: the tree shows it and patterns reach it
+        // (lastRenderTime and playerTime once were served but neither shown nor matched).
+        let unlisted = Set(OSCServiceCore.nodeRoutes.keys).subtracting(tails)
+        #expect(unlisted.isEmpty, "node addresses no kind lists: \(unlisted.sorted())")
     }
 
     @Test func theTreeCarriesEveryNodeParameterAndSessionValue() throws {

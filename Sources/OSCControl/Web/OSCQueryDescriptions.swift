@@ -70,6 +70,8 @@ enum OSCQueryDescriptions {
         "stop": "Stops playback.",
         "prepare": "Queues the material so play starts at once.",
         "power": "Replies average and peak power per channel.",
+        "lastRenderTime": "Replies when the last render cycle began: h:sampleTime t:timetag.",
+        "playerTime": "Replies the player's timeline at an engine time [h:sampleTime | t:timetag].",
         "fade": "Glides the volume to f:volume over f:seconds.",
         "schedule/buffer": "Makes a buffer the player's material.",
         "schedule/file": "Makes a file the player's material.",
