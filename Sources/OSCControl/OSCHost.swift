@@ -11,6 +11,9 @@ public protocol OSCHost: AnyObject, Sendable {
     func disconnect(_ source: String, from destination: String) throws(OSCHostError)
     /// The port connections of this client's own ports, as (source, destination) full names.
     func listConnections() -> [(source: String, destination: String)]
+    /// The connections a saved patch holds: the live ones and those the host remembers and will make
+    /// again when their ports exist (all of them while the server is lost). Listed once each.
+    func savedConnections() -> [(source: String, destination: String)]
     /// Asks the host to shut down (the CLI leaves its main loop). Called after `/done /quit` is sent.
     func quit()
     /// Suspends rendering: silence out; `renderAnyway` keeps the engine's time going (Wwise's Suspend).
@@ -45,6 +48,7 @@ public protocol OSCHost: AnyObject, Sendable {
 }
 
 extension OSCHost {
+    public func savedConnections() -> [(source: String, destination: String)] { listConnections() }
     public func suspend(renderAnyway: Bool) throws(OSCHostError) {
         throw OSCHostError("this host cannot suspend rendering")
     }

@@ -151,7 +151,7 @@ extension OSCServiceCore {
         }
     }
 
-    /// `/patch/save s:path` — writes the running graph, with the JACK connections of our ports, as a patch (`OutputDestination`: replaced when complete, devices written through) → `/done /patch/save s:path`.
+    /// `/patch/save s:path` — writes the running graph, with the JACK connections of our ports (those the host will restore included), as a patch (`OutputDestination`: replaced when complete, devices written through) → `/done /patch/save s:path`. During an interruption, the players it will resume are written playing.
     func patchSave(_ r: OSCRequest) throws(OSCFailure) {
         var a = OSCArguments(r)
         let path = try a.string("path")
@@ -159,9 +159,10 @@ extension OSCServiceCore {
         let resolved = try resolveForWriting(path, allowsFIFO: true)
         let files = self.files
         let client = r.client.detached
-        // The host's connections are read here (JACK calls belong to this thread), written by the job.
+        // The host's connections are read here (JACK calls belong to this thread), written by the job:
+        // those it will restore too, so a save while the server is lost keeps them.
         let jack = PatchSnapshot.jackSettings(
-            connections: host?.listConnections() ?? [], clientName: host?.status().clientName)
+            connections: host?.savedConnections() ?? [], clientName: host?.status().clientName)
         runJob {
             // A FIFO is written only once a program reads it (waited for at most 5 s): the worker that
             // serves every client's file requests never waits for a reader that does not come.

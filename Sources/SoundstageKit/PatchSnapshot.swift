@@ -5,10 +5,12 @@ import Patches
 /// Turns an engine's current graph into a `PatchDocument`.
 public enum PatchSnapshot {
     /// The engine's buffers, nodes (parameters that differ from their defaults), connections and
-    /// settings. Buffers made in memory by code have no file or generator and are left out (named in
-    /// `skippedBuffers`). The implicit `main → output` connection is not written (a loaded patch always
-    /// has it), nor the `sounds` mixer the sound pool made for itself, with its connections (the pool
-    /// makes it again when a sound is next played).
+    /// settings. During an interruption the nodes are written as it will leave them when it ends
+    /// (`Engine.nodesAsResumed`): a player it paused and will resume is written playing. Buffers made
+    /// in memory by code have no file or generator and are left out (named in `skippedBuffers`). The
+    /// implicit `main → output` connection is not written (a loaded patch always has it), nor the
+    /// `sounds` mixer the sound pool made for itself, with its connections (the pool makes it again
+    /// when a sound is next played).
     public static func document(of engine: Engine, jack: PatchJackSettings = PatchJackSettings())
         -> (document: PatchDocument, skippedBuffers: [String])
     {
@@ -39,7 +41,7 @@ public enum PatchSnapshot {
         }
         let poolMixer = engine.soundPoolMixerName
         var nodes: [PatchNode] = []
-        for node in engine.nodes() where node.name != poolMixer {
+        for node in engine.nodesAsResumed() where node.name != poolMixer {
             var params: [PatchParameter] = []
             let bands = node.parameters[ParameterKey.bands.name]?.intValue ?? NodeKind.defaultEQBandCount
             for spec in node.kind.parameters(bandCount: bands) where !spec.isReadOnly {

@@ -307,9 +307,7 @@ final class ManagedSession {
     /// The JACK connections a save holds: the live ones, and those waiting for a port (all of them while
     /// the server is lost, so a save then keeps them and the loss alone does not make the session dirty).
     private func jackEdges(_ host: JackOSCHost) -> Set<JackEdge> {
-        var edges = Set(host.listConnections().map { JackEdge(source: $0.source, destination: $0.destination) })
-        edges.formUnion(host.host.pendingConnections)
-        return edges
+        Set(host.savedConnections().map { JackEdge(source: $0.source, destination: $0.destination) })
     }
 
     private func pairs(_ edges: Set<JackEdge>) -> [(source: String, destination: String)] {

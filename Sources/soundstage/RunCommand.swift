@@ -471,6 +471,18 @@ final class JackOSCHost: OSCHost, Sendable {
         return edges
     }
 
+    func savedConnections() -> [(source: String, destination: String)] {
+        var seen: Set<JackEdge> = []
+        var edges: [(source: String, destination: String)] = []
+        let live = listConnections().map { JackEdge(source: $0.source, destination: $0.destination) }
+        for edge in live
+            + host.pendingConnections.sorted(by: { ($0.source, $0.destination) < ($1.source, $1.destination) })
+        where seen.insert(edge).inserted {
+            edges.append((edge.source, edge.destination))
+        }
+        return edges
+    }
+
     func suspend(renderAnyway: Bool) throws(OSCHostError) { host.suspend(renderAnyway: renderAnyway) }
 
     func wakeUp() throws(OSCHostError) { host.wakeUp() }

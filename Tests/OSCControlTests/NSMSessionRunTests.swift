@@ -301,10 +301,15 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
         #expect(managed.child.terminationStatus == 0, managed.log)
     }
 
+    /// An interruption (the server's loss, a rig's `/session/interrupt`) is no edit, and a save during one
+    /// writes the session it will resume: the players it paused written playing, the JACK connections the
+    /// host will restore kept. A real edit during one still is an edit.
     @Test(.needsJackAndSoundstage, .timeLimit(.minutes(3)))
-    func aSaveWhileTheServerIsLostKeepsTheJackConnectionsAndTheLossIsNoEdit() throws {
+    func aSaveWhileTheServerIsLostWritesTheSessionItWillResumeAndNoInterruptionIsAnEdit() throws {
         let server = try DummyJackServer()
-        let managed = try ManagedRun(server: server, patch: nil)
+        let library = NSTemporaryDirectory() + "osct-nsm-library-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: library) }
+        let managed = try ManagedRun(server: server, patch: try writeTemplate(in: library))
         _ = try #require(managed.nsm.acceptAnnounce(), managed.log)
         let session = managed.root + "/Loss/Soundstage.nLOSS"
         #expect(managed.nsm.open(path: session, clientID: "Soundstage.nLOSS")?.address == "/reply", managed.log)
@@ -316,22 +321,46 @@ extension OSCExternalSerialSuites.NSMSessionRunTests {
         #expect(managed.nsm.waitFor("/nsm/client/is_clean") != nil)
         _ = managed.nsm.waitFor(timeout: 0.5) { _ in false }
         _ = managed.nsm.take("/nsm/client/is_dirty")
+        let saved = try String(contentsOfFile: session + "/patch.yaml", encoding: .utf8)
+        // Both players play in the saved session, and it holds the JACK connection.
+        func check(_ text: String) {
+            #expect(text.components(separatedBy: "playing: true").count == 3, Comment(rawValue: text))
+            #expect(text.contains("from: out_2") && text.contains("to: \"system:playback_1\""), Comment(rawValue: text))
+        }
+        check(saved)
+
+        // A rig's interruption pauses the players and is no edit; an edit during it is one.
+        #expect(client.command("/session/interrupt", [.string("begin")])?.address == "/done")
+        #expect(managed.nsm.waitFor("/nsm/client/is_dirty", timeout: 1.5) == nil, managed.log)
+        client.send("/node/a/volume", [.float(0.5)])
+        #expect(managed.nsm.waitFor("/nsm/client/is_dirty") != nil, managed.log)
+        client.send("/node/a/volume", [.float(1)])
+        #expect(managed.nsm.waitFor("/nsm/client/is_clean") != nil, managed.log)
+        #expect(client.command("/session/interrupt", [.string("end")])?.address == "/done")
+        #expect(managed.nsm.waitFor("/nsm/client/is_dirty", timeout: 1.5) == nil, managed.log)
 
         server.kill(signal: SIGKILL)
         #expect(managed.child.waitForOutput(containing: "JACK server lost", timeout: 10) != nil, managed.log)
-        // The loss changes nothing a save would write, so the session stays clean; a save keeps the connection.
+        // The loss changes nothing a save would write, so the session stays clean; a save during it writes
+        // the players playing (they resume when the server is back) and keeps the connection; so does
+        // /patch/save.
         #expect(managed.nsm.waitFor("/nsm/client/is_dirty", timeout: 1.5) == nil, managed.log)
         try FileManager.default.removeItem(atPath: session + "/patch.yaml")
         #expect(managed.nsm.save()?.address == "/reply", managed.log)
-        let text = try String(contentsOfFile: session + "/patch.yaml", encoding: .utf8)
-        #expect(text.contains("from: out_2") && text.contains("to: \"system:playback_1\""), Comment(rawValue: text))
+        let during = try String(contentsOfFile: session + "/patch.yaml", encoding: .utf8)
+        #expect(during == saved)
+        #expect(client.command("/patch/save", [.string("copy.yaml")])?.address == "/done")
+        check(try String(contentsOfFile: session + "/copy.yaml", encoding: .utf8))
 
         // No switch while the server is away: ERR_NOT_NOW, and the session in force stays.
         let notNow = managed.nsm.open(path: managed.root + "/Other/Soundstage.nO", clientID: "Soundstage.nO")
         #expect(notNow?.address == "/error" && notNow?.arguments.dropFirst().first == .int32(-8), managed.log)
 
+        // The return (players resumed, the connection made again) is no edit either.
         try server.startAgain(period: 256)
         #expect(managed.child.waitForOutput(containing: "JACK server back", timeout: 15) != nil, managed.log)
+        #expect(managed.nsm.waitFor("/nsm/client/is_dirty", timeout: 2) == nil, managed.log)
+        #expect(client.request("/node/a/playing")?.arguments.first?.boolValue == true, managed.log)
         #expect(managed.child.stop(signal: SIGTERM, grace: 10) == false)
         #expect(managed.child.terminationStatus == 0, managed.log)
     }

@@ -3,11 +3,12 @@
 import AudioGraph
 import Foundation
 @testable import OSCControl
+import Patches
 import Testing
 
 @Suite struct OSCSessionTests {
-    private func fixtureWithPlayers() throws -> OSCFixture {
-        let f = try OSCFixture(host: MockHost())
+    private func fixtureWithPlayers(host: MockHost = MockHost()) throws -> OSCFixture {
+        let f = try OSCFixture(host: host)
         let tone = (0..<4_800).map { Float(sin(Double($0) * 2 * Double.pi / 48)) * 0.5 }
         try f.engine.addBuffer(SampleBuffer(name: "tone", channels: [tone], sampleRate: 48_000))
         for name in ["a", "b"] {
@@ -96,6 +97,21 @@ import Testing
         f.client.receive(timeout: 2) { $0.address == "/session/interruption" }
         #expect(f.client.take("/session/interruption").map(\.arguments) == [[.string("ended"), .int32(1)]])
         #expect(playing(f, "a"))
+    }
+
+    /// `/patch/save` during an interruption writes the session it will resume: `a` playing (it resumes),
+    /// `b` not (its resumeAfterInterruption is false), and the JACK connections the host will restore.
+    @Test func aSaveDuringAnInterruptionWritesWhatItWillResume() throws {
+        let host = MockHost()
+        let f = try fixtureWithPlayers(host: host)
+        #expect(f.client.command("/session/interrupt", [.string("begin")])?.address == "/done")
+        host.pending.withLock { $0 = [("soundstage:out_1", "system:playback_1")] }
+        #expect(f.client.command("/patch/save", [.string("during.yaml")])?.address == "/done")
+        let saved = try PatchParser.parse(contentsOf: f.directory + "/during.yaml", names: .engine)
+        let playing = saved.nodes.filter { node in node.params.contains { $0.key == "playing" } }.map(\.name)
+        #expect(playing == ["a"])
+        #expect(saved.jack.connections.map { "\($0.from)>\($0.to)" } == ["out_1>system:playback_1"])
+        #expect(!self.playing(f, "a"), "the save changes nothing")
     }
 
     @Test func routeChangesReachSubscribersAndPauseOnRouteLossPauses() throws {

@@ -286,6 +286,13 @@ final class MockHost: OSCHost, @unchecked Sendable {
         lock.withLock { $0.edges.map { (source: $0.0, destination: $0.1) } }
     }
 
+    /// Connections the host will make again (a lost server's), beside the live ones.
+    let pending = Mutex<[(String, String)]>([])
+
+    func savedConnections() -> [(source: String, destination: String)] {
+        listConnections() + pending.withLock { $0.map { (source: $0.0, destination: $0.1) } }
+    }
+
     func quit() { lock.withLock { $0.quits += 1 } }
 
     var quitCount: Int { lock.withLock { $0.quits } }

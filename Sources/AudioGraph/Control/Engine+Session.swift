@@ -12,7 +12,8 @@ extension Engine {
 
     /// The interruption ended. With `shouldResume`, the players it paused whose
     /// `resumeAfterInterruption` is true (the default) play again where they were; the others stay
-    /// paused. Returns the names resumed.
+    /// paused, and so does a player a request played, paused or stopped during the interruption (it is
+    /// the request's). Returns the names resumed.
     @discardableResult
     public func endInterruption(shouldResume: Bool) -> [String] {
         control.withLock { core in core.endInterruption(shouldResume: shouldResume) }
@@ -20,6 +21,15 @@ extension Engine {
 
     /// True between `beginInterruption` and `endInterruption`.
     public var isInterrupted: Bool { control.withLock { core in core.state.session.isInterrupted } }
+
+    /// Every node as `nodes()` lists it, but as the interruption under way will leave it when it ends
+    /// with shouldResume: the players and audioplayers it paused that will play again (their
+    /// `resumeAfterInterruption` true, and not played, paused or stopped by a request since) read
+    /// `playing: true`, at the position they hold. Without an interruption, `nodes()`. What a save
+    /// writes: a session saved during an interruption plays as it will once the interruption ends.
+    public func nodesAsResumed() -> [NodeInfo] {
+        control.withLock { core in core.nodesAsResumed() }
+    }
 
     /// The audio session's gain on the engine's output (ducking by other sessions, the silent switch),
     /// glided linearly over `rampSeconds`. Applied after the output node's volume, before the output

@@ -13,6 +13,7 @@ extension EngineCore {
         let coerced = try Engine.validate(
             record.specs[position], node: node, value, creating: false, sampleRate: state.configuration.sampleRate)
         try apply(record, position, coerced, loadedFile: loaded, time: time ?? -1)
+        if record.specs[position].key == .playing { releaseFromInterruption(node) }
     }
 
     func get(_ node: String, _ parameter: String) throws(EngineError) -> ParameterValue {

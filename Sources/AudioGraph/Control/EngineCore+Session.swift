@@ -36,13 +36,38 @@ extension EngineCore {
         }
         guard shouldResume else { return [] }
         var resumed: [String] = []
-        for (name, id) in state.session.pausedByInterruption.sorted(by: { $0.key < $1.key }) {
-            guard let record = state.graph.nodes[name], record.id == id,
-                record[.resumeAfterInterruption].boolValue != false, record[.playing].boolValue != true
-            else { continue }
+        for name in state.session.pausedByInterruption.keys.sorted() where resumesAfterInterruption(name) {
+            guard state.graph.nodes[name]?[.playing].boolValue != true else { continue }
             if (try? play(name)) != nil { resumed.append(name) }
         }
         return resumed
+    }
+
+    /// Whether the end of the interruption under way (with shouldResume) plays `name` again: a node it
+    /// paused (that node, not one made since under its name, which may be of another kind) whose
+    /// `resumeAfterInterruption` is true and that no request played, paused or stopped since.
+    func resumesAfterInterruption(_ name: String) -> Bool {
+        guard let id = state.session.pausedByInterruption[name], let record = state.graph.nodes[name], record.id == id
+        else { return false }
+        return record[.resumeAfterInterruption].boolValue != false
+    }
+
+    /// A request played, paused or stopped `name`: it is the request's from now on, and the end of the
+    /// interruption leaves it as it is.
+    func releaseFromInterruption(_ name: String) {
+        state.session.pausedByInterruption[name] = nil
+    }
+
+    /// `nodes()` as the interruption under way leaves them when it ends with shouldResume: the players
+    /// and audioplayers it will play again read `playing: true` (everything else, their position
+    /// included, is as it stands). Without an interruption, `nodes()`.
+    func nodesAsResumed() -> [NodeInfo] {
+        var nodes = self.nodes()
+        guard state.session.isInterrupted else { return nodes }
+        for index in nodes.indices where resumesAfterInterruption(nodes[index].name) {
+            nodes[index].parameters[ParameterKey.playing.name] = .bool(true)
+        }
+        return nodes
     }
 }
 
