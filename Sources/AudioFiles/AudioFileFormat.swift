@@ -129,6 +129,22 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Equatable {
         }
     }
 
+    /// Why this format cannot store samples as `encoding`, as a clause ("FLAC stores integers only;
+    /// use int16 or int24"), or nil when it can: WAV, AIFF and CAF take every encoding, FLAC and ALAC
+    /// the integer ones, and the lossy formats none (they have no sample encoding; `quality` or a bit
+    /// rate sets their size), so asking one for an encoding is refused rather than ignored.
+    public func encodingRefusal(_ encoding: AudioSampleEncoding) -> String? {
+        switch self {
+        case .wav, .aiff, .caf:
+            nil
+        case .flac, .alacM4A:
+            encoding == .float32 ? "\(displayName) stores integers only; use int16 or int24" : nil
+        case .oggVorbis, .opus, .mp3, .aacM4A, .aacADTS:
+            "\(displayName) is lossy and has no sample encoding (\(encoding.rawValue) would be ignored); "
+                + "leave the encoding out and set the quality instead"
+        }
+    }
+
     /// Sample rates (Hz) the encoder accepts, or nil when any positive whole rate is allowed.
     public var supportedSampleRates: [Int]? {
         switch self {

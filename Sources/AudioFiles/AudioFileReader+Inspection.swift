@@ -79,7 +79,7 @@ extension AudioFileReader {
     }
 
     /// Decodes the whole file with a fresh streaming session, counting frames.
-    private static func decodeAll(path: String) -> AudioFileVerification {
+    static func decodeAll(path: String) -> AudioFileVerification {
         var decoded = 0
         do {
             let session = try openEither(

@@ -64,6 +64,18 @@ public final class AudioFileWriter: Sendable {
         var encoder: Encoder?
         var destination: OutputDestination
         var framesWritten: Int
+        /// What a failed `close()` or an `abandon()` left at the destination.
+        var remains: AudioFileRemains?
+        /// libsndfile's error state once the encoder was set up (a refused option may leave one).
+        var sndfileErrorBaseline: Int32 = 0
+        /// For a file written in place: its size when it last ended on a whole frame, page or fragment
+        /// (after each libsndfile write, after each FFmpeg flush). A failed compressed write is cut
+        /// back to it, so the file ends as a killed recording's does, never inside a frame.
+        var completeSize: off_t = 0
+
+        /// True when the working file is the target itself (a new file for a recorder): then
+        /// `completeSize` is kept.
+        var isInPlace: Bool { !destination.isTemporary && destination.sink == .file }
     }
 
     private let state: Locked<State>
@@ -117,32 +129,13 @@ public final class AudioFileWriter: Sendable {
         if let kind = FileKind.nonRegularDescription(path: path), kind == "a directory" {
             throw .notARegularFile(path: path, kind: kind)
         }
-        guard let resolvedFormat = format ?? AudioFileFormat(path: path) else {
-            throw .unsupportedFormat(
-                path: path,
-                reason: "cannot choose a format from the file name; use .wav, .aif, .aiff, .caf, .flac, "
-                    + ".ogg, .opus, .mp3, .m4a or .aac, or pass a format")
-        }
-        let resolvedEncoding = resolvedFormat.isLossless ? (encoding ?? resolvedFormat.defaultEncoding) : nil
-        let rate = try Self.validatedRate(sampleRate, format: resolvedFormat, path: path)
-        try Self.validate(
-            channelCount: channelCount, format: resolvedFormat, encoding: resolvedEncoding, quality: quality,
-            path: path)
-        if let bitRate, !(8_000...2_000_000).contains(bitRate) {
-            throw .invalidArgument(path: path, reason: "bit rate must lie in 8000…2000000 bit/s, not \(bitRate)")
-        }
-
+        let (resolvedFormat, resolvedEncoding, rate) = try Self.check(
+            path: path, format: format, sampleRate: sampleRate, channelCount: channelCount, encoding: encoding,
+            quality: quality, bitRate: bitRate)
         var info = SF_INFO()
         info.samplerate = Int32(rate)
         info.channels = Int32(channelCount)
         info.format = resolvedFormat.sndfileCode(encoding: resolvedEncoding) ?? 0
-        guard resolvedFormat.isEncodedByFFmpeg || sf_format_check(&info) == SF_TRUE else {
-            throw .unsupportedFormat(
-                path: path,
-                reason: "libsndfile cannot write \(resolvedFormat.displayName)"
-                    + (resolvedEncoding.map { " \($0.rawValue)" } ?? "")
-                    + " at \(rate) Hz with \(channelCount) channels")
-        }
 
         let destination = try OutputDestination(path: path, replacement: replacement)
         let fd = destination.descriptor
@@ -160,16 +153,20 @@ public final class AudioFileWriter: Sendable {
                     bitRate: bitRate ?? Self.defaultAACBitRate(channelCount: channelCount, quality: quality),
                     isFragmented: isCrashTolerant && resolvedFormat != .aacADTS)
             } catch {
-                destination.discard()
-                throw error
+                // A new file written in place holds at most a broken header: it goes.
+                let explained = DiskSpace.explained(error, descriptor: fd)
+                destination.discardRemovingNewFile()
+                throw explained
             }
             self.state = Locked(State(encoder: .ffmpeg(encoder), destination: destination, framesWritten: 0))
             return
         }
         let opened = SndFileLibrary.open(descriptor: fd, mode: Int32(SFM_WRITE), info: &info)
         guard let handle = opened.handle else {
-            destination.discard()
-            throw .writeFailed(path: path, reason: "libsndfile: \(opened.errorText)")
+            let error = DiskSpace.explained(
+                .writeFailed(path: path, reason: "libsndfile: \(opened.errorText)"), descriptor: fd)
+            destination.discardRemovingNewFile()
+            throw error
         }
         // No PEAK chunk: it carries the time of writing, so two identical renders would differ.
         sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
@@ -194,7 +191,50 @@ public final class AudioFileWriter: Sendable {
                 handle, Int32(SFC_SET_OGG_PAGE_LATENCY_MS), &milliseconds, Int32(MemoryLayout<Double>.size))
         }
 
-        self.state = Locked(State(encoder: .sndfile(handle), destination: destination, framesWritten: 0))
+        self.state = Locked(
+            State(
+                encoder: .sndfile(handle), destination: destination, framesWritten: 0,
+                sndfileErrorBaseline: sf_error(handle)))
+    }
+
+    /// Checks what `init` checks before it creates anything: the format (given, or from the
+    /// extension), the rate, the channel count, the encoding, the quality and the bit rate, and that
+    /// the library can write the combination. Callers that create the file later (a recorder) use
+    /// it to refuse a request at once. Returns the format, the encoding used (nil for the lossy
+    /// formats, which ignore one) and the rate in whole Hz.
+    ///
+    /// - Throws: `.unsupportedFormat` or `.invalidArgument`, as `init`.
+    @discardableResult
+    public static func check(
+        path: String, format: AudioFileFormat?, sampleRate: Double, channelCount: Int,
+        encoding: AudioSampleEncoding? = nil, quality: Double = defaultQuality, bitRate: Int? = nil
+    ) throws(AudioFileError) -> (format: AudioFileFormat, encoding: AudioSampleEncoding?, sampleRate: Int) {
+        guard let resolvedFormat = format ?? AudioFileFormat(path: path) else {
+            throw .unsupportedFormat(
+                path: path,
+                reason: "cannot choose a format from the file name; use .wav, .aif, .aiff, .caf, .flac, "
+                    + ".ogg, .opus, .mp3, .m4a or .aac, or pass a format")
+        }
+        let resolvedEncoding = resolvedFormat.isLossless ? (encoding ?? resolvedFormat.defaultEncoding) : nil
+        let rate = try validatedRate(sampleRate, format: resolvedFormat, path: path)
+        try validate(
+            channelCount: channelCount, format: resolvedFormat, encoding: resolvedEncoding, quality: quality,
+            path: path)
+        if let bitRate, !(8_000...2_000_000).contains(bitRate) {
+            throw .invalidArgument(path: path, reason: "bit rate must lie in 8000…2000000 bit/s, not \(bitRate)")
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(rate)
+        info.channels = Int32(channelCount)
+        info.format = resolvedFormat.sndfileCode(encoding: resolvedEncoding) ?? 0
+        guard resolvedFormat.isEncodedByFFmpeg || sf_format_check(&info) == SF_TRUE else {
+            throw .unsupportedFormat(
+                path: path,
+                reason: "libsndfile cannot write \(resolvedFormat.displayName)"
+                    + (resolvedEncoding.map { " \($0.rawValue)" } ?? "")
+                    + " at \(rate) Hz with \(channelCount) channels")
+        }
+        return (resolvedFormat, resolvedEncoding, rate)
     }
 
     /// A writer dropped without `close()` abandons its output: the target keeps its old content (a
@@ -315,15 +355,22 @@ public final class AudioFileWriter: Sendable {
             guard let encoder = state.encoder else {
                 throw .writeFailed(path: path, reason: "the writer has already been closed")
             }
+            let descriptor = state.destination.descriptor
             switch encoder {
             case .ffmpeg(let ffmpeg):
-                try ffmpeg.flush()
+                do throws(AudioFileError) {
+                    try ffmpeg.flush()
+                } catch {
+                    throw DiskSpace.explained(error, descriptor: descriptor)
+                }
+                if state.isInPlace { state.completeSize = Self.fileSize(descriptor) ?? state.completeSize }
             case .sndfile(let handle):
                 guard format == .wav || format == .aiff || format == .caf else { return }
                 sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
                 if sf_error(handle) != 0 {
-                    throw .writeFailed(
+                    let error = AudioFileError.writeFailed(
                         path: path, reason: "could not update the header: \(SndFileLibrary.errorText(handle))")
+                    throw DiskSpace.explained(error, descriptor: descriptor)
                 }
             }
         }
@@ -338,43 +385,12 @@ public final class AudioFileWriter: Sendable {
     ///   cannot be flushed, renamed or copied.
     public func close() throws(AudioFileError) {
         let path = path
-        let completesFloatHeader = format == .wav && encoding == .float32
-        let isOgg = format == .oggVorbis || format == .opus
         try state.withLock { (state: inout State) throws(AudioFileError) in
             guard let encoder = state.encoder else { return }
             state.encoder = nil
-            var failure: AudioFileError?
-            switch encoder {
-            case .ffmpeg(let ffmpeg):
-                do throws(AudioFileError) { try ffmpeg.finish() } catch { failure = error }
-            case .sndfile(let handle):
-                var granuleTrim: Int64 = 0
-                if format == .opus {
-                    let padding = OpusFinalPacket.padding(
-                        framesWritten: state.framesWritten, sampleRate: Int(sampleRate))
-                    if OpusFinalPacket.writeSilence(handle, frames: padding.frames, channelCount: channelCount)
-                        == padding.frames
-                    {
-                        granuleTrim = padding.granuleTrim
-                    }
-                }
-                let status = sf_close(handle)
-                if status != 0 {
-                    let text = sf_error_number(status).map { String(cString: $0) } ?? "error \(status)"
-                    failure = .writeFailed(path: path, reason: "libsndfile could not finalise the file: \(text)")
-                } else if completesFloatHeader || isOgg {
-                    let descriptor = state.destination.descriptor
-                    do throws(AudioFileError) {
-                        if isOgg {
-                            try OggSerialNumber.fix(descriptor: descriptor, path: path, trimmingEndBy: granuleTrim)
-                        } else {
-                            try WAVFloatHeader.addExtensionSize(descriptor: descriptor, path: path)
-                        }
-                    } catch {
-                        failure = error
-                    }
-                }
-            }
+            // Ogg's serial numbers are rewritten in every page: its head is never put back alone.
+            let head = format == .oggVorbis || format == .opus ? nil : headBeforeFinishing(state)
+            var failure = finishEncoder(encoder, &state, completing: true)
             // FLAC, MP3 and Opus without a frame come out of their encoders as no file or a broken one,
             // AAC and ALAC as a file with no audio stream, a float AIFF (AIFC) as one libsndfile reads back
             // with 6 frames: nothing is written, and the caller hears why.
@@ -386,11 +402,137 @@ public final class AudioFileWriter: Sendable {
                     reason: "\(format.displayName) cannot hold a file without audio; there is nothing to write")
             }
             if let failure {
-                state.destination.discard()
-                throw failure
+                let explained = DiskSpace.explained(failure, descriptor: state.destination.descriptor)
+                cutBack(state, head: head)
+                state.remains = Self.settle(state.destination, format: format)
+                throw explained
             }
             try state.destination.commit()
         }
+    }
+
+    /// Ends a write that failed (a write, header update or the disk did): closes the encoder,
+    /// finalising what it can without more audio (a WAV, AIFF or CAF header declares what reached the
+    /// disk), and settles the destination. A new file written in place (a recording) keeps the frames
+    /// that decode, or is removed when none do; any other destination is left as it was (the file
+    /// beside it or the spool is removed). Returns what is left; after `close()` or a second call,
+    /// what was left then (`.unchanged` after a successful close).
+    ///
+    /// Blocking I/O: reading the kept part back decodes it (FLAC, Ogg, Opus, MP3, M4A, ADTS).
+    @discardableResult
+    public func abandon() -> AudioFileRemains {
+        state.withLock { state in
+            guard let encoder = state.encoder else { return state.remains ?? .unchanged }
+            state.encoder = nil
+            let head = headBeforeFinishing(state)
+            // A WAV, AIFF or CAF header is completed in place; a compressed file is cut back instead.
+            _ = finishEncoder(encoder, &state, completing: state.isInPlace && !cutsBack(state))
+            cutBack(state, head: head)
+            let remains = Self.settle(state.destination, format: format)
+            state.remains = remains
+            return remains
+        }
+    }
+
+    /// What a failed `close()` or an `abandon()` left at the destination; nil before either, and after
+    /// a successful `close()`.
+    public var remains: AudioFileRemains? {
+        state.withLock { $0.remains }
+    }
+
+    /// Bytes rewritten in place when an encoder finishes lie in the file's first 64 KiB: FLAC's
+    /// STREAMINFO, MP3's LAME tag, an M4A's index and gapless tag.
+    private static let rewrittenHeadBytes = 1 << 16
+
+    /// True for a compressed file written in place, which a failed write cuts back to `completeSize`
+    /// (WAV, AIFF and CAF keep what reached the disk, declared by the header libsndfile finalises).
+    private func cutsBack(_ state: State) -> Bool {
+        !(format == .wav || format == .aiff || format == .caf) && state.isInPlace
+    }
+
+    /// For a compressed file written in place: its first bytes, up to `completeSize`, before the
+    /// encoder finishes and rewrites them (`cutBack` puts them back if the write fails).
+    private func headBeforeFinishing(_ state: State) -> [UInt8]? {
+        guard cutsBack(state) else { return nil }
+        var head = [UInt8](repeating: 0, count: Int(min(state.completeSize, off_t(Self.rewrittenHeadBytes))))
+        let count = head.withUnsafeMutableBytes { pread(state.destination.descriptor, $0.baseAddress, $0.count, 0) }
+        return count == head.count ? head : nil
+    }
+
+    /// Puts a compressed file written in place back as it was at its last whole frame, page or
+    /// fragment: cut to `completeSize`, with the head the finishing encoder rewrote restored (a
+    /// STREAMINFO or LAME tag declaring frames that are not there). The file then reads as a killed
+    /// recording does.
+    private func cutBack(_ state: State, head: [UInt8]?) {
+        guard cutsBack(state) else { return }
+        let descriptor = state.destination.descriptor
+        ftruncate(descriptor, state.completeSize)
+        if let head { _ = head.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } }
+    }
+
+    /// Flushes and closes the encoder, then, when `completing`, completes what libsndfile leaves
+    /// unfinished (a float WAV's extension size, Ogg serial numbers and the last Opus packet's trim;
+    /// an abandoned file is cut back instead). Returns the first failure.
+    private func finishEncoder(_ encoder: Encoder, _ state: inout State, completing: Bool) -> AudioFileError? {
+        switch encoder {
+        case .ffmpeg(let ffmpeg):
+            do throws(AudioFileError) { try ffmpeg.finish() } catch { return error }
+            return nil
+        case .sndfile(let handle):
+            var granuleTrim: Int64 = 0
+            if completing, format == .opus {
+                let padding = OpusFinalPacket.padding(framesWritten: state.framesWritten, sampleRate: Int(sampleRate))
+                if OpusFinalPacket.writeSilence(handle, frames: padding.frames, channelCount: channelCount)
+                    == padding.frames
+                {
+                    granuleTrim = padding.granuleTrim
+                }
+            }
+            let status = sf_close(handle)
+            guard completing else { return nil }
+            if status != 0 {
+                let text = sf_error_number(status).map { String(cString: $0) } ?? "error \(status)"
+                return .writeFailed(path: path, reason: "libsndfile could not finalise the file: \(text)")
+            }
+            let descriptor = state.destination.descriptor
+            do throws(AudioFileError) {
+                if format == .oggVorbis || format == .opus {
+                    try OggSerialNumber.fix(descriptor: descriptor, path: path, trimmingEndBy: granuleTrim)
+                } else if format == .wav, encoding == .float32 {
+                    try WAVFloatHeader.addExtensionSize(descriptor: descriptor, path: path)
+                }
+            } catch {
+                return error
+            }
+            return nil
+        }
+    }
+
+    /// Settles a destination whose write failed: a file written in place is kept with the frames
+    /// that decode from it, or removed when none do; anything else is discarded (`.unchanged`).
+    private static func settle(_ destination: OutputDestination, format: AudioFileFormat) -> AudioFileRemains {
+        guard !destination.isTemporary, destination.sink == .file else {
+            destination.discard()
+            return .unchanged
+        }
+        fsync(destination.descriptor)
+        let frames = readableFrames(path: destination.workingPath, format: format)
+        guard frames > 0 else {
+            destination.discardRemovingNewFile()
+            return .removed
+        }
+        destination.discard()
+        return .kept(frames: frames)
+    }
+
+    /// Frames that decode from `path`: a WAV, AIFF or CAF header's count (limited to the data
+    /// present), a full decode up to the first error for the other formats; 0 when it does not open.
+    static func readableFrames(path: String, format: AudioFileFormat) -> Int {
+        guard format == .wav || format == .aiff || format == .caf else {
+            return AudioFileReader.decodeAll(path: path).decodedFrameCount
+        }
+        let inspection = AudioFileReader.inspect(path: path)
+        return inspection.damage?.availableFrames ?? inspection.info?.frameCount ?? 0
     }
 
     /// Writes `data` to `path` in one call and closes the file. If encoding or writing fails, the
@@ -432,19 +574,39 @@ public final class AudioFileWriter: Sendable {
             throw .writeFailed(path: path, reason: "the writer has already been closed")
         }
         guard frames > 0 else { return }
+        let descriptor = state.destination.descriptor
         guard case .sndfile(let handle) = encoder else {
             guard case .ffmpeg(let ffmpeg) = encoder else { return }
-            try ffmpeg.write(interleaved: samples, frames: frames)
+            do throws(AudioFileError) {
+                try ffmpeg.write(interleaved: samples, frames: frames)
+                // In place (a recording), FFmpeg's buffer goes to the file after every write: it then
+                // ends on a whole ADTS frame or MP4 fragment, to which a failed write is cut back.
+                if state.isInPlace { try ffmpeg.flush() }
+            } catch {
+                throw DiskSpace.explained(error, descriptor: descriptor)
+            }
             state.framesWritten += frames
+            if state.isInPlace { state.completeSize = fileSize(descriptor) ?? state.completeSize }
             return
         }
         let written = Int(sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)))
         state.framesWritten += max(0, written)
-        if written != frames {
-            throw .writeFailed(
+        // The MP3 encoder takes every frame even when writing its output failed: only the error
+        // state tells.
+        let failedQuietly = state.sndfileErrorBaseline == 0 && sf_error(handle) != 0
+        if written != frames || failedQuietly {
+            let error = AudioFileError.writeFailed(
                 path: path,
                 reason: "wrote \(max(0, written)) of \(frames) frames: \(SndFileLibrary.errorText(handle))")
+            throw DiskSpace.explained(error, descriptor: descriptor)
         }
+        if state.isInPlace { state.completeSize = fileSize(descriptor) ?? state.completeSize }
+    }
+
+    /// The size of the file open on `descriptor`.
+    private static func fileSize(_ descriptor: Int32) -> off_t? {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 ? status.st_size : nil
     }
 
     /// Checks the rate and returns it as a whole number of Hz.

@@ -159,6 +159,22 @@ public struct OutputDestination: Sendable {
         if isTemporary { unlink(workingPath) }
     }
 
+    /// Abandons the write as `discard()` does and, when the working file is the target itself (a new
+    /// file written in place), removes it too: for a write that left nothing worth keeping. The file
+    /// is removed only while the path still names the file this destination created.
+    public func discardRemovingNewFile() {
+        if !isTemporary, sink == .file {
+            var mine = stat()
+            var there = stat()
+            if fstat(descriptor, &mine) == 0, lstat(workingPath, &there) == 0, mine.st_dev == there.st_dev,
+                mine.st_ino == there.st_ino
+            {
+                unlink(workingPath)
+            }
+        }
+        discard()
+    }
+
     /// Writes `data` to `path` under the same rule (patch files and other small text outputs).
     public static func write(_ data: Data, to path: String) throws(AudioFileError) {
         let destination = try OutputDestination(path: path)
@@ -179,6 +195,31 @@ public struct OutputDestination: Sendable {
             throw destination.failure("could not write", failed)
         }
         try destination.commit()
+    }
+
+    /// The file a write to `path` finally changes: relative paths made absolute, `.` and `..` gone and
+    /// every symbolic link followed, in the folders and in the name (even one pointing to nothing
+    /// yet). Two paths with the same resolved target write the same file; `-` stays `-`.
+    public static func resolvedTarget(of path: String) -> String {
+        guard path != "-" else { return path }
+        var absolute = followingLinks(path)
+        if !absolute.hasPrefix("/") { absolute = FileManager.default.currentDirectoryPath + "/" + absolute }
+        var folders = absolute.split(separator: "/").map(String.init)
+        let name = folders.popLast() ?? ""
+        // The deepest folder that exists is resolved by the system (links, then `..`); the rest, which
+        // does not exist yet, by its spelling.
+        var missing: [String] = []
+        var resolved: String?
+        while resolved == nil {
+            resolved = realPath("/" + folders.joined(separator: "/"))
+            if resolved == nil, let last = folders.popLast() { missing.insert(last, at: 0) }
+            if folders.isEmpty, resolved == nil { resolved = "/" }
+        }
+        var parts = (resolved ?? "/").split(separator: "/").map(String.init)
+        for part in missing where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + (parts + [name]).joined(separator: "/")
     }
 
     // MARK: Private
@@ -247,7 +288,7 @@ public struct OutputDestination: Sendable {
     {
         let url = URL(fileURLWithPath: target)
         removeAbandonedWorkingFiles(of: url)
-        let name = ".\(url.lastPathComponent).partial-\(getpid())-\(counter.next())"
+        let name = workingPrefix(of: url.lastPathComponent) + "\(getpid())-\(counter.next())"
         let working = url.deletingLastPathComponent().appendingPathComponent(name).path
         let fd = open(working, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw createError(path: path, errno: errno) }
@@ -255,11 +296,28 @@ public struct OutputDestination: Sendable {
         return (working, fd)
     }
 
+    /// Longest name the working file's suffix (`.partial-` + a pid + `-` + a counter) may need.
+    private static let workingSuffixReserve = ".partial-".utf8.count + 10 + 1 + 10
+
+    /// `.NAME.partial-` for a target named `name`. A name too long to take the prefix and suffix within
+    /// `NAME_MAX` (255 bytes) is cut, at a character boundary, so that a target whose own name fits
+    /// can always be replaced.
+    static func workingPrefix(of name: String) -> String {
+        let room = 255 - 1 - workingSuffixReserve
+        guard name.utf8.count > room else { return ".\(name).partial-" }
+        var cut = ""
+        for character in name {
+            guard cut.utf8.count + String(character).utf8.count <= room else { break }
+            cut.append(character)
+        }
+        return ".\(cut).partial-"
+    }
+
     /// Removes `.NAME.partial-PID-N` files of `target` left by writers that were killed (SIGKILL, a
     /// crash): this user's regular files whose process no longer exists. Another live writer's is kept.
     static func removeAbandonedWorkingFiles(of target: URL) {
         let folder = target.deletingLastPathComponent().path
-        let prefix = ".\(target.lastPathComponent).partial-"
+        let prefix = workingPrefix(of: target.lastPathComponent)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix(prefix) {
             let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)

@@ -38,6 +38,8 @@ public enum OSCErrorCode: Hashable, Sendable, CaseIterable, CustomStringConverti
         case scheduleFull = 71
         /// `/sched/cancel` named a bundle that is not waiting (handed to the engine, cancelled, unknown).
         case unknownBundle = 72
+        /// `/recorder/new` named a file another recorder already writes to.
+        case pathInUse = 73
     }
 
     /// The OSC code for an engine error: the same number.
@@ -101,6 +103,7 @@ public enum OSCErrorCode: Hashable, Sendable, CaseIterable, CustomStringConverti
             case .notRendering: return "the engine is not rendering, so the request cannot complete"
             case .scheduleFull: return "too many future bundles are waiting"
             case .unknownBundle: return "no future bundle with that id is waiting (`/sched/list`)"
+            case .pathInUse: return "another recorder already writes to that file (`/recorder/new`)"
             }
         }
     }

@@ -6,16 +6,18 @@ import AudioGraph
 import SoundstageKit
 
 extension OSCServiceCore {
-    /// `/recorder/new s:name s:node s:path [s:key value]…` — keys `format` (wav, aiff, caf, flac, ogg,
-    /// opus, mp3, m4a, aac), `encoding` (int16, int24, float32), `quality` (0…1), `metering` (1/0).
-    /// → `/done /recorder/new s:name s:path i:channels`.
+    /// `/recorder/new s:name s:node[:bus] s:path [s:key value]…` — keys `format` (wav, aiff, caf, flac,
+    /// ogg, opus, mp3, m4a, aac), `encoding` (int16, int24, float32; not for the lossy formats),
+    /// `quality` (0…1; lossy formats only), `metering` (1/0). A path another recorder already writes
+    /// to is refused (`pathInUse`). → `/done /recorder/new s:name s:path i:channels`.
     func recorderNew(_ r: OSCRequest) throws(OSCFailure) {
         var a = OSCArguments(r)
         let name = try a.string("recorder name")
-        let node = try a.string("node")
+        let endpoint = try a.string("node")
         let path = try a.string("path")
         var settings = RecorderSettings()
         var metering = false
+        var hasQuality = false
         while !a.isAtEnd {
             let key = try a.string("setting name")
             switch key {
@@ -41,6 +43,7 @@ extension OSCServiceCore {
                     throw OSCFailure(.outOfRange, "quality \(quality) is outside 0…1")
                 }
                 settings.quality = quality
+                hasQuality = true
             case "metering":
                 metering = try a.flag("metering")
             default:
@@ -53,11 +56,36 @@ extension OSCServiceCore {
             throw OSCFailure(.invalidName, NodeName.refusal(OSCText.sanitized(name), what: "recorder name"))
         }
         guard recorders[name] == nil else { throw OSCFailure(.duplicateName, "a recorder named '\(name)' exists") }
+        let point: BusPoint
+        do {
+            point = try BusPoint(parsing: endpoint)
+        } catch {
+            throw OSCFailure(.invalidBus, OSCText.sanitized(error.message))
+        }
+        if hasQuality, let format = settings.format ?? AudioFileFormat(path: path), format.isLossless {
+            throw OSCFailure(
+                .outOfRange,
+                "quality applies only to the lossy formats (ogg, opus, mp3, m4a, aac); \(format.displayName) is "
+                    + "lossless" + (format.defaultEncoding != nil ? ": 'encoding' sets its precision" : ""))
+        }
         let resolved = try resolveForWriting(path)
+        let destination = Recorder.destination(of: resolved)
+        if let other = recorders.sorted(by: { $0.key < $1.key }).first(where: {
+            Recorder.destination(of: $0.value.path) == destination
+        })?.key {
+            throw OSCFailure(
+                .pathInUse,
+                "'\(OSCText.sanitized(path))' is already the file of recorder '\(other)'; two recorders on one "
+                    + "file would replace each other's takes: free '\(other)' (/recorder/\(other)/free) or choose "
+                    + "another path")
+        }
         let recorder: Recorder
         do {
-            recorder = try Recorder(engine: engine, node: node, path: resolved, settings: settings)
+            recorder = try Recorder(
+                engine: engine, node: point.node, bus: point.bus ?? 0, path: resolved, settings: settings)
         } catch {
+            // The engine's refusals keep their codes (no such node, no such bus); the rest concern the file.
+            if case .engine(_, let engineError) = error { throw OSCFailure(engineError.code, error.description) }
             throw OSCFailure(.fileError, error.description)
         }
         recorder.isMeteringEnabled = metering
@@ -194,11 +222,11 @@ extension OSCServiceCore {
     private func finishTake(_ r: OSCRequest, _ recorder: Recorder) {
         let client = r.client.detached
         let address = r.address
-        let frames = Int32(clamping: recorder.recordedFrameCount)
         runJob {
             recorder.stop()
-            let total = Int32(clamping: recorder.recordedFrameCount)
-            return { core in core.done(client, address, [.int32(max(frames, total))]) }
+            // What the file holds: a take cut by a write failure counts only the frames it kept.
+            let frames = Int32(clamping: recorder.recordedFrameCount)
+            return { core in core.done(client, address, [.int32(frames)]) }
         }
     }
 
@@ -210,7 +238,10 @@ extension OSCServiceCore {
         case .finished(let successfully):
             notify(OSCMessage("/recorder/finished", [.string(name), .int32(successfully ? 1 : 0)]))
         case .error(let error):
-            notify(OSCMessage("/recorder/error", [.string(name), .string(OSCText.sanitized(error.description))]))
+            // Whole: the message names the file and says what became of the take, past any short limit.
+            notify(
+                OSCMessage(
+                    "/recorder/error", [.string(name), .string(OSCText.sanitized(error.description, limit: 2_000))]))
         }
     }
 }

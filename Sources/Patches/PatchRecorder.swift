@@ -22,12 +22,13 @@ public struct PatchRecorder: Sendable, Equatable {
     public var nodeLocation: SourceLocation?
     public var pathLocation: SourceLocation?
     public var formatLocation: SourceLocation?
+    public var encodingLocation: SourceLocation?
 
     public init(
         name: String, node: String, path: String, format: String? = nil, encoding: String? = nil,
         duration: Double? = nil, record: Bool = true, location: SourceLocation? = nil,
         nodeLocation: SourceLocation? = nil, pathLocation: SourceLocation? = nil,
-        formatLocation: SourceLocation? = nil
+        formatLocation: SourceLocation? = nil, encodingLocation: SourceLocation? = nil
     ) {
         self.name = name
         self.node = node
@@ -40,6 +41,7 @@ public struct PatchRecorder: Sendable, Equatable {
         self.nodeLocation = nodeLocation
         self.pathLocation = pathLocation
         self.formatLocation = formatLocation
+        self.encodingLocation = encodingLocation
     }
 
     /// A copy with every location set to `nil`.

@@ -375,7 +375,8 @@ extension PatchSchemaReader {
         return PatchRecorder(
             name: recorderName.name, node: node.name, path: path, format: format, encoding: encoding,
             duration: duration, record: record, location: fields.location, nodeLocation: node.location,
-            pathLocation: fields["path"]?.valueLocation, formatLocation: fields["format"]?.valueLocation)
+            pathLocation: fields["path"]?.valueLocation, formatLocation: fields["format"]?.valueLocation,
+            encodingLocation: fields["encoding"]?.valueLocation)
     }
 
     // MARK: - jack

@@ -86,8 +86,13 @@ public enum OfflineRenderJob {
             encoding: output.encoding, quality: output.quality, bitRate: output.bitRate)
         onOpen(writer)
         let problems = Locked<[String]>([])
+        // Takes cut by a write failure that left no file of theirs (removed, or the old file kept).
+        let emptyTakes = Locked<Set<String>>([])
         let (recorders, startProblems) = patch.startRecorders(waitsForWriters: true) { name, event in
             guard case .error(let error) = event else { return }
+            if case .takeFailed(_, let remains, _) = error, remains.keptFrames == 0 {
+                emptyTakes.withLock { _ = $0.insert(name) }
+            }
             problems.withLock { $0.append("recorder '\(name)': \(error)") }
         }
         // Those marked `record: false` stay prepared-only and write nothing.
@@ -128,7 +133,8 @@ public enum OfflineRenderJob {
         engine.flushTaps()
         var recordings: [Recording] = []
         for recorder in recorders.values { recorder.stop() }
-        for (name, recorder) in recording.sorted(by: { $0.key < $1.key }) {
+        let empty = emptyTakes.withLock { $0 }
+        for (name, recorder) in recording.sorted(by: { $0.key < $1.key }) where !empty.contains(name) {
             recordings.append(Recording(name: name, path: recorder.path, frames: recorder.recordedFrameCount))
         }
         if let failure {

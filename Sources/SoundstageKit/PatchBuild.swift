@@ -243,36 +243,87 @@ struct PatchBuild {
         }
     }
 
-    /// The recorder phase: each names a node and a format (the recorders start later, with the host).
+    /// The recorder phase: each names a node and a format (the recorders start later, with the host),
+    /// and asks for nothing `Recorder` would refuse: an encoding the format cannot store or has none of,
+    /// a file name too long, a rate or channel count the format does not take, or the file of another
+    /// recorder of the patch.
     mutating func checkRecorders() {
+        var destinations: [String: String] = [:]
         for recorder in document.recorders {
-            if !knownNodes.contains(recorder.node) {
+            let nodeKnown = knownNodes.contains(recorder.node)
+            if !nodeKnown {
                 report(
                     recorder.nodeLocation ?? recorder.location,
                     "recorder '\(recorder.name)' refers to '\(recorder.node)', which is not a node in this patch")
             }
-            if let format = recorder.format {
-                if let named = AudioFileFormat(name: format) {
+            var format: AudioFileFormat?
+            if let name = recorder.format {
+                if let named = AudioFileFormat(name: name) {
+                    format = named
                     if let fromExtension = AudioFileFormat(path: recorder.path),
                         fromExtension.fileExtension != named.fileExtension
                     {
+                        format = nil
                         report(
                             recorder.formatLocation ?? recorder.location,
-                            "recording format '\(format)' (\(named.displayName)) does not match the extension of "
+                            "recording format '\(name)' (\(named.displayName)) does not match the extension of "
                                 + "'\(recorder.path)' (\(fromExtension.displayName)); name the file ."
                                 + "\(named.fileExtension) or leave 'format' out")
                     }
                 } else {
                     report(
                         recorder.formatLocation ?? recorder.location,
-                        "unknown recording format '\(format)' (wav, aiff, caf, flac, ogg, opus, mp3, m4a, alac, aac)")
+                        "unknown recording format '\(name)' (wav, aiff, caf, flac, ogg, opus, mp3, m4a, alac, aac)")
                 }
-            } else if AudioFileFormat(path: recorder.path) == nil {
+            } else if let fromExtension = AudioFileFormat(path: recorder.path) {
+                format = fromExtension
+            } else {
                 report(
                     recorder.pathLocation ?? recorder.location,
                     "cannot tell a recording format from '\(recorder.path)'; use .wav, .caf, .flac, .aiff, .ogg, .opus, "
                         + ".mp3, .m4a or .aac, or give 'format'")
             }
+            checkRecorderFile(recorder, format: format, nodeKnown: nodeKnown, destinations: &destinations)
+        }
+    }
+
+    /// The checks of one recorder that need its format: encoding, file name, rate and channels, and
+    /// a file no earlier recorder of the patch writes (`destinations`: resolved file → recorder).
+    private mutating func checkRecorderFile(
+        _ recorder: PatchRecorder, format: AudioFileFormat?, nodeKnown: Bool, destinations: inout [String: String]
+    ) {
+        let pathLocation = recorder.pathLocation ?? recorder.location
+        let path = document.resolvedPath(forFile: recorder.path)
+        if let problem = Recorder.fileNameProblem(path) {
+            report(pathLocation, "recorder '\(recorder.name)' cannot write '\(recorder.path)': \(problem)")
+        }
+        let destination = Recorder.destination(of: path)
+        if let other = destinations[destination] {
+            report(
+                pathLocation,
+                "recorder '\(recorder.name)' writes to '\(recorder.path)', which is already the file of recorder "
+                    + "'\(other)'; two recorders on one file would replace each other's takes")
+        } else {
+            destinations[destination] = recorder.name
+        }
+        guard let format else { return }
+        let encoding = recorder.encoding.flatMap(AudioSampleEncoding.init(rawValue:))
+        if let encoding, let reason = format.encodingRefusal(encoding) {
+            report(recorder.encodingLocation ?? recorder.location, "recorder '\(recorder.name)': \(reason)")
+            return
+        }
+        guard nodeKnown, let info = engine.nodes().first(where: { $0.name == recorder.node }) else { return }
+        do throws(AudioFileError) {
+            try AudioFileWriter.check(
+                path: path, format: format, sampleRate: engine.configuration.sampleRate,
+                channelCount: info.outputChannelCount, encoding: encoding)
+        } catch {
+            let reason: String
+            switch error {
+            case .invalidArgument(_, let text), .unsupportedFormat(_, let text): reason = text
+            default: reason = error.description
+            }
+            report(recorder.formatLocation ?? pathLocation, "recorder '\(recorder.name)': \(reason)")
         }
     }
 

@@ -83,7 +83,8 @@ public final class Recorder: Sendable {
     private let state: Locked<State>
     private let eventHandler = Locked<Callback<RecorderEvent>?>(nil)
 
-    /// Checks the node, bus, format and settings. The file is not touched until
+    /// Checks the node, bus, format and settings, the folder and the file name, and that the format
+    /// takes the engine rate and the node's channel count. The file is not touched until
     /// `prepareToRecord()` or `record()`.
     ///
     /// - Parameters:
@@ -94,7 +95,10 @@ public final class Recorder: Sendable {
     ///     take is complete.
     ///   - settings: format and buffering; the format defaults to the extension's.
     /// - Throws: `.file(.unsupportedFormat)` for an extension with no known format, `.engine` for an
-    ///   unknown node or bus, `.invalidArgument` for settings out of range. Every error names `path`.
+    ///   unknown node or bus, `.invalidArgument` for settings out of range or an encoding the format
+    ///   cannot store or has none of (the lossy formats), `.file(.writeFailed)` for a missing folder or
+    ///   a file name too long, `.file(.invalidArgument)` for a rate or channel count the format cannot
+    ///   take. Every error names `path`.
     public init(
         engine: Engine, node: String, bus: Int = 0, path: String,
         settings: RecorderSettings = RecorderSettings()
@@ -114,6 +118,7 @@ public final class Recorder: Sendable {
                 reason: "the format \(named.displayName) does not match the extension, which says "
                     + "\(fromExtension.displayName); name the file .\(named.fileExtension) or leave the format out")
         }
+        try Self.checkEncoding(settings.encoding, format: format, path: path)
         try Self.validate(settings, path: path)
         // The folder must be there now: a take that fails only at `record` loses what the user meant to keep.
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -121,7 +126,11 @@ public final class Recorder: Sendable {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw .file(.writeFailed(path: path, reason: "the folder '\(folder)' does not exist"))
         }
+        try Self.checkFileName(path)
         let info = try Self.nodeInfo(engine: engine, node: node, bus: bus, path: path)
+        try Self.checkWriter(
+            format: format, sampleRate: engine.configuration.sampleRate, channelCount: info.outputChannelCount,
+            settings: settings, path: path)
         self.engine = engine
         self.node = node
         self.bus = bus
@@ -504,15 +513,21 @@ public final class Recorder: Sendable {
     /// The take's file is closed: reports what was lost at the end, a failure, then the end. A failure
     /// while the take was open ends it here.
     private func writerEnded(take: Int, outcome: RecorderWriter.Outcome) {
-        let ending = state.withLock { state -> Ending? in
-            guard state.take == take, state.phase != .stopped else { return nil }
-            return Self.end(&state)
+        let (ending, rate) = state.withLock { state -> (Ending?, Double) in
+            // A cut take counts what its file holds, not what was handed to the disk thread.
+            if outcome.failure != nil, state.take == take {
+                state.recordedFrames = outcome.remains?.keptFrames ?? 0
+            }
+            guard state.take == take, state.phase != .stopped else { return (nil, state.sampleRate) }
+            return (Self.end(&state), state.sampleRate)
         }
         if let tapID = ending?.tapID { engine.removeTap(tapID) }
         var events: [RecorderEvent] = []
         let lost = outcome.lostFrames + (ending?.unreportedDrops ?? 0)
         if lost > 0 { events.append(.error(.framesLost(path: path, frames: lost, cause: .writerBehind))) }
-        if let failure = outcome.failure { events.append(.error(.file(failure))) }
+        if let failure = outcome.failure {
+            events.append(.error(.takeFailed(failure, remains: outcome.remains ?? .unchanged, sampleRate: rate)))
+        }
         events.append(.finished(successfully: outcome.failure == nil))
         emit(events)
     }
@@ -522,18 +537,6 @@ public final class Recorder: Sendable {
     private func emit(_ events: [RecorderEvent]) {
         guard !events.isEmpty, let handler = eventHandler.withLock({ $0 })?.call else { return }
         for event in events { handler(event) }
-    }
-
-    private static func nodeInfo(engine: Engine, node: String, bus: Int, path: String) throws(RecorderError)
-        -> NodeInfo
-    {
-        guard let info = engine.nodes().first(where: { $0.name == node }) else {
-            throw .engine(path: path, EngineError(.unknownNode, "there is no node named '\(node)'"))
-        }
-        guard bus >= 0, bus < info.kind.outputBusCount else {
-            throw .engine(path: path, EngineError(.invalidBus, "'\(node)' has no output bus \(bus) to record"))
-        }
-        return info
     }
 
     private static func validate(_ settings: RecorderSettings, path: String) throws(RecorderError) {

@@ -1,5 +1,6 @@
 // Control side. Every way a recording can fail or lose audio; each case names the file.
 import AudioFiles
+import Foundation
 import AudioGraph
 
 /// Why frames did not reach a recording.
@@ -19,6 +20,11 @@ public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Creating, writing, updating or finalising the file failed, or its format is unusable
     /// (unknown extension, a combination the encoder refuses). The wrapped error names the file.
     case file(AudioFileError)
+    /// A write, header update or close failed during a take (a full disk, the file-size limit, an I/O
+    /// error): the take ended there. `remains` says what is left where the take was going: a new file
+    /// keeps the frames that reached the disk and decode, or is removed when none do; an existing
+    /// file (or a FIFO, a device) is left as it was. `sampleRate` is the take's, for the message.
+    case takeFailed(AudioFileError, remains: AudioFileRemains, sampleRate: Double)
     /// The engine refused: unknown node, no such output bus, tap out of range.
     case engine(path: String, EngineError)
     /// `frames` frames did not reach the file. The recording continues without them (no silence is
@@ -38,7 +44,7 @@ public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The recording's file.
     public var path: String {
         switch self {
-        case .file(let error): error.path
+        case .file(let error), .takeFailed(let error, _, _): error.path
         case .engine(let path, _), .framesLost(let path, _, _), .notAllowed(let path, _),
             .invalidArgument(let path, _), .nodeFreed(let path, _), .sampleRateChanged(let path, _, _):
             path
@@ -49,6 +55,17 @@ public enum RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .file(let error):
             return error.description
+        case .takeFailed(let error, let remains, let rate):
+            switch remains {
+            case .kept(let frames):
+                let seconds = String(format: "%.3f", Double(frames) / max(rate, 1))
+                return "\(error.description) The file keeps the take's first \(frames) frames (\(seconds) s), "
+                    + "which reached the disk."
+            case .removed:
+                return "\(error.description) Nothing of the take reached the disk, so the file was removed."
+            case .unchanged:
+                return "\(error.description) The take was discarded; '\(error.path)' is as it was before."
+            }
         case .engine(let path, let error):
             return "Cannot record to '\(path)': \(error.message)."
         case .framesLost(let path, let frames, let cause):

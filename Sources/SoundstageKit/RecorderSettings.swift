@@ -10,8 +10,9 @@ public struct RecorderSettings: Sendable, Equatable {
     /// `.ogg`, `.opus`, `.mp3`, `.m4a`, `.aac`). Every format reads back after a killed process (M4A is
     /// written as fragmented MP4, MP3 at a constant bit rate; `RECORDER.md`, "Crash safety").
     public var format: AudioFileFormat?
-    /// Sample encoding for PCM containers; nil = the format's default (float32 for WAV/AIFF/CAF, int24
-    /// for FLAC, which stores integers only). Ignored by the lossy formats.
+    /// Sample encoding for the lossless formats; nil = the format's default (float32 for WAV/AIFF/CAF,
+    /// int24 for FLAC and ALAC, which store integers only). `Recorder` refuses float32 for FLAC and ALAC,
+    /// and any encoding for the lossy formats, which have none.
     public var encoding: AudioSampleEncoding?
     /// 0 (smallest file) … 1 (best sound) for Ogg Vorbis, Opus and MP3; ignored otherwise.
     public var quality: Double

@@ -26,6 +26,9 @@ final class RecorderWriter: Sendable {
         var failure: AudioFileError?
         /// Frames the recorder dropped and asked `finish` to report with the end.
         var lostFrames: Int
+        /// After a failure, what the take left: the frames a new file keeps, its removal, or the old
+        /// file (or FIFO, device) left as it was. Nil when the take succeeded.
+        var remains: AudioFileRemains?
     }
 
     let file: AudioFileWriter
@@ -191,13 +194,20 @@ final class RecorderWriter: Sendable {
             }
         }
         roomFreed.signal()
-        do throws(AudioFileError) {
-            try file.close()
-        } catch {
-            if failure == nil { failure = error }
+        var remains: AudioFileRemains?
+        if failure != nil {
+            // The take is cut: keep what decodes of a new file, never put a cut take over an old one.
+            remains = file.abandon()
+        } else {
+            do throws(AudioFileError) {
+                try file.close()
+            } catch {
+                failure = error
+                remains = file.remains ?? .unchanged
+            }
         }
         closed.leave()
-        onEnd(Outcome(failure: failure, lostFrames: queue.withLock { $0.lostFramesToReport }))
+        onEnd(Outcome(failure: failure, lostFrames: queue.withLock { $0.lostFramesToReport }, remains: remains))
         completed.leave()
     }
 

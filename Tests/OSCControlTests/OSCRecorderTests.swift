@@ -72,7 +72,7 @@ import Testing
         let f = try OSCFixture()
         #expect(
             f.client.command("/recorder/new", [.string("x"), .string("main"), .string("/etc/x.wav")])?.errorCode == 64)
-        #expect(f.client.command("/recorder/new", [.string("x"), .string("nobody"), .string("x.wav")])?.errorCode == 42)
+        #expect(f.client.command("/recorder/new", [.string("x"), .string("nobody"), .string("x.wav")])?.errorCode == 10)
         #expect(f.client.command("/recorder/new", [.string("x"), .string("main"), .string("x.xyz")])?.errorCode == 42)
         // A folder that does not exist is refused now, not at `record`.
         let missing = f.client.command(

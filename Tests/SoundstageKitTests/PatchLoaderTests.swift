@@ -307,6 +307,54 @@ import Testing
     }
 }
 
+@Suite struct PatchLoaderRecorderRefusalTests {
+    /// What `Recorder` would refuse is a check error at the field that causes it: another recorder's
+    /// file (however it is spelled) at the path, an encoding the format cannot store or has none of at
+    /// the encoding, a name too long at the path, a channel count the format cannot take.
+    @Test func recordersThatCouldNotRecordAreReportedAtTheirFields() throws {
+        let long = String(repeating: "n", count: 300) + ".wav"
+        let lines = [
+            "version: 1",
+            "engine: { outputs: 6 }",
+            "recorders:",
+            "  - { name: a, node: main, path: takes/mix.wav }",
+            "  - { name: b, node: main, path: ./takes/../takes/mix.wav }",
+            "  - { name: c, node: main, path: c.flac, encoding: float32 }",
+            "  - { name: d, node: main, path: d.mp3, encoding: int24 }",
+            "  - { name: e, node: main, path: e.mp3 }",
+            "  - { name: f, node: main, path: \(long) }",
+            "  - { name: g, node: main, path: g.flac, encoding: int16 }"
+        ]
+        /// "line:column" of the first `text` on `line` (1-based).
+        func at(_ line: Int, _ text: String) -> String {
+            let row = lines[line - 1]
+            return "\(line):\(row.distance(from: row.startIndex, to: row.range(of: text)!.lowerBound) + 1)"
+        }
+        do {
+            _ = try PatchLoader.build(try PatchParser.parse(text: lines.joined(separator: "\n"), names: .engine))
+            Issue.record("the patch should be refused")
+        } catch let error as PatchLoadError {
+            let found = error.diagnostics.map {
+                "\($0.location?.line ?? 0):\($0.location?.column ?? 0): \($0.message)"
+            }
+            let expected = [
+                at(5, "./takes")
+                    + ": recorder 'b' writes to './takes/../takes/mix.wav', which is already the file of recorder 'a'",
+                at(6, "float32") + ": recorder 'c': FLAC stores integers only; use int16 or int24",
+                at(7, "int24") + ": recorder 'd': MP3 is lossy and has no sample encoding",
+                at(8, "e.mp3") + ": recorder 'e': MP3 takes 1 to 2 channels, not 6",
+                at(9, "nnn") + ": recorder 'f' cannot write '\(long)': its file name is 304 bytes long"
+            ]
+            for prefix in expected {
+                #expect(found.contains { $0.hasPrefix(prefix) }, "\(prefix)\nnot in \(found)")
+            }
+            #expect(found.count == expected.count, "\(found)")
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+}
+
 @Suite struct PatchLoaderMissingFileTests {
     static let text = """
         version: 1

@@ -32,6 +32,20 @@ import Testing
         #expect(hidden.isEmpty, "\(hidden)")
     }
 
+    /// A name that fits the file system (250 bytes) but not with the working file's prefix and suffix
+    /// around it: the take beside the old file gets a shortened working name, and replaces it.
+    @Test func anExistingFileWithALongNameIsReplacedWhenTheTakeIsComplete() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent(String(repeating: "ü", count: 123) + ".wav").path
+        #expect(URL(fileURLWithPath: path).lastPathComponent.utf8.count == 250)
+        try Data("yesterday's take".utf8).write(to: URL(fileURLWithPath: path))
+        try Self.record(to: path, frames: 24_000)
+        #expect(try AudioFileReader.load(path: path).frameCount == 24_000)
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
+        #expect(hidden.isEmpty, "\(hidden)")
+    }
+
     @Test func aFIFOReceivesTheFinishedTake() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

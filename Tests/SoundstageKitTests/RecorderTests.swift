@@ -318,11 +318,15 @@ import Testing
         #expect(mismatch.contains("'\(m4a)'") && mismatch.contains("does not match the extension"), "\(mismatch)")
         _ = try Recorder(engine: engine, node: "main", path: m4a, settings: RecorderSettings(format: .alacM4A))
 
+        // An encoding the format cannot store is refused when the recorder is made, not at `record`.
         let floatFlac = dir.appendingPathComponent("take.flac").path
-        let flacRecorder = try Recorder(
-            engine: engine, node: "main", path: floatFlac, settings: RecorderSettings(encoding: .float32))
-        let flacMessage = message { try flacRecorder.prepareToRecord() }
-        #expect(flacMessage.contains("'\(floatFlac)'") && flacMessage.contains("FLAC"), "\(flacMessage)")
+        let flacMessage = message {
+            _ = try Recorder(
+                engine: engine, node: "main", path: floatFlac, settings: RecorderSettings(encoding: .float32))
+        }
+        #expect(
+            flacMessage.contains("'\(floatFlac)'") && flacMessage.contains("FLAC stores integers only"),
+            "\(flacMessage)")
 
         let good = dir.appendingPathComponent("take.wav").path
         let nodeMessage = message { _ = try Recorder(engine: engine, node: "nowhere", path: good) }
