@@ -5,40 +5,6 @@ import AudioDSP
 import DSPTestSupport
 import Testing
 
-/// A set whose left ear is the source delayed by 10 ms at the rate it was loaded for, and whose right
-/// ear is silent, whatever the direction.
-private final class TenMillisecondSet: HRIRSet {
-    private let left = UnsafeMutablePointer<Float>.allocate(capacity: 8)
-    private let right = UnsafeMutablePointer<Float>.allocate(capacity: 8)
-    private let sampleRate: Double
-
-    init(sampleRate: Double) {
-        self.sampleRate = sampleRate
-        left.initialize(repeating: 0, count: 8)
-        left[0] = 1
-        right.initialize(repeating: 0, count: 8)
-    }
-
-    deinit {
-        left.deallocate()
-        right.deallocate()
-    }
-
-    func makeConvolver(maxBlockFrames: Int, quality: HRTFQuality) -> HRTFConvolver {
-        HRTFConvolver(
-            sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, filterLength: 8, maximumDelayFrames: 512,
-            crossfadeFrames: quality.crossfadeFrames(sampleRate: sampleRate))
-    }
-
-    func fill(_ slot: HRIRSlot, direction: SourceDirection, interpolated: Bool) { fill(slot, nearestKey: 0) }
-
-    func nearestKey(for direction: SourceDirection, hint: Int) -> Int { 0 }
-
-    func fill(_ slot: HRIRSlot, nearestKey key: Int) {
-        slot.setFilters(left: left, right: right, count: 8, leftDelay: 0.01 * sampleRate, rightDelay: 0)
-    }
-}
-
 @Suite struct EnvironmentRateChangeTests {
     static let newRate = 44_100.0
     /// Equal-power gain straight ahead: −3 dB on each side.
@@ -81,7 +47,7 @@ private final class TenMillisecondSet: HRIRSet {
     @Test(arguments: [false, true])
     func anHRTFSetIsLoadedAgainAtTheNewRate(live: Bool) throws {
         let sets = HRTFSetSource(defaultPath: "ten-ms.sofa") { _, _, rate throws(HRTFLoadError) in
-            TenMillisecondSet(sampleRate: rate)
+            LeftEarHRIRSet(sampleRate: rate, leftDelaySeconds: 0.01, maximumDelayFrames: 512)
         }
         let engine = Engine(
             configuration: EngineConfiguration(sampleRate: TestEngine.rate, blockFrames: 64, outputChannelCount: 2),

@@ -5,47 +5,13 @@ import AudioDSP
 import DSPTestSupport
 import Testing
 
-/// A set whose filters pass the left ear's signal unchanged and silence the right ear, whatever the
-/// direction: after a switch to it, the right channel falls silent.
-private final class LeftEarOnlySet: HRIRSet {
-    private let left = UnsafeMutablePointer<Float>.allocate(capacity: 8)
-    private let right = UnsafeMutablePointer<Float>.allocate(capacity: 8)
-    private let sampleRate: Double
-
-    init(sampleRate: Double) {
-        self.sampleRate = sampleRate
-        left.initialize(repeating: 0, count: 8)
-        left[0] = 1
-        right.initialize(repeating: 0, count: 8)
-    }
-
-    deinit {
-        left.deallocate()
-        right.deallocate()
-    }
-
-    func makeConvolver(maxBlockFrames: Int, quality: HRTFQuality) -> HRTFConvolver {
-        HRTFConvolver(
-            sampleRate: sampleRate, maxBlockFrames: maxBlockFrames, filterLength: 8, maximumDelayFrames: 4,
-            crossfadeFrames: quality.crossfadeFrames(sampleRate: sampleRate))
-    }
-
-    func fill(_ slot: HRIRSlot, direction: SourceDirection, interpolated: Bool) { fill(slot, nearestKey: 0) }
-
-    func nearestKey(for direction: SourceDirection, hint: Int) -> Int { 0 }
-
-    func fill(_ slot: HRIRSlot, nearestKey key: Int) {
-        slot.setFilters(left: left, right: right, count: 8, leftDelay: 0, rightDelay: 0)
-    }
-}
-
 @Suite struct LiveHRTFChangeTests {
     static let leftEarOnly = "left-ear-only.sofa"
 
     /// SOFA files as usual, plus `leftEarOnly`.
     static let sets = HRTFSetSource(defaultPath: TestEngine.sofaFiles.defaultPath) {
         path, quality, rate throws(HRTFLoadError) in
-        if path == leftEarOnly { return LeftEarOnlySet(sampleRate: rate) }
+        if path == leftEarOnly { return LeftEarHRIRSet(sampleRate: rate) }
         return try TestEngine.sofaFiles.load(path, quality, rate)
     }
 
