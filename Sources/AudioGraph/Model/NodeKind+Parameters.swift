@@ -131,7 +131,8 @@ extension NodeKind {
     static let resumeAfterInterruptionParameter = ParameterSpec(
         .resumeAfterInterruption, .bool, default: .bool(true),
         "When an interruption paused it (/session/interruption), play again where it was once the interruption "
-            + "ends with shouldResume (the server's return, /session/interrupt end). False: stay paused.")
+            + "ends with shouldResume (the server's return, /session/interrupt end), unless a request played, "
+            + "paused or stopped it meanwhile. False: stay paused.")
 
     /// AVAudioMixing settings shared by every source kind; they apply where the node feeds a mixer.
     static let mixingParameters: [ParameterSpec] = [
