@@ -102,14 +102,7 @@ import Testing
         let disk = try SmallDisk(bytes: 256 * 1024, under: f.directory)
         defer { disk.unmount() }
         let name = URL(fileURLWithPath: disk.path).lastPathComponent
-        try f.engine.addBuffer(
-            SampleBuffer(name: "dc", channels: [Array(repeating: 0.25, count: 4_800)], sampleRate: 48_000))
-        _ = f.client.command(
-            "/node/new",
-            [
-                .string("player"), .string("p"), .string("buffer"), .string("dc"),
-                .string("loop"), .int32(1), .string("playing"), .int32(1)
-            ])
+        try f.playLoopingDC(0.25)
         #expect(f.client.command("/notify", [.int32(1)])?.address == "/done")
         #expect(
             f.client.command("/recorder/new", [.string("full"), .string("p"), .string("\(name)/full.wav")])?.address

@@ -8,14 +8,7 @@ import Testing
 @Suite struct OSCRecorderTests {
     @Test func recordForADurationWritesExactlyThatManyFramesOfTheNode() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(
-            SampleBuffer(name: "dc", channels: [Array(repeating: 0.25, count: 4_800)], sampleRate: 48_000))
-        _ = f.client.command(
-            "/node/new",
-            [
-                .string("player"), .string("p"), .string("buffer"), .string("dc"),
-                .string("loop"), .int32(1), .string("playing"), .int32(1)
-            ])
+        try f.playLoopingDC(0.25)
         let created = f.client.command(
             "/recorder/new",
             [
@@ -42,14 +35,7 @@ import Testing
 
     @Test func pauseStopAndMeteringWhileRecording() throws {
         let f = try OSCFixture()
-        try f.engine.addBuffer(
-            SampleBuffer(name: "dc", channels: [Array(repeating: 0.5, count: 4_800)], sampleRate: 48_000))
-        _ = f.client.command(
-            "/node/new",
-            [
-                .string("player"), .string("p"), .string("buffer"), .string("dc"),
-                .string("loop"), .int32(1), .string("playing"), .int32(1)
-            ])
+        try f.playLoopingDC(0.5)
         _ = f.client.command("/recorder/new", [.string("r"), .string("p"), .string("r.flac")])
         #expect(f.client.request("/recorder/r/power", reply: "/error")?.errorCode == 14, "metering is off")
         #expect(f.client.command("/recorder/r/metering", [.int32(1)])?.address == "/done")
@@ -127,5 +113,19 @@ import Testing
             f.client.take("/done").contains { $0.arguments.first == .string("/patch/load") }, "and the load completes")
         let names = Set(f.engine.nodes().map(\.name))
         #expect(names.isSuperset(of: ["a", "b"]), "\(names)")
+    }
+}
+
+extension OSCFixture {
+    /// A player `p` looping a constant of `level` (a 4800-frame buffer `dc`), made over OSC and playing.
+    func playLoopingDC(_ level: Float) throws {
+        try engine.addBuffer(
+            SampleBuffer(name: "dc", channels: [Array(repeating: level, count: 4_800)], sampleRate: 48_000))
+        _ = client.command(
+            "/node/new",
+            [
+                .string("player"), .string("p"), .string("buffer"), .string("dc"),
+                .string("loop"), .int32(1), .string("playing"), .int32(1)
+            ])
     }
 }
